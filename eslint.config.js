@@ -1,0 +1,36 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { layerRule } from './eslint/layer-rule.js';
+
+import { protocolFolders, sansIoRules } from './eslint/sans-io-rules.js';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'reports/**', 'fixtures/**/*.json', 'dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { twinchain: { rules: { layers: layerRule } } },
+    rules: {
+      'twinchain/layers': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: protocolFolders.map((f) => `src/${f}/**/*.ts`),
+    ignores: ['**/*.test.ts'],
+    rules: sansIoRules,
+  },
+  {
+    files: ['**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+);

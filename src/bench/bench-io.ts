@@ -1,0 +1,3 @@
+export interface BenchIo {
+  out(text: string): void;
+}

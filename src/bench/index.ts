@@ -1,0 +1,20 @@
+import type { BenchIo } from './bench-io.js';
+
+export type { BenchIo } from './bench-io.js';
+
+export interface Benchmark {
+  readonly summary: string;
+  readonly load: () => Promise<{ run(io: BenchIo): Promise<void> }>;
+}
+
+/** Named benchmarks for `twinchain bench <name>`; loaded on demand. */
+export const benchmarks: Readonly<Record<string, Benchmark>> = {
+  crypto: {
+    summary: 'signature recovery/verification and transaction decode+verify rates per suite',
+    load: () => import('./crypto-bench.js'),
+  },
+  cli: {
+    summary: 'start-up time of `twinchain --help` as a new process',
+    load: () => import('./cli-bench.js'),
+  },
+};

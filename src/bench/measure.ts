@@ -1,0 +1,51 @@
+import { performance } from 'node:perf_hooks';
+
+export interface Rate {
+  readonly ops: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+}
+
+/**
+ * Run `op(i)` repeatedly for at least `minSeconds` (after a short warm-up) and report the rate.
+ * `op` is called with a running index so it can cycle through prepared inputs.
+ */
+export function measureRate(op: (i: number) => void, minSeconds = 1, warmup = 50): Rate {
+  for (let i = 0; i < warmup; i++) op(i);
+  let ops = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < minSeconds * 1000) {
+    for (let j = 0; j < 100; j++) op(ops++);
+    elapsed = performance.now() - start;
+  }
+  return { ops, seconds: elapsed / 1000, perSecond: ops / (elapsed / 1000) };
+}
+
+export async function measureRateAsync(op: (i: number) => Promise<void>, minSeconds = 1, warmup = 20): Promise<Rate> {
+  for (let i = 0; i < warmup; i++) await op(i);
+  let ops = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < minSeconds * 1000) {
+    for (let j = 0; j < 20; j++) await op(ops++);
+    elapsed = performance.now() - start;
+  }
+  return { ops, seconds: elapsed / 1000, perSecond: ops / (elapsed / 1000) };
+}
+
+export function formatRate(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** Plain-text table with right-aligned numeric columns. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function verdict(value: number, target: number): string {
+  return value >= target ? `meets ≥ ${formatRate(target)}` : `BELOW target ${formatRate(target)}`;
+}

@@ -1,0 +1,53 @@
+export { TX_STATUS, txStatusName, type TxStatusName } from './status.js';
+export {
+  ProtocolVersion,
+  DEFAULT_SUPPORTED_VERSION,
+  type TxGeneration,
+  type RootScheme,
+} from './protocol-version.js';
+export { TxDecodeError, type TxDecodeStatus } from './transaction-error.js';
+export {
+  Transaction,
+  adoptSender,
+  decodeTransaction,
+  decodeTransactionHex,
+  encodeSignedTransaction,
+  encodeUnsignedTransaction,
+  recoverSender,
+  signTransaction,
+  transactionFromRlp,
+  transactionToJson,
+  type TxBody,
+  type TxCodecOptions,
+} from './transaction.js';
+export {
+  TransactionBuilder,
+  DEFAULT_GAS,
+  DEFAULT_GAS_PRICE,
+  type TxRequest,
+  type TransactionBuilderOptions,
+} from './transaction-builder.js';
+export {
+  BlockDecodeError,
+  blockHash,
+  blockHeaderFromRlp,
+  decodeBlockHeader,
+  encodeBlockHeader,
+  type BlockHeader,
+} from './block-header.js';
+export {
+  checkSignatureList,
+  decodeBlock,
+  decodeTxsParallel,
+  encodeBlock,
+  encodeSignatureList,
+  encodeTxsParallel,
+  type Block,
+  type BlockCodecOptions,
+  type BlockSignature,
+  type SignatureListCheck,
+} from './block.js';
+export { computeReceiptsRoot, computeTransactionsRoot } from './block-roots.js';
+export { merkleRoot16, orderedTrieRoot } from './merkle-root.js';
+export { decodeReceipt, encodeReceipt, receiptFromRlp, type LogEntry, type Receipt } from './receipt.js';
+export { BLOOM_BYTES, bloomAdd, bloomMayContain, bloomOr, logsBloom } from './log-bloom.js';

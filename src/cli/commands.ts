@@ -1,0 +1,38 @@
+import type { CommandSpec } from './command.js';
+
+export const commands: readonly CommandSpec[] = [
+  {
+    name: 'tx decode',
+    synopsis: 'tx decode <hex> [--suite ecdsa|sm] [--generation rc1|rc2]',
+    summary: 'decode a signed transaction payload and print every field as JSON',
+    help: `Usage: twinchain tx decode <hex> [--suite ecdsa|sm] [--generation rc1|rc2]
+
+Decodes a FISCO BCOS 2.x signed transaction (the sendRawTransaction payload, with or
+without 0x) and prints its fields, hash, signingHash and recovered sender as JSON.
+
+  --suite        ecdsa (secp256k1 + keccak256) or sm (SM2 + SM3). Default: detected from
+                 the signature (a 64-byte public key in the v slot means sm).
+  --generation   rc1 (7 fields + v,r,s) or rc2 (10 fields + v,r,s). Default: detected
+                 from the field count.
+
+Bad input prints one line naming what is wrong and exits with status 2.
+
+Example:
+  twinchain tx decode f8d3a003922ee720bb7445e3a914d8ab8f507d1a647296d5...`,
+    load: () => import('./tx-decode-command.js'),
+  },
+  {
+    name: 'bench',
+    synopsis: 'bench [crypto|cli ...]',
+    summary: 'run benchmarks and print their figures',
+    help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
+
+Runs the named benchmarks (all when none is named) and prints their figures.
+
+Benchmarks:
+  crypto   signature recoveries/verifications per second and full transaction
+           decode+verify per second, per crypto suite, on one core
+  cli      start-up time of \`twinchain --help\` as a new process`,
+    load: () => import('./bench-command.js'),
+  },
+];

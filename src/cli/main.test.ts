@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { vectors } from '../chain/vectors.test-helper.js';
+import { commands } from './commands.js';
+import type { CliIo } from './io.js';
+import { main } from './main.js';
+
+function capture(): CliIo & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    isTty: false,
+    out(t: string) {
+      io.stdout += `${t}\n`;
+    },
+    err(t: string) {
+      io.stderr += `${t}\n`;
+    },
+  };
+  return io;
+}
+
+describe('twinchain CLI', () => {
+  it('--help lists every command', async () => {
+    const io = capture();
+    expect(await main(['--help'], io)).toBe(0);
+    for (const c of commands) expect(io.stdout).toContain(c.synopsis);
+  });
+
+  it('an unknown command exits 2 with a pointer to --help', async () => {
+    const io = capture();
+    expect(await main(['frobnicate'], io)).toBe(2);
+    expect(io.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('each command has its own --help', async () => {
+    for (const c of commands) {
+      const io = capture();
+      expect(await main([...c.name.split(' '), '--help'], io)).toBe(0);
+      expect(io.stdout).toContain(`Usage: twinchain ${c.name}`);
+    }
+  });
+});
+
+describe('twinchain tx decode', () => {
+  it.each(vectors.transactions.map((v) => [v.name, v] as const))('%s: auto-detects suite and generation', async (_n, v) => {
+    const io = capture();
+    expect(await main(['tx', 'decode', v.raw], io)).toBe(0);
+    const json = JSON.parse(io.stdout) as Record<string, unknown>;
+    expect(json.hash).toBe(v.hash);
+    expect(json.from).toBe(v.from);
+    expect(json.generation).toBe(v.generation);
+    expect(json.suite).toBe(v.suite.startsWith('sm') ? 'sm' : 'ecdsa');
+    expect(typeof json.signingHash).toBe('string');
+  });
+
+  it('honours explicit --suite/--generation, and a wrong one is a clear error', async () => {
+    const v = vectors.transactions.find((t) => t.name === 'rc1-ecdsa')!;
+    const ok = capture();
+    expect(await main(['tx', 'decode', `0x${v.raw}`, '--suite', 'ecdsa', '--generation', 'rc1'], ok)).toBe(0);
+    const wrong = capture();
+    expect(await main(['tx', 'decode', v.raw, '--generation', 'rc2'], wrong)).toBe(2);
+    expect(wrong.stderr.trim()).toBe('twinchain tx decode: InvalidFormat: an rc2 transaction has 13 fields (10 + v, r, s), got 10');
+  });
+
+  it.each([
+    [['zz12'], 'BadRLP: payload: not a hex string'],
+    [['f8'], 'BadRLP: invalid RLP'],
+    [[], 'expected exactly one hex payload, got 0'],
+    [['00', '--suite', 'rsa'], '--suite must be one of ecdsa, sm (got "rsa")'],
+    [['00', '--bogus'], "Unknown option '--bogus'"],
+  ])('bad input %j prints one line and exits 2', async (args, message) => {
+    const io = capture();
+    expect(await main(['tx', 'decode', ...args], io)).toBe(2);
+    expect(io.stderr.trim().split('\n')).toHaveLength(1);
+    expect(io.stderr).toContain(message);
+    expect(io.stdout).toBe('');
+  });
+});
+
+describe('bin/twinchain.js', () => {
+  it('runs the CLI as a process', async () => {
+    const bin = new URL('../../bin/twinchain.js', import.meta.url).pathname;
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);
+    expect(stdout).toContain('Usage: twinchain <command>');
+  });
+});

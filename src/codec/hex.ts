@@ -1,0 +1,73 @@
+import { CodecError } from './codec-error.js';
+
+const HEX_DIGITS = /^[0-9a-fA-F]*$/;
+
+/** Lower-case hex of the bytes, without prefix. */
+export function toHexNoPrefix(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+/** `0x`-prefixed lower-case hex of the bytes ("0x" for none). */
+export function toHex(bytes: Uint8Array): string {
+  return `0x${toHexNoPrefix(bytes)}`;
+}
+
+export interface HexBytesOptions {
+  /** Exact byte length required. */
+  length?: number;
+  /** `required` (default): must start with 0x; `forbidden`: must not; `optional`: either. */
+  prefix?: 'required' | 'forbidden' | 'optional';
+}
+
+/**
+ * Strict hex-to-bytes: even number of hex digits, prefix as asked, optional exact length.
+ * `field` names the value in the error message.
+ */
+export function parseHexBytes(value: unknown, field = '', options: HexBytesOptions = {}): Uint8Array {
+  if (typeof value !== 'string') throw new CodecError(field, value, 'expected a hex string');
+  const prefix = options.prefix ?? 'required';
+  const has0x = value.startsWith('0x') || value.startsWith('0X');
+  if (prefix === 'required' && !has0x) throw new CodecError(field, value, 'hex data must start with 0x');
+  if (prefix === 'forbidden' && has0x) throw new CodecError(field, value, 'hex data must not start with 0x');
+  const digits = has0x ? value.slice(2) : value;
+  if (!HEX_DIGITS.test(digits)) throw new CodecError(field, value, 'not a hex string (only 0-9, a-f, A-F allowed)');
+  if (digits.length % 2 !== 0) throw new CodecError(field, value, 'odd number of hex digits');
+  const length = digits.length / 2;
+  if (options.length !== undefined && length !== options.length) {
+    throw new CodecError(field, value, `expected ${options.length} bytes, got ${length}`);
+  }
+  return new Uint8Array(Buffer.from(digits, 'hex'));
+}
+
+/** Hex without any prefix check, for trusted internal strings; still rejects bad digits. */
+export function fromHex(value: string): Uint8Array {
+  return parseHexBytes(value, '', { prefix: 'optional' });
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const p of parts) total += p.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Compare bytes lexicographically (for sorting node ids, table keys...). */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}

@@ -1,0 +1,8 @@
+export { CodecError, describeValue } from './codec-error.js';
+export { toHex, toHexNoPrefix, parseHexBytes, fromHex, bytesEqual, concatBytes, compareBytes } from './hex.js';
+export type { HexBytesOptions } from './hex.js';
+export { parseQuantity, parseDecimal, parseBlockNumber, toQuantity } from './quantity.js';
+export type { QuantityOptions, InterfaceVariant } from './quantity.js';
+export { UINT256_MAX, bigintToBytes, bigintToFixedBytes, bytesToBigint, parseRlpUint } from './integer.js';
+export { canonicalJson } from './canonical-json.js';
+export { rlpEncode, rlpDecode, rlpListOfEncoded, type RlpInput, type RlpValue } from './rlp.js';
