@@ -1,0 +1,3 @@
+export { StorageError, type KvOperation, type KvRange, type KvStore, type KvStoreFactory } from './kv-store.js';
+export { MemoryStore, MemoryStoreFactory } from './memory-store.js';
+export { LevelStore, LevelStoreFactory } from './level-store.js';

@@ -1,0 +1,120 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { KvStore } from './kv-store.js';
+import { LevelStore, LevelStoreFactory } from './level-store.js';
+import { MemoryStore, MemoryStoreFactory } from './memory-store.js';
+
+const b = (s: string) => new TextEncoder().encode(s);
+const s = (x: Uint8Array | undefined) => (x ? new TextDecoder().decode(x) : undefined);
+
+async function collect(store: KvStore, range = {}): Promise<string[]> {
+  const out: string[] = [];
+  for await (const [k, v] of store.entries(range)) out.push(`${s(k)}=${s(v)}`);
+  return out;
+}
+
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-kv-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe.each([
+  ['memory', async () => new MemoryStore() as KvStore],
+  ['leveldb', async () => (await LevelStore.open(await tempDir())) as KvStore],
+])('%s store', (_name, open) => {
+  it('puts, gets, deletes and batches', async () => {
+    const store = await open();
+    await store.put(b('a'), b('1'));
+    await store.batch([
+      { type: 'put', key: b('b'), value: b('2') },
+      { type: 'put', key: b('c'), value: b('3') },
+      { type: 'del', key: b('a') },
+    ]);
+    expect(s(await store.get(b('a')))).toBeUndefined();
+    expect(s(await store.get(b('b')))).toBe('2');
+    await store.del(b('b'));
+    expect(await store.get(b('b'))).toBeUndefined();
+    await store.close();
+  });
+
+  it('iterates in key order with ranges, reverse and limit', async () => {
+    const store = await open();
+    await store.batch(['d', 'a', 'c', 'b', 'e'].map((k) => ({ type: 'put' as const, key: b(k), value: b(k.toUpperCase()) })));
+    expect(await collect(store)).toEqual(['a=A', 'b=B', 'c=C', 'd=D', 'e=E']);
+    expect(await collect(store, { gte: b('b'), lt: b('e') })).toEqual(['b=B', 'c=C', 'd=D']);
+    expect(await collect(store, { reverse: true, limit: 2 })).toEqual(['e=E', 'd=D']);
+    await store.close();
+  });
+
+  it('copies values so later mutation of the caller buffer does not leak in', async () => {
+    const store = await open();
+    const value = b('x');
+    await store.put(b('k'), value);
+    value[0] = 0x79;
+    expect(s(await store.get(b('k')))).toBe('x');
+    await store.close();
+  });
+});
+
+describe('MemoryStore durability', () => {
+  it('a crash loses exactly the writes since the last sync', async () => {
+    const store = new MemoryStore();
+    await store.batch([{ type: 'put', key: b('kept'), value: b('1') }], { sync: true });
+    await store.put(b('lost'), b('2'));
+    await store.del(b('kept'));
+    expect(store.unsyncedWrites).toBe(2);
+    store.crash();
+    expect(s(await store.get(b('kept')))).toBe('1');
+    expect(await store.get(b('lost'))).toBeUndefined();
+    await store.put(b('later'), b('3'));
+    await store.sync();
+    store.crash();
+    expect(s(await store.get(b('later')))).toBe('3');
+    expect(store.size).toBe(2);
+  });
+
+  it('the factory hands back the same disk after a crash', async () => {
+    const factory = new MemoryStoreFactory();
+    const a = await factory.open('group1');
+    await a.batch([{ type: 'put', key: b('h'), value: b('7') }], { sync: true });
+    await a.put(b('u'), b('8'));
+    factory.crash();
+    const again = await factory.open('group1');
+    expect(again).toBe(a);
+    expect(s(await again.get(b('h')))).toBe('7');
+    expect(await again.get(b('u'))).toBeUndefined();
+  });
+
+  it('refuses use after close', async () => {
+    const store = new MemoryStore();
+    await store.close();
+    await expect(store.get(b('a'))).rejects.toThrowError('store is closed');
+  });
+});
+
+describe('LevelStore', () => {
+  it('keeps data across close and reopen', async () => {
+    const factory = new LevelStoreFactory(await tempDir());
+    const first = await factory.open('group1/ledger');
+    await first.batch([{ type: 'put', key: b('height'), value: b('42') }], { sync: true });
+    await first.close();
+    const second = await factory.open('group1/ledger');
+    expect(s(await second.get(b('height')))).toBe('42');
+    await second.close();
+  });
+
+  it('explains why a store cannot be opened', async () => {
+    const dir = await tempDir();
+    const held = await LevelStore.open(dir);
+    await expect(LevelStore.open(dir)).rejects.toThrowError(`cannot open LevelDB at ${dir}`);
+    await held.close();
+    await expect(new LevelStoreFactory(dir).open('../escape')).rejects.toThrowError('invalid store name');
+  });
+});
