@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
+import type * as Backend from './secp256k1-backend.js';
 
 vi.mock('./secp256k1-backend.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('./secp256k1-backend.js')>();
+  const real = await importOriginal<typeof Backend>();
   return { ...real, loadNativeBackend: () => undefined };
 });
 
