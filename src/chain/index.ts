@@ -51,3 +51,13 @@ export { computeReceiptsRoot, computeTransactionsRoot } from './block-roots.js';
 export { merkleRoot16, orderedTrieRoot } from './merkle-root.js';
 export { decodeReceipt, encodeReceipt, receiptFromRlp, type LogEntry, type Receipt } from './receipt.js';
 export { BLOOM_BYTES, bloomAdd, bloomMayContain, bloomOr, logsBloom } from './log-bloom.js';
+export {
+  GENESIS_DEFAULTS,
+  GenesisError,
+  genesisHeader,
+  genesisMark,
+  sortedNodeIds,
+  validateGenesis,
+  type ConsensusType,
+  type GroupGenesis,
+} from './genesis.js';

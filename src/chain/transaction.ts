@@ -95,10 +95,10 @@ export function adoptSender(tx: Transaction, verified: Transaction): boolean {
  * against the key in the v slot. Cached on the transaction, so it costs once per object.
  */
 export function recoverSender(tx: Transaction, suite: CryptoSuite): Uint8Array {
-  if (tx.sender) return tx.sender;
   if (suite.name !== tx.suiteName) {
     throw new TxDecodeError('InvalidSignature', 'signature', `a ${tx.suiteName} signature cannot be checked by the ${suite.name} suite`);
   }
+  if (tx.sender) return tx.sender;
   const publicKey = suite.recoverSigner(tx.signingHash, tx.signature);
   if (!publicKey) {
     throw new TxDecodeError(

@@ -6,3 +6,13 @@ export type { QuantityOptions, InterfaceVariant } from './quantity.js';
 export { UINT256_MAX, bigintToBytes, bigintToFixedBytes, bytesToBigint, parseRlpUint } from './integer.js';
 export { canonicalJson } from './canonical-json.js';
 export { rlpEncode, rlpDecode, rlpListOfEncoded, type RlpInput, type RlpValue } from './rlp.js';
+export {
+  decodeAbi,
+  decodeErrorString,
+  encodeAbi,
+  encodeErrorString,
+  encodeFunctionCall,
+  functionSelector,
+  signatureParameters,
+  type HashFunction,
+} from './abi.js';

@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import { TransactionBuilder, TX_STATUS } from '../chain/index.js';
+import { bytesEqual, decodeAbi, decodeErrorString, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { getSuite, keccak256 } from '../crypto/index.js';
+import { artifact, deployCodeFor, harness, seeded } from './exec-harness.test-helper.js';
+import { MAX_CODE_SIZE } from './fisco-evm.js';
+
+describe('HelloWorld inside blocks', () => {
+  it('deploys, sets in one block, and get returns what set stored', async () => {
+    const h = await harness();
+    const address = await h.deploy(0, 'HelloWorld');
+    expect(await h.call(address, 'get()', [], 'string')).toEqual(['Hello, World!']);
+    const receipt = await h.run(1, address, h.callData('set(string)', ['Hello, FISCO BCOS']));
+    expect(receipt.status).toBe(0);
+    expect(receipt.logs).toHaveLength(1);
+    expect(toHex(receipt.logs[0]!.address)).toBe(toHex(address));
+    expect(await h.call(address, 'get()', [], 'string')).toEqual(['Hello, FISCO BCOS']);
+  });
+
+  it('derives the contract address from (sender, nonce) and bumps the nonce on deploys only', async () => {
+    const h = await harness();
+    const sender = h.account(0).address;
+    expect(await h.nonce(sender)).toBe(0n);
+    const first = await h.deploy(0, 'HelloWorld');
+    expect(toHex(first)).toBe(toHex(h.createAddress(sender, 0n)));
+    expect(await h.nonce(sender)).toBe(1n);
+    await h.run(0, first, h.callData('set(string)', ['x']));
+    await h.run(0, first, h.callData('set(string)', ['y']));
+    expect(await h.nonce(sender)).toBe(1n);
+    const second = await h.deploy(0, 'HelloWorld');
+    expect(toHex(second)).toBe(toHex(h.createAddress(sender, 1n)));
+  });
+
+  it('gives a factory child the address from nonce 0, as FISCO (contracts start at nonce 0)', async () => {
+    const h = await harness();
+    const factory = await h.deploy(0, 'Factory');
+    const receipt = await h.run(0, factory, h.callData('createChild(uint256)', [42n]));
+    expect(receipt.status).toBe(0);
+    const [child] = (await h.call(factory, 'childAt(uint256)', [0n], 'address')) as [string];
+    expect(child.toLowerCase()).toBe(toHex(h.createAddress(factory, 0n)));
+    expect(await h.call(fromHex(child), 'value()', [], 'uint256')).toEqual([42n]);
+    await h.run(0, factory, h.callData('createChild(uint256)', [7n]));
+    const [second] = (await h.call(factory, 'childAt(uint256)', [1n], 'address')) as [string];
+    expect(second.toLowerCase()).toBe(toHex(h.createAddress(factory, 1n)));
+  });
+
+  it('on an SM chain derives addresses with SM3 and runs the same contracts', async () => {
+    const h = await harness({ suite: 'sm' });
+    const sender = h.account(0).address;
+    const address = await h.deploy(0, 'HelloWorld');
+    expect(toHex(address)).toBe(toHex(h.createAddress(sender, 0n)));
+    expect(toHex(address)).not.toBe(toHex((await harness()).createAddress(sender, 0n)));
+    // HelloWorld was compiled by standard solc: its selectors are keccak-based on every chain
+    const set = await h.run(0, address, encodeFunctionCall('set(string)', ['guomi'], keccak256));
+    expect(set.status).toBe(0);
+    const [name] = decodeAbi('string', (await h.executor.call({ from: sender, to: address, data: fromHex('6d4ce63c') }, h.number)).output);
+    expect(name).toBe('guomi');
+  });
+});
+
+describe('receipt statuses', () => {
+  it('revert with reason → 22 with the Error(string) output kept', async () => {
+    const h = await harness();
+    const reverter = await h.deploy(0, 'Reverter');
+    const receipt = await h.run(0, reverter, h.callData('revertWithReason(string)', ['boom reason']));
+    expect(receipt.status).toBe(TX_STATUS.RevertInstruction);
+    expect(decodeErrorString(receipt.output)).toBe('boom reason');
+    const req = await h.run(0, reverter, h.callData('requireNonZero(uint256)', [0n]));
+    expect(req.status).toBe(22);
+    expect(decodeErrorString(req.output)).toBeTypeOf('string');
+  });
+
+  it('out of gas → 12 and all gas used; bad instruction → 10', async () => {
+    const h = await harness({ genesis: { txGasLimit: 3_000_000n } });
+    const reverter = await h.deploy(0, 'Reverter');
+    const oog = await h.run(0, reverter, h.callData('runOutOfGas()'));
+    expect(oog.status).toBe(TX_STATUS.OutOfGas);
+    expect(oog.gasUsed).toBe(3_000_000n);
+    const bad = await h.run(0, reverter, h.callData('invalidOpcode()'));
+    expect(bad.status).toBe(TX_STATUS.BadInstruction);
+    expect(bad.output).toEqual(new Uint8Array(0));
+  });
+
+  it('bad jump → 11, stack overflow → 13, stack underflow → 14 (raw bytecode)', async () => {
+    const h = await harness();
+    const cases: Array<[string, number[], number]> = [
+      ['bad jump', [0x60, 0x00, 0x56], TX_STATUS.BadJumpDestination],
+      ['stack overflow', [0x5b, 0x60, 0x00, 0x60, 0x00, 0x56], TX_STATUS.OutOfStack],
+      ['stack underflow', [0x01], TX_STATUS.StackUnderflow],
+      ['invalid', [0xfe], TX_STATUS.BadInstruction],
+    ];
+    for (const [, runtime, status] of cases) {
+      const deployed = await h.run(0, null, deployCodeFor(Uint8Array.from(runtime)));
+      expect(deployed.status).toBe(0);
+      expect((await h.run(0, deployed.contractAddress, new Uint8Array(0))).status).toBe(status);
+    }
+  });
+
+  it('a call to an address without code → 26 with FISCO\'s Error address output', async () => {
+    const h = await harness();
+    const nowhere = fromHex('8c17cf316c1063ab6c89df875e96c9f0f5b2f744');
+    const receipt = await h.run(0, nowhere, h.callData('set(string)', ['x']));
+    expect(receipt.status).toBe(TX_STATUS.CallAddressError);
+    expect(decodeErrorString(receipt.output)).toBe('Error address:8c17cf316c1063ab6c89df875e96c9f0f5b2f744');
+  });
+
+  it('enforces the 256 KiB code size limit', async () => {
+    const h = await harness();
+    // init code: return `size` zero bytes of memory
+    const initFor = (size: number) => {
+      const s = [(size >> 16) & 0xff, (size >> 8) & 0xff, size & 0xff];
+      return Uint8Array.of(0x62, ...s, 0x60, 0x00, 0xf3); // PUSH3 size PUSH1 0 RETURN
+    };
+    expect((await h.run(0, null, initFor(MAX_CODE_SIZE))).status).toBe(0);
+    expect((await h.run(0, null, initFor(MAX_CODE_SIZE + 1))).status).toBe(TX_STATUS.OutOfGas);
+  });
+
+  it('charges intrinsic gas and reports gasUsed per transaction (2.9+) or cumulatively (before)', async () => {
+    const newer = await harness();
+    const a = await newer.deploy(0, 'Counter');
+    const block = await newer.block([0, 1].map((i) => newer.tx(i, a, newer.callData('increment()'))));
+    const [r1, r2] = block.block.receipts;
+    expect(r1!.gasUsed).toBeGreaterThan(21_000n);
+    expect(r2!.gasUsed).toBeLessThan(r1!.gasUsed); // second increment: SSTORE reset, not set
+    expect(r1!.remainGas).toBe(300_000_000n - r1!.gasUsed);
+    const older = await harness({ version: '2.4.0' });
+    const b = await older.deploy(0, 'Counter');
+    const blk = await older.block([0, 1].map((i) => older.tx(i, b, older.callData('increment()'))));
+    expect(blk.block.receipts[1]!.gasUsed).toBeGreaterThan(blk.block.receipts[0]!.gasUsed);
+    expect(blk.block.receipts[0]!.remainGas).toBeUndefined();
+  });
+});
+
+describe('tx_gas_limit and system config timing', () => {
+  it('takes the per-transaction gas from tx_gas_limit, changed at runtime from the next block', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    const setLimit = h.callData('setValueByKey(string,string)', ['tx_gas_limit', '100000']);
+    const system = fromHex('0000000000000000000000000000000000001000');
+    // set and use the limit in the same block: the old limit still applies there
+    const same = await h.block([h.tx(0, system, setLimit), h.tx(0, counter, h.callData('incrementBy(uint256)', [1n]))]);
+    expect(same.block.receipts.map((r) => r.status)).toEqual([0, 0]);
+    expect(same.block.receipts[1]!.remainGas).toBe(300_000_000n - same.block.receipts[1]!.gasUsed);
+    const next = await h.run(0, counter, h.callData('incrementBy(uint256)', [1n]));
+    expect(next.remainGas).toBe(100_000n - next.gasUsed);
+    // a deploy whose code deposit (512 bytes × 200 gas) needs more than the 100000 available runs out
+    const deploy = await h.run(0, null, Uint8Array.of(0x61, 0x02, 0x00, 0x60, 0x00, 0xf3));
+    expect(deploy.status).toBe(TX_STATUS.OutOfGas);
+    // HelloWorld's init code alone costs more intrinsic gas (53000 + calldata) than the limit
+    expect((await h.run(0, null, fromHex(artifact('HelloWorld').bytecode))).status).toBe(TX_STATUS.OutOfGasIntrinsic);
+    // a transaction whose intrinsic gas alone exceeds the limit
+    const huge = await h.run(0, counter, new Uint8Array(2000).fill(1));
+    expect(huge.status).toBe(TX_STATUS.OutOfGasIntrinsic);
+  });
+});
+
+describe('block execution is all-or-nothing', () => {
+  it('a block that fails to execute leaves no state behind', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    const rootBefore = h.state.root;
+    const good = h.tx(0, counter, h.callData('increment()'));
+    // an SM2-signed transaction cannot be verified on this ECDSA chain
+    const sm = getSuite('sm');
+    const forged = new TransactionBuilder({ suite: sm, generation: 'rc2', key: sm.generateKeyPair(seeded(9)), random: seeded(10) }).build({
+      to: counter,
+      data: h.callData('increment()'),
+      blockLimit: 100n,
+    });
+    await expect(
+      h.executor.execute({ number: h.number + 1, parentHash: new Uint8Array(32), timestamp: 0, sealer: 0, sealerList: [] }, [good, forged]),
+    ).rejects.toThrowError('transaction 1');
+    expect(toHex(h.state.root)).toBe(toHex(rootBefore));
+    expect(h.state.inBlock).toBe(false);
+    expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([0n]);
+  });
+
+  it('a discarded proposal changes nothing; the next proposal at that height executes cleanly', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    const draft = { number: h.number + 1, parentHash: new Uint8Array(32), timestamp: 0, sealer: 0, sealerList: [] };
+    const a = await h.executor.execute(draft, [h.tx(0, counter, h.callData('incrementBy(uint256)', [5n]))]);
+    await h.executor.discard();
+    expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([0n]);
+    const b = await h.executor.execute(draft, [h.tx(0, counter, h.callData('incrementBy(uint256)', [5n]))]);
+    expect(toHex(b.block.header.stateRoot)).toBe(toHex(a.block.header.stateRoot));
+  });
+});
+
+describe('read-only call', () => {
+  it('returns {status, output} against committed state and changes nothing', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    const root = h.state.root;
+    const r = await h.executor.call({ from: h.account(0).address, to: counter, data: h.callData('increment()') }, h.number);
+    expect(r.status).toBe(0);
+    expect(decodeAbi('uint256', r.output)).toEqual([1n]);
+    expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([0n]);
+    expect(toHex(h.state.root)).toBe(toHex(root));
+    const reverted = await h.executor.call({ from: h.account(0).address, to: await h.deploy(0, 'Reverter'), data: h.callData('revertWithReason(string)', ['no']) }, h.number);
+    expect(reverted.status).toBe(22);
+  });
+
+  it('never sees a pending (executed, uncommitted) block', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    await h.executor.execute(
+      { number: h.number + 1, parentHash: new Uint8Array(32), timestamp: 0, sealer: 0, sealerList: [] },
+      [h.tx(0, counter, h.callData('incrementBy(uint256)', [9n]))],
+    );
+    expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([0n]);
+  });
+});
+
+describe('logs and bloom', () => {
+  it('records every log with topics and data, and the blooms contain them', async () => {
+    const h = await harness();
+    const emitter = await h.deploy(0, 'EventEmitter');
+    const receipt = await h.run(0, emitter, h.callData('emitMany(uint256)', [3n]));
+    expect(receipt.status).toBe(0);
+    expect(receipt.logs).toHaveLength(3);
+    expect(receipt.logs[2]!.topics[1]).toEqual(encodeAbi('uint256', [2n]));
+    const all = await h.run(0, emitter, h.callData('emitAll(uint256,string,string)', [1n, 'label', 'text']));
+    expect(all.logs.map((l) => l.topics.length)).toEqual([1, 2, 3, 4, 0, 4]);
+    const bloomHas = (item: Uint8Array) => {
+      const hh = h.suite.hash(item);
+      return [0, 2, 4].every((i) => {
+        const bit = ((hh[i]! << 8) | hh[i + 1]!) & 2047;
+        return (all.logsBloom[255 - (bit >> 3)]! & (1 << (bit & 7))) !== 0;
+      });
+    };
+    expect(bloomHas(emitter)).toBe(true);
+    expect(all.logs.every((l) => l.topics.every(bloomHas))).toBe(true);
+    expect(bytesEqual(all.logsBloom, new Uint8Array(256))).toBe(false);
+  });
+});

@@ -1,0 +1,261 @@
+import { Address } from '@ethereumjs/util';
+import {
+  blockHash,
+  bloomOr,
+  BLOOM_BYTES,
+  computeReceiptsRoot,
+  computeTransactionsRoot,
+  logsBloom,
+  recoverSender,
+  TX_STATUS,
+  type Block,
+  type BlockHeader,
+  type GroupGenesis,
+  type ProtocolVersion,
+  type Receipt,
+  type Transaction,
+} from '../chain/index.js';
+import type { CryptoSuite } from '../crypto/index.js';
+import type { KvOperation } from '../storage/index.js';
+import type { TwinStateManager, WorldState } from '../state/index.js';
+import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
+import { writeGenesisTables } from './genesis-state.js';
+import type { ConsensusNodes } from './system-tables.js';
+
+/** What consensus decides about a block before it is executed. */
+export interface BlockDraft {
+  readonly number: number;
+  readonly parentHash: Uint8Array;
+  readonly timestamp: number;
+  /** Index of the sealer in sealerList. */
+  readonly sealer: number;
+  readonly sealerList: readonly Uint8Array[];
+  readonly extraData?: readonly Uint8Array[];
+}
+
+/** A block after execution: header with roots, receipts, and the senders (kept for the ledger). */
+export interface ExecutedBlock {
+  readonly block: Block;
+  readonly hash: Uint8Array;
+  readonly senders: readonly Uint8Array[];
+}
+
+export interface CallRequest {
+  readonly from: Uint8Array;
+  readonly to: Uint8Array;
+  readonly data: Uint8Array;
+}
+
+export interface CallResult {
+  readonly status: number;
+  readonly output: Uint8Array;
+  readonly gasUsed: bigint;
+}
+
+/** FISCO's defaults, used when the system table has no value (never on a properly initialised chain). */
+export const DEFAULT_TX_COUNT_LIMIT = 1000;
+export const DEFAULT_TX_GAS_LIMIT = 300_000_000n;
+
+const ZERO_32 = new Uint8Array(32);
+const ZERO_ADDRESS = new Uint8Array(20);
+
+export class ExecutionError extends Error {
+  override readonly name = 'ExecutionError';
+}
+
+/**
+ * Executes blocks on a group's world state exactly and identically on every replica. A block is
+ * executed inside one state checkpoint and stays pending until commit (with its writes persisted
+ * together with the ledger's) or discard (e.g. a PBFT proposal that did not make it).
+ */
+export class BlockExecutor {
+  private readonly engine: ExecutionEngine;
+  private pendingBlock: ExecutedBlock | undefined;
+  private view: { root: Uint8Array; engine: ExecutionEngine } | undefined;
+  /** Calls share one view engine; they must not interleave their checkpoints. */
+  private callQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly state: WorldState,
+    readonly suite: CryptoSuite,
+    readonly version: ProtocolVersion,
+  ) {
+    this.engine = new ExecutionEngine(state.stateManager, suite, version.atLeast('2.6.0'));
+  }
+
+  /** The executed block awaiting commit or discard, if any. */
+  get pending(): ExecutedBlock | undefined {
+    return this.pendingBlock;
+  }
+
+  async execute(draft: BlockDraft, transactions: readonly Transaction[]): Promise<ExecutedBlock> {
+    if (this.pendingBlock) await this.discard();
+    const senders = transactions.map((tx, i) => {
+      try {
+        return recoverSender(tx, this.suite);
+      } catch (e) {
+        throw new ExecutionError(`block ${draft.number}, transaction ${i}: ${(e as Error).message}`);
+      }
+    });
+    await this.state.begin();
+    try {
+      const txGasLimit = BigInt((await this.engine.tables.config('tx_gas_limit', draft.number)) ?? DEFAULT_TX_GAS_LIMIT);
+      const outcomes: MessageOutcome[] = [];
+      for (let i = 0; i < transactions.length; i++) {
+        const tx = transactions[i]!;
+        outcomes.push(
+          await this.engine.run(
+            {
+              from: new Address(senders[i]!),
+              to: tx.body.to ? new Address(tx.body.to) : undefined,
+              data: tx.body.data,
+              gasLimit: txGasLimit,
+            },
+            draft.number,
+          ),
+        );
+      }
+      const stateRoot = await this.state.pendingRoot();
+      const block = await this.assemble(draft, transactions, outcomes, stateRoot, txGasLimit);
+      this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders };
+      return this.pendingBlock;
+    } catch (e) {
+      await this.state.revert();
+      throw e;
+    }
+  }
+
+  /** Write the genesis system tables and commit them; returns the genesis state root. */
+  async applyGenesis(genesis: GroupGenesis, persist: (stateWrites: KvOperation[], stateRoot: Uint8Array) => Promise<void>): Promise<Uint8Array> {
+    if (this.pendingBlock) throw new ExecutionError('applyGenesis: a block is pending');
+    await this.state.begin();
+    try {
+      await writeGenesisTables(this.engine.tables, genesis, this.version);
+    } catch (e) {
+      await this.state.revert();
+      throw e;
+    }
+    await this.state.commit(persist);
+    return this.state.root;
+  }
+
+  /** Keep the pending block's state; `persist` stores the state writes (with the ledger's, atomically). */
+  async commit(persist: (stateWrites: KvOperation[]) => Promise<void>): Promise<ExecutedBlock> {
+    const done = this.pendingBlock;
+    if (!done) throw new ExecutionError('commit: no executed block is pending');
+    await this.state.commit(persist);
+    this.pendingBlock = undefined;
+    return done;
+  }
+
+  async discard(): Promise<void> {
+    if (!this.pendingBlock) return;
+    this.pendingBlock = undefined;
+    await this.state.revert();
+  }
+
+  /**
+   * Read-only call against the committed state (never the pending block): runs the message and
+   * throws its effects away. `number` is the height it is reported at.
+   */
+  call(request: CallRequest, number: number): Promise<CallResult> {
+    const run = this.callQueue.then(() => this.runCall(request, number));
+    this.callQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runCall(request: CallRequest, number: number): Promise<CallResult> {
+    const engine = this.viewEngine();
+    const gasLimit = BigInt((await engine.tables.config('tx_gas_limit', number + 1)) ?? DEFAULT_TX_GAS_LIMIT);
+    await engine.stateManager.checkpoint();
+    try {
+      const outcome = await engine.run(
+        { from: new Address(request.from), to: new Address(request.to), data: request.data, gasLimit },
+        number + 1,
+      );
+      return { status: outcome.status, output: outcome.output, gasUsed: outcome.gasUsed };
+    } finally {
+      await engine.stateManager.revert();
+      engine.stateManager.clearCaches();
+    }
+  }
+
+  /** A system config value in force for block `at` (committed state). */
+  async systemConfig(key: string, at: number): Promise<string | undefined> {
+    return this.viewEngine().tables.config(key, at);
+  }
+
+  /** Sealers and observers in force for block `at` (committed state). */
+  async consensusNodes(at: number): Promise<ConsensusNodes> {
+    return this.viewEngine().tables.consensusNodes(at);
+  }
+
+  /** Contract code in the committed state ("0x" for none, precompiles included). */
+  async code(address: Uint8Array): Promise<Uint8Array> {
+    return this.viewEngine().stateManager.getStoredCode(new Address(address));
+  }
+
+  /** The committed state, for tools that need more (e.g. genesis checks). */
+  committedView(): TwinStateManager {
+    return this.viewEngine().stateManager;
+  }
+
+  private viewEngine(): ExecutionEngine {
+    const root = this.state.root;
+    if (!this.view || !sameBytes(this.view.root, root)) {
+      this.view = { root, engine: new ExecutionEngine(this.state.readView(), this.suite, this.version.atLeast('2.6.0')) };
+    }
+    return this.view.engine;
+  }
+
+  private async assemble(
+    draft: BlockDraft,
+    transactions: readonly Transaction[],
+    outcomes: readonly MessageOutcome[],
+    stateRoot: Uint8Array,
+    txGasLimit: bigint,
+  ): Promise<Block> {
+    const cumulative = !this.version.receiptHasRemainGas; // before 2.9.0 receipts carry the block's running total
+    let total = 0n;
+    const blockBloom = new Uint8Array(BLOOM_BYTES);
+    const receipts: Receipt[] = outcomes.map((o) => {
+      total += o.gasUsed;
+      const bloom = logsBloom(o.logs, this.suite);
+      bloomOr(blockBloom, bloom);
+      return {
+        stateRoot,
+        gasUsed: cumulative ? total : o.gasUsed,
+        contractAddress: o.contractAddress?.bytes ?? ZERO_ADDRESS,
+        logsBloom: bloom,
+        status: o.status,
+        output: o.output,
+        ...(this.version.receiptHasRemainGas ? { remainGas: txGasLimit - o.gasUsed } : {}),
+        logs: o.logs,
+      };
+    });
+    const header: BlockHeader = {
+      parentHash: draft.parentHash,
+      stateRoot,
+      transactionsRoot: await computeTransactionsRoot(transactions, this.version.rootScheme, this.suite),
+      receiptsRoot: await computeReceiptsRoot(receipts, this.version.rootScheme, this.suite, this.version.receiptHasRemainGas),
+      dbHash: ZERO_32,
+      logsBloom: blockBloom,
+      number: draft.number,
+      gasLimit: 0n,
+      gasUsed: total,
+      timestamp: draft.timestamp,
+      extraData: draft.extraData ?? [],
+      sealer: draft.sealer,
+      sealerList: draft.sealerList,
+    };
+    return { header, transactions, receipts, signatureList: [] };
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+export function isFailedStatus(status: number): boolean {
+  return status !== TX_STATUS.None;
+}

@@ -1,0 +1,63 @@
+import type { SelectorHashes } from './precompile.js';
+import {
+  code,
+  CODE_ADDRESS_AND_VERSION_EXIST,
+  CODE_NO_AUTHORIZED,
+  CODE_VERSION_LENGTH_OVERFLOW,
+  PrecompiledContract,
+  WRITE_GAS,
+} from './precompile.js';
+import { fiscoJson } from './fisco-json.js';
+import { SYS_CNS } from './system-tables.js';
+
+/** FISCO's CNS_VERSION_MAX_LENGTH. */
+export const CNS_VERSION_MAX_LENGTH = 40;
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** 0x1004: contract name service (name + version → address and ABI). */
+export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
+  return new PrecompiledContract(
+    'CNS',
+    [
+      {
+        signature: 'insert(string,string,string,string)',
+        outputs: 'int256',
+        cost: WRITE_GAS,
+        async run(ctx, [name, version, address, abi]) {
+          if (!(await ctx.tables.mayWrite(SYS_CNS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
+          if (String(version).length > CNS_VERSION_MAX_LENGTH) return code(CODE_VERSION_LENGTH_OVERFLOW);
+          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
+          if (rows.some((r) => r.version === String(version))) return code(CODE_ADDRESS_AND_VERSION_EXIST);
+          const row = { name: String(name), version: String(version), address: String(address).toLowerCase(), abi: String(abi) };
+          await ctx.tables.tables.setRows(SYS_CNS, String(name), [...rows, row]);
+          return code(1);
+        },
+      },
+      {
+        signature: 'selectByName(string)',
+        outputs: 'string',
+        async run(ctx, [name]) {
+          return [fiscoJson(await ctx.tables.tables.rows(SYS_CNS, String(name)))];
+        },
+      },
+      {
+        signature: 'selectByNameAndVersion(string,string)',
+        outputs: 'string',
+        async run(ctx, [name, version]) {
+          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
+          return [fiscoJson(rows.filter((r) => r.version === String(version)))];
+        },
+      },
+      {
+        signature: 'getContractAddress(string,string)',
+        outputs: 'address',
+        async run(ctx, [name, version]) {
+          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
+          const address = rows.find((r) => r.version === String(version))?.address ?? ZERO_ADDRESS;
+          return [/^0x[0-9a-f]{40}$/.test(address) ? address : ZERO_ADDRESS];
+        },
+      },
+    ],
+    hash,
+  );
+}

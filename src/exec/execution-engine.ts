@@ -1,0 +1,163 @@
+import { EVMError, type EVMResult } from '@ethereumjs/evm';
+import type { Address } from '@ethereumjs/util';
+import { TX_STATUS } from '../chain/index.js';
+import { encodeErrorString, toHexNoPrefix, type HashFunction } from '../codec/index.js';
+import { createFiscoCommon, type TwinStateManager } from '../state/index.js';
+import { keccak256, type CryptoSuite } from '../crypto/index.js';
+import { FiscoEvm } from './fisco-evm.js';
+import type { CallContext } from './precompile.js';
+import { PERMISSION_DENIED_ERROR, statusOfEvmError } from './receipt-status.js';
+import { PRECOMPILE_CODE_MARKER, SystemPrecompiles, type PrecompileObserver } from './system-precompiles.js';
+import { contractTableName, SYS_TABLES, SystemTables } from './system-tables.js';
+import { TableObjects } from './table-objects.js';
+import { TableStore } from './table-store.js';
+
+/** One message's outcome, in FISCO's terms. */
+export interface MessageOutcome {
+  readonly status: number;
+  readonly output: Uint8Array;
+  /** Gas consumed, intrinsic gas included. */
+  readonly gasUsed: bigint;
+  readonly contractAddress?: Address;
+  readonly logs: ReadonlyArray<{ address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }>;
+}
+
+export interface MessageInput {
+  readonly from: Address;
+  /** Undefined deploys `data` as init code. */
+  readonly to: Address | undefined;
+  readonly data: Uint8Array;
+  /** tx_gas_limit in force for the block. */
+  readonly gasLimit: bigint;
+}
+
+const TX_GAS = 21_000n;
+const TX_CREATE_GAS = 53_000n;
+const TX_DATA_ZERO_GAS = 4n;
+const TX_DATA_NON_ZERO_GAS = 68n;
+
+/** Constantinople intrinsic gas: base cost plus calldata. */
+export function intrinsicGas(data: Uint8Array, isCreation: boolean): bigint {
+  let gas = isCreation ? TX_CREATE_GAS : TX_GAS;
+  for (const b of data) gas += b === 0 ? TX_DATA_ZERO_GAS : TX_DATA_NON_ZERO_GAS;
+  return gas;
+}
+
+const permissionDenied = () => new EVMError(PERMISSION_DENIED_ERROR as ConstructorParameters<typeof EVMError>[0]);
+
+/**
+ * An EVM with FISCO's system contracts over one state manager, plus the context its
+ * precompiles read (block number, tx.origin, table objects). The block executor has one over the
+ * live state; read-only calls get one over a view.
+ */
+export class ExecutionEngine {
+  readonly evm: FiscoEvm;
+  readonly tables: SystemTables;
+  readonly objects = new TableObjects();
+  private readonly precompiles: SystemPrecompiles;
+  private readonly observer: PrecompileObserver = { failed: false, ran: () => this.writeAllowed.clear() };
+  /** Mutable backing of the CallContext the precompiles see. */
+  private readonly context: { -readonly [K in keyof CallContext]: CallContext[K] };
+  private readonly writeAllowed = new Map<string, boolean>();
+
+  constructor(
+    readonly stateManager: TwinStateManager,
+    suite: CryptoSuite,
+    allowConsensusTimeout: boolean,
+  ) {
+    const hash: HashFunction = (d) => suite.hash(d);
+    // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
+    const selectorHashes = suite.name === 'sm' ? [hash, keccak256] : [hash];
+    this.tables = new SystemTables(new TableStore(() => this.stateManager, hash));
+    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash };
+    this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout }, () => this.context, this.observer);
+    stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
+    stateManager.storageGuard = (address) => this.checkWrite(address);
+    this.evm = new FiscoEvm({ common: createFiscoCommon(suite), stateManager }, this.precompiles, hash);
+  }
+
+  /** Run one top-level message (a transaction or a call) as FISCO's Executive would. */
+  async run(input: MessageInput, number: number): Promise<MessageOutcome> {
+    this.context.number = number;
+    this.context.origin = input.from.toString();
+    this.objects.reset();
+    this.writeAllowed.clear();
+    this.observer.failed = false;
+    try {
+      return await this.runMessage(input, number);
+    } finally {
+      this.objects.reset();
+    }
+  }
+
+  private async runMessage(input: MessageInput, number: number): Promise<MessageOutcome> {
+    const base = intrinsicGas(input.data, input.to === undefined);
+    if (base > input.gasLimit) {
+      return { status: TX_STATUS.OutOfGasIntrinsic, output: new Uint8Array(0), gasUsed: input.gasLimit, logs: [] };
+    }
+    const gas = input.gasLimit - base;
+    if (input.to === undefined) {
+      if (!(await this.tables.mayWrite(SYS_TABLES, input.from.toString(), number))) {
+        return { status: TX_STATUS.PermissionDenied, output: new Uint8Array(0), gasUsed: input.gasLimit, logs: [] };
+      }
+      const result = await this.evm.runCall({ caller: input.from, origin: input.from, data: input.data, gasLimit: gas });
+      return this.outcome(result, base, input);
+    }
+    const isSystem = this.precompiles.isSystemContract(input.to);
+    if (!isSystem && !this.precompiles.isPrecompiled(input.to) && (await this.stateManager.getStoredCode(input.to)).length === 0) {
+      return {
+        status: TX_STATUS.CallAddressError,
+        output: encodeErrorString(`Error address:${toHexNoPrefix(input.to.bytes)}`),
+        gasUsed: base,
+        logs: [],
+      };
+    }
+    const result = await this.evm.runCall({
+      caller: input.from,
+      origin: input.from,
+      to: input.to,
+      data: input.data,
+      gasLimit: gas,
+      skipNonceIncrement: true,
+    });
+    const outcome = this.outcome(result, base, input);
+    if (isSystem && outcome.status === TX_STATUS.RevertInstruction && this.observer.failed) {
+      return { ...outcome, status: TX_STATUS.PrecompiledError };
+    }
+    return outcome;
+  }
+
+  private outcome(result: EVMResult, base: bigint, input: MessageInput): MessageOutcome {
+    const exec = result.execResult;
+    const status = statusOfEvmError(exec.exceptionError?.error);
+    const used = base + exec.executionGasUsed;
+    const refund = status === TX_STATUS.None ? min(exec.gasRefund ?? 0n, used / 2n) : 0n;
+    const keepsOutput = status === TX_STATUS.None || status === TX_STATUS.RevertInstruction;
+    return {
+      status,
+      output: keepsOutput ? exec.returnValue : new Uint8Array(0),
+      gasUsed: min(used - refund, input.gasLimit),
+      ...(status === TX_STATUS.None && result.createdAddress ? { contractAddress: result.createdAddress } : {}),
+      logs:
+        status === TX_STATUS.None
+          ? (exec.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }))
+          : [],
+    };
+  }
+
+  /** FISCO's Permission.grantWrite: storage writes to a contract need tx.origin on its list (if it has one). */
+  private async checkWrite(address: Address): Promise<void> {
+    const key = address.toString();
+    if (key === '0x0000000000000000000000000000000000001001') return; // the table store itself
+    let allowed = this.writeAllowed.get(key);
+    if (allowed === undefined) {
+      allowed = await this.tables.mayWrite(contractTableName(key), this.context.origin, this.context.number);
+      this.writeAllowed.set(key, allowed);
+    }
+    if (!allowed) throw permissionDenied();
+  }
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}

@@ -1,0 +1,18 @@
+import { GENESIS_DEFAULTS, validateGenesis, type GroupGenesis, type ProtocolVersion } from '../chain/index.js';
+import type { SystemTables } from './system-tables.js';
+
+/**
+ * The system tables of a new group (FISCO's genesis build): tx_count_limit, tx_gas_limit and,
+ * from 2.6.0, consensus_timeout; the sealers and observers; all in force from block 0.
+ */
+export async function writeGenesisTables(tables: SystemTables, genesis: GroupGenesis, version: ProtocolVersion): Promise<void> {
+  validateGenesis(genesis);
+  const before = -1; // changes written "at block -1" are in force from block 0
+  await tables.setConfig('tx_count_limit', String(genesis.txCountLimit ?? GENESIS_DEFAULTS.txCountLimit), before);
+  await tables.setConfig('tx_gas_limit', String(genesis.txGasLimit ?? GENESIS_DEFAULTS.txGasLimit), before);
+  if (version.atLeast('2.6.0')) {
+    await tables.setConfig('consensus_timeout', String(genesis.consensusTimeout ?? GENESIS_DEFAULTS.consensusTimeout), before);
+  }
+  for (const id of genesis.sealers) await tables.setNodeType(id, 'sealer', before);
+  for (const id of genesis.observers ?? []) await tables.setNodeType(id, 'observer', before);
+}

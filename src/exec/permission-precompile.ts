@@ -1,0 +1,58 @@
+import type { SelectorHashes } from './precompile.js';
+import {
+  addressText,
+  code,
+  CODE_NO_AUTHORIZED,
+  CODE_TABLE_AND_ADDRESS_EXIST,
+  CODE_TABLE_AND_ADDRESS_NOT_EXIST,
+  PrecompiledContract,
+  WRITE_GAS,
+  type CallContext,
+} from './precompile.js';
+import { fiscoJson } from './fisco-json.js';
+import { contractTableName, SYS_TABLE_ACCESS } from './system-tables.js';
+import { fullTableName } from './user-tables.js';
+
+async function setAccess(ctx: CallContext, table: string, rawAddress: unknown, grant: boolean): Promise<[bigint]> {
+  if (!(await ctx.tables.mayWrite(SYS_TABLE_ACCESS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
+  const address = addressText(String(rawAddress));
+  const pending = await ctx.tables.accessList(table, ctx.number + 1);
+  if (grant && pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_EXIST);
+  if (!grant && !pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_NOT_EXIST);
+  await ctx.tables.setAccess(table, address, grant, ctx.number);
+  return code(1);
+}
+
+async function query(ctx: CallContext, table: string): Promise<[string]> {
+  const rows = await ctx.tables.accessRows(table, ctx.number + 1);
+  return [fiscoJson(rows.map((r) => ({ table_name: table, address: r.address, enable_num: r.enable_num })))];
+}
+
+/**
+ * 0x1005: who may write which table. An empty list means everyone; deploys are governed by
+ * `_sys_tables_`, contract storage by `_contract_data_<address>_`.
+ */
+export function permissionPrecompile(hash: SelectorHashes): PrecompiledContract {
+  return new PrecompiledContract(
+    'Permission',
+    [
+      { signature: 'insert(string,string)', outputs: 'int256', cost: WRITE_GAS, run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, true) },
+      { signature: 'remove(string,string)', outputs: 'int256', cost: WRITE_GAS, run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, false) },
+      { signature: 'queryByName(string)', outputs: 'string', run: (ctx, [t]) => query(ctx, fullTableName(String(t))) },
+      {
+        signature: 'grantWrite(address,address)',
+        outputs: 'int256',
+        cost: WRITE_GAS,
+        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract)), user, true),
+      },
+      {
+        signature: 'revokeWrite(address,address)',
+        outputs: 'int256',
+        cost: WRITE_GAS,
+        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract)), user, false),
+      },
+      { signature: 'queryPermission(address)', outputs: 'string', run: (ctx, [contract]) => query(ctx, contractTableName(String(contract))) },
+    ],
+    hash,
+  );
+}

@@ -1,0 +1,118 @@
+import type { Address } from '@ethereumjs/util';
+import {
+  decodeAbi,
+  encodeAbi,
+  functionSelector,
+  signatureParameters,
+  toHexNoPrefix,
+  type HashFunction,
+} from '../codec/index.js';
+import type { SystemTables } from './system-tables.js';
+import type { TableObjects } from './table-objects.js';
+
+/** What a precompiled call sees of the transaction and block it runs in. */
+export interface CallContext {
+  /** Number of the block being executed; writes take effect from number + 1. */
+  readonly number: number;
+  /** tx.origin, 0x-prefixed lower case: FISCO checks permissions against it. */
+  readonly origin: string;
+  readonly tables: SystemTables;
+  readonly objects: TableObjects;
+  readonly hash: HashFunction;
+}
+
+/** A failure reported as PrecompiledError (status 21) with an Error(string) output; state changes are undone. */
+export class PrecompileFailure extends Error {
+  override readonly name = 'PrecompileFailure';
+}
+
+export interface Method<Self = undefined> {
+  /** Solidity signature, e.g. `setValueByKey(string,string)`. */
+  readonly signature: string;
+  /** Comma-separated output types, e.g. `int256` or `string,string`. */
+  readonly outputs: string;
+  /** Gas beyond the base cost (writes cost more than reads). */
+  readonly cost?: number;
+  run(ctx: CallContext, args: unknown[], self: Self): Promise<unknown[]> | unknown[];
+}
+
+export const BASE_GAS = 700;
+export const READ_GAS = 200;
+export const WRITE_GAS = 5000;
+export const CREATE_TABLE_GAS = 16000;
+
+/** FISCO return codes as precompiles return them: ABI int256 (positive counts read the same as uint256). */
+export const CODE_SUCCESS = 0;
+export const CODE_NO_AUTHORIZED = -50000;
+export const CODE_TABLE_NAME_ALREADY_EXIST = -50001;
+export const CODE_TABLE_NAME_LENGTH_OVERFLOW = -50002;
+export const CODE_TABLE_FIELD_LENGTH_OVERFLOW = -50003;
+export const CODE_TABLE_DUPLICATE_FIELD = -50007;
+export const CODE_TABLE_INVALID_FIELD = -50008;
+export const CODE_UNKNOW_FUNCTION_CALL = -50100;
+export const CODE_TABLE_NOT_EXIST = -50101;
+export const CODE_TABLE_AND_ADDRESS_EXIST = -51000;
+export const CODE_TABLE_AND_ADDRESS_NOT_EXIST = -51001;
+export const CODE_INVALID_NODEID = -51100;
+export const CODE_LAST_SEALER = -51101;
+export const CODE_ADDRESS_AND_VERSION_EXIST = -51200;
+export const CODE_VERSION_LENGTH_OVERFLOW = -51201;
+export const CODE_INVALID_CONFIGURATION_VALUES = -51300;
+export const CODE_PARSE_ENTRY_ERROR = -51500;
+export const CODE_PARSE_CONDITION_ERROR = -51501;
+export const CODE_CONDITION_OPERATION_UNDEFINED = -51502;
+
+/** A return code as a one-element result, for methods declared `returns (int256)`. */
+export const code = (value: number): [bigint] => [BigInt(value)];
+
+/** The hash (or hashes) whose 4-byte prefixes select methods. */
+export type SelectorHashes = HashFunction | readonly HashFunction[];
+
+export interface PrecompileResult {
+  readonly output: Uint8Array;
+  readonly gas: number;
+}
+
+/** A precompiled contract (or table object kind): a selector table over typed handlers. */
+export class PrecompiledContract<Self = undefined> {
+  private readonly methods = new Map<string, Method<Self> & { inputs: string }>();
+
+  /**
+   * `hashes`: the selector hashes accepted. SM chains pass SM3 (what guomi SDKs use) and keccak
+   * (what standard solc output and Ethereum tooling use), so both kinds of caller work.
+   */
+  constructor(
+    readonly name: string,
+    methods: readonly Method<Self>[],
+    hashes: SelectorHashes,
+  ) {
+    for (const hash of Array.isArray(hashes) ? hashes : [hashes]) {
+      for (const m of methods) {
+        const selector = toHexNoPrefix(functionSelector(m.signature, hash));
+        const existing = this.methods.get(selector);
+        if (existing && existing.signature !== m.signature) {
+          throw new Error(`${name}: selector ${selector} of ${m.signature} collides with ${existing.signature}`);
+        }
+        this.methods.set(selector, { ...m, inputs: signatureParameters(m.signature) });
+      }
+    }
+  }
+
+  async call(ctx: CallContext, input: Uint8Array, self: Self): Promise<PrecompileResult> {
+    const gasForInput = BASE_GAS + 3 * Math.ceil(input.length / 32);
+    const method = input.length >= 4 ? this.methods.get(toHexNoPrefix(input.subarray(0, 4))) : undefined;
+    if (!method) return { output: encodeAbi('int256', code(CODE_UNKNOW_FUNCTION_CALL)), gas: gasForInput };
+    let args: unknown[];
+    try {
+      args = decodeAbi(method.inputs, input.subarray(4));
+    } catch (e) {
+      throw new PrecompileFailure(`${this.name}.${method.signature}: cannot decode arguments: ${(e as Error).message}`);
+    }
+    const values = await method.run(ctx, args, self);
+    return { output: encodeAbi(method.outputs, values), gas: gasForInput + (method.cost ?? READ_GAS) };
+  }
+}
+
+export function addressText(address: Address | string): string {
+  return (typeof address === 'string' ? address : address.toString()).toLowerCase();
+}

@@ -1,0 +1,220 @@
+import { Address } from '@ethereumjs/util';
+import { fromHex } from '../codec/index.js';
+import {
+  addressText,
+  code,
+  CREATE_TABLE_GAS,
+  PrecompiledContract,
+  PrecompileFailure,
+  WRITE_GAS,
+  type CallContext,
+  type Method,
+  type SelectorHashes,
+} from './precompile.js';
+import type { TableObject } from './table-objects.js';
+import { UserTables, type ConditionOp, type Query } from './user-tables.js';
+
+const ZERO = new Address(new Uint8Array(20));
+const userTables = new UserTables();
+
+type Of<K extends TableObject['kind']> = Extract<TableObject, { kind: K }>;
+
+function object<K extends TableObject['kind']>(ctx: CallContext, raw: unknown, kind: K, what: string): Of<K> {
+  const obj = ctx.objects.get(new Address(fromHex(String(raw))));
+  if (!obj || obj.kind !== kind) throw new PrecompileFailure(`${what}: ${String(raw)} is not a ${kind} object of this transaction`);
+  return obj as Of<K>;
+}
+
+function query(ctx: CallContext, raw: unknown, what: string): Query {
+  const cond = object(ctx, raw, 'condition', what);
+  return cond.limit ? { conditions: cond.conditions, limit: cond.limit } : { conditions: cond.conditions };
+}
+
+function entryFields(ctx: CallContext, raw: unknown, what: string): Record<string, string> {
+  return Object.fromEntries(object(ctx, raw, 'entry', what).fields);
+}
+
+function result(value: number | unknown[]): [bigint] {
+  if (typeof value !== 'number') throw new Error('expected a count or code');
+  return code(value);
+}
+
+/** 0x1001: `createTable` and `openTable`, FISCO's object-style table API. */
+export function tableFactoryPrecompile(hash: SelectorHashes): PrecompiledContract {
+  return new PrecompiledContract(
+    'TableFactory',
+    [
+      {
+        signature: 'createTable(string,string,string)',
+        outputs: 'int256',
+        cost: CREATE_TABLE_GAS,
+        run: async (ctx, [name, key, fields]) => code(await userTables.create(ctx, String(name), String(key), String(fields))),
+      },
+      {
+        signature: 'openTable(string)',
+        outputs: 'address',
+        async run(ctx, [name]) {
+          const info = await userTables.info(ctx, String(name));
+          return [info ? ctx.objects.register({ kind: 'table', name: String(name) }).toString() : ZERO.toString()];
+        },
+      },
+    ],
+    hash,
+  );
+}
+
+const tableMethods: Method<Of<'table'>>[] = [
+  {
+    signature: 'select(string,address)',
+    outputs: 'address',
+    async run(ctx, [key, cond], self) {
+      const rows = await userTables.select(ctx, self.name, String(key), query(ctx, cond, 'Table.select'));
+      if (typeof rows === 'number') throw new PrecompileFailure(`Table.select: table ${self.name} does not exist`);
+      const entries = rows.map((row) => ctx.objects.register({ kind: 'entry', fields: new Map(Object.entries(row)) }));
+      return [ctx.objects.register({ kind: 'entries', entries }).toString()];
+    },
+  },
+  {
+    signature: 'insert(string,address)',
+    outputs: 'int256',
+    cost: WRITE_GAS,
+    run: async (ctx, [key, entry], self) => result(await userTables.insert(ctx, self.name, String(key), entryFields(ctx, entry, 'Table.insert'))),
+  },
+  {
+    signature: 'update(string,address,address)',
+    outputs: 'int256',
+    cost: WRITE_GAS,
+    run: async (ctx, [key, entry, cond], self) =>
+      result(await userTables.update(ctx, self.name, String(key), entryFields(ctx, entry, 'Table.update'), query(ctx, cond, 'Table.update'))),
+  },
+  {
+    signature: 'remove(string,address)',
+    outputs: 'int256',
+    cost: WRITE_GAS,
+    run: async (ctx, [key, cond], self) => result(await userTables.remove(ctx, self.name, String(key), query(ctx, cond, 'Table.remove'))),
+  },
+  { signature: 'newEntry()', outputs: 'address', run: (ctx) => [ctx.objects.register({ kind: 'entry', fields: new Map() }).toString()] },
+  { signature: 'newCondition()', outputs: 'address', run: (ctx) => [ctx.objects.register({ kind: 'condition', conditions: [] }).toString()] },
+];
+
+function field(self: Of<'entry'>, name: unknown): string {
+  return self.fields.get(String(name)) ?? '';
+}
+
+function asInt(value: string, what: string): bigint {
+  if (value === '') return 0n;
+  if (!/^-?\d+$/.test(value)) throw new PrecompileFailure(`${what}: "${value}" is not an integer`);
+  return BigInt(value);
+}
+
+function fixedBytes(value: string, width: number): Uint8Array {
+  const bytes = new TextEncoder().encode(value).subarray(0, width);
+  const out = new Uint8Array(width);
+  out.set(bytes);
+  return out;
+}
+
+const entryMethods: Method<Of<'entry'>>[] = [
+  { signature: 'getInt(string)', outputs: 'int256', run: (_c, [f], self) => [asInt(field(self, f), 'Entry.getInt')] },
+  {
+    signature: 'getUInt(string)',
+    outputs: 'uint256',
+    run(_c, [f], self) {
+      const n = asInt(field(self, f), 'Entry.getUInt');
+      if (n < 0n) throw new PrecompileFailure(`Entry.getUInt: ${n} is negative`);
+      return [n];
+    },
+  },
+  {
+    signature: 'getAddress(string)',
+    outputs: 'address',
+    run(_c, [f], self) {
+      const v = field(self, f).toLowerCase();
+      const hex = v.startsWith('0x') ? v.slice(2) : v;
+      return [/^[0-9a-f]{40}$/.test(hex) ? `0x${hex}` : ZERO.toString()];
+    },
+  },
+  {
+    signature: 'getBytes64(string)',
+    outputs: 'bytes1[64]',
+    run: (_c, [f], self) => [[...fixedBytes(field(self, f), 64)].map((b) => `0x${b.toString(16).padStart(2, '0')}`)],
+  },
+  {
+    signature: 'getBytes32(string)',
+    outputs: 'bytes32',
+    run: (_c, [f], self) => [`0x${Buffer.from(fixedBytes(field(self, f), 32)).toString('hex')}`],
+  },
+  { signature: 'getString(string)', outputs: 'string', run: (_c, [f], self) => [field(self, f)] },
+  ...(['int256', 'uint256', 'string', 'address'] as const).map(
+    (type): Method<Of<'entry'>> => ({
+      signature: `set(string,${type})`,
+      outputs: '',
+      run(_c, [f, v], self) {
+        self.fields.set(String(f), type === 'address' ? addressText(String(v)) : String(v));
+        return [];
+      },
+    }),
+  ),
+];
+
+const entriesMethods: Method<Of<'entries'>>[] = [
+  {
+    signature: 'get(int256)',
+    outputs: 'address',
+    run(_c, [i], self) {
+      const index = Number(i);
+      const entry = self.entries[index];
+      if (!entry) throw new PrecompileFailure(`Entries.get: index ${String(i)} out of range (size ${self.entries.length})`);
+      return [entry.toString()];
+    },
+  },
+  { signature: 'size()', outputs: 'int256', run: (_c, _a, self) => [BigInt(self.entries.length)] },
+];
+
+const conditionMethods: Method<Of<'condition'>>[] = [
+  ...(['EQ', 'NE', 'GT', 'GE', 'LT', 'LE'] as const).flatMap((op) =>
+    (op === 'EQ' || op === 'NE' ? (['int256', 'string', 'address'] as const) : (['int256'] as const)).map(
+      (type): Method<Of<'condition'>> => ({
+        signature: `${op}(string,${type})`,
+        outputs: '',
+        run(_c, [f, v], self) {
+          self.conditions.push({ field: String(f), op: op.toLowerCase() as ConditionOp, value: type === 'address' ? addressText(String(v)) : String(v) });
+          return [];
+        },
+      }),
+    ),
+  ),
+  {
+    signature: 'limit(int256)',
+    outputs: '',
+    run(_c, [count], self) {
+      self.limit = { offset: 0, count: nonNegative(count, 'Condition.limit') };
+      return [];
+    },
+  },
+  {
+    signature: 'limit(int256,int256)',
+    outputs: '',
+    run(_c, [offset, count], self) {
+      self.limit = { offset: nonNegative(offset, 'Condition.limit'), count: nonNegative(count, 'Condition.limit') };
+      return [];
+    },
+  },
+];
+
+function nonNegative(value: unknown, what: string): number {
+  const n = BigInt(value as bigint);
+  if (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER)) throw new PrecompileFailure(`${what}: ${n} is not a valid count`);
+  return Number(n);
+}
+
+/** The contracts behind Table API objects, by kind. */
+export function tableObjectContracts(hash: SelectorHashes) {
+  return {
+    table: new PrecompiledContract('Table', tableMethods, hash),
+    entry: new PrecompiledContract('Entry', entryMethods, hash),
+    entries: new PrecompiledContract('Entries', entriesMethods, hash),
+    condition: new PrecompiledContract('Condition', conditionMethods, hash),
+  };
+}
+

@@ -1,0 +1,3 @@
+export { WorldState, createFiscoCommon, STATE_KEY_PREFIX, type WorldStateOptions } from './world-state.js';
+export { TwinStateManager, type CodeOverride, type StorageGuard } from './twin-state-manager.js';
+export { BufferedTrieDb } from './trie-db.js';

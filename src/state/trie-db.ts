@@ -1,0 +1,66 @@
+import type { BatchDBOp, DB } from '@ethereumjs/util';
+import { concatBytes, fromHex } from '../codec/index.js';
+import type { KvOperation, KvStore } from '../storage/index.js';
+
+/**
+ * The MPT's database, over a KvStore: node writes collect in a buffer until the caller takes
+ * them (to commit them atomically with the block that produced them) or discards them.
+ * The trie hands us unprefixed-hex keys and byte values.
+ */
+export class BufferedTrieDb implements DB<string, Uint8Array> {
+  private buffer: Map<string, Uint8Array | null>;
+
+  constructor(
+    private readonly store: KvStore,
+    private readonly prefix: Uint8Array,
+    buffer?: Map<string, Uint8Array | null>,
+  ) {
+    this.buffer = buffer ?? new Map();
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const buffered = this.buffer.get(key);
+    if (buffered !== undefined) return buffered ?? undefined;
+    return this.store.get(this.storeKey(key));
+  }
+
+  async put(key: string, value: Uint8Array): Promise<void> {
+    this.buffer.set(key, value);
+  }
+
+  async del(key: string): Promise<void> {
+    this.buffer.set(key, null);
+  }
+
+  async batch(operations: BatchDBOp<string, Uint8Array>[]): Promise<void> {
+    for (const op of operations) this.buffer.set(op.key, op.type === 'put' ? op.value : null);
+  }
+
+  /** Shares the store and the buffer: copies see each other's unflushed writes. */
+  shallowCopy(): BufferedTrieDb {
+    return new BufferedTrieDb(this.store, this.prefix, this.buffer);
+  }
+
+  async open(): Promise<void> {}
+
+  /** Buffered writes as store operations (the buffer keeps them until discardWrites). */
+  peekWrites(): KvOperation[] {
+    const ops: KvOperation[] = [];
+    for (const [key, value] of this.buffer) {
+      ops.push(value === null ? { type: 'del', key: this.storeKey(key) } : { type: 'put', key: this.storeKey(key), value });
+    }
+    return ops;
+  }
+
+  discardWrites(): void {
+    this.buffer.clear();
+  }
+
+  get pendingWrites(): number {
+    return this.buffer.size;
+  }
+
+  private storeKey(key: string): Uint8Array {
+    return concatBytes(this.prefix, fromHex(key));
+  }
+}

@@ -1,0 +1,112 @@
+import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import { createMPT } from '@ethereumjs/mpt';
+import { Caches } from '@ethereumjs/statemanager';
+import { ValueEncoding } from '@ethereumjs/util';
+import { toHex } from '../codec/index.js';
+import type { CryptoSuite } from '../crypto/index.js';
+import type { KvOperation, KvStore } from '../storage/index.js';
+import { BufferedTrieDb } from './trie-db.js';
+import { TwinStateManager, type CodeOverride } from './twin-state-manager.js';
+
+/** Key prefix of state trie nodes and code inside a group's store. */
+export const STATE_KEY_PREFIX = new TextEncoder().encode('s/');
+
+export interface WorldStateOptions {
+  readonly store: KvStore;
+  /** Committed root to open at; the empty trie when absent. */
+  readonly root?: Uint8Array;
+  readonly codeOverride?: CodeOverride;
+}
+
+/**
+ * FISCO 2.x executes at Constantinople rules; ethereumjs' Petersburg is that without EIP-1283.
+ * With `suite`, SHA3 (and everything else reading customCrypto) uses the suite's hash.
+ */
+export function createFiscoCommon(suite?: CryptoSuite): Common {
+  return createCustomCommon({ chainId: 1 }, Mainnet, {
+    hardfork: Hardfork.Petersburg,
+    ...(suite ? { customCrypto: { keccak256: (data: Uint8Array) => suite.hash(data) } } : {}),
+  });
+}
+
+/**
+ * The world state of one group: accounts, code and storage in a Merkle Patricia trie hashed with
+ * the chain's hash, persisted in the group's store. Block execution happens inside one
+ * checkpoint, so a block is applied whole or not at all; committed trie writes are handed to
+ * the caller to store atomically with the block.
+ */
+export class WorldState {
+  private constructor(
+    readonly common: Common,
+    readonly stateManager: TwinStateManager,
+    private readonly db: BufferedTrieDb,
+    private committedRoot: Uint8Array,
+  ) {}
+
+  static async open(options: WorldStateOptions): Promise<WorldState> {
+    // The trie itself always hashes with keccak256: ethereumjs hard-codes keccak empty-root and
+    // empty-code constants, and the state root is our own commitment (FISCO's is a table hash).
+    // The EVM gets the suite's hash for SHA3 through its own Common (see exec).
+    const common = createFiscoCommon();
+    const db = new BufferedTrieDb(options.store, STATE_KEY_PREFIX);
+    const trie = await createMPT({
+      db,
+      useKeyHashing: true,
+      common,
+      valueEncoding: ValueEncoding.Bytes,
+      ...(options.root ? { root: options.root } : {}),
+    });
+    if (options.root && !(await trie.checkRoot(options.root))) {
+      throw new Error(`state root ${toHex(options.root)} is not in the store: the state is missing or corrupt`);
+    }
+    const stateManager = new TwinStateManager({ common, trie, caches: new Caches() }, options.codeOverride);
+    return new WorldState(common, stateManager, db, trie.root());
+  }
+
+  /** Root of the last committed state. */
+  get root(): Uint8Array {
+    return this.committedRoot;
+  }
+
+  /** Start a block: everything until commit() or revert() is one unit. */
+  async begin(): Promise<void> {
+    if (this.stateManager['_checkpointCount'] !== 0) throw new Error('a block is already being applied to this state');
+    await this.stateManager.checkpoint();
+  }
+
+  /** Root of the state as it stands inside the current block (flushes caches into the trie). */
+  async pendingRoot(): Promise<Uint8Array> {
+    return this.stateManager.getStateRoot();
+  }
+
+  /**
+   * Keep the block's changes. `persist` receives the store writes that hold them (to batch with
+   * the ledger's); until it resolves, readers still find the new nodes in the buffer.
+   */
+  async commit(persist: (writes: KvOperation[], root: Uint8Array) => Promise<void>): Promise<void> {
+    await this.stateManager.commit();
+    const root = await this.stateManager.getStateRoot();
+    await persist(this.db.peekWrites(), root);
+    this.db.discardWrites();
+    this.committedRoot = root;
+  }
+
+  /** Drop the block's changes. */
+  async revert(): Promise<void> {
+    await this.stateManager.revert();
+    // Caches flushed inside the checkpoint (by pendingRoot) are not restored by revert: drop them.
+    this.stateManager.clearCaches();
+    this.db.discardWrites();
+  }
+
+  get inBlock(): boolean {
+    return this.stateManager['_checkpointCount'] > 0;
+  }
+
+  /** A read-only copy pinned at the last committed root; later blocks do not change what it sees. */
+  readView(): TwinStateManager {
+    const view = this.stateManager.shallowCopy(false);
+    view['_trie'].root(this.committedRoot);
+    return view;
+  }
+}
