@@ -42,7 +42,7 @@ export const layerRule = {
     const srcRoot = path.join(context.cwd, 'src');
     const from = layerOf(file, srcRoot);
     if (!from) return {};
-    const isTest = file.endsWith('.test.ts');
+    const isTest = file.endsWith('.test.ts') || file.endsWith('.test-helper.ts');
 
     function check(node, source) {
       if (typeof source !== 'string' || !source.startsWith('.')) return;

@@ -13,6 +13,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'signature recovery/verification and transaction decode+verify rates per suite',
     load: () => import('./crypto-bench.js'),
   },
+  exec: {
+    summary: 'transactions per second through the block executor next to raw evm.runCall',
+    load: () => import('./exec-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),

@@ -23,7 +23,7 @@ Example:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|cli ...]',
+    synopsis: 'bench [crypto|exec|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -32,6 +32,9 @@ Runs the named benchmarks (all when none is named) and prints their figures.
 Benchmarks:
   crypto   signature recoveries/verifications per second and full transaction
            decode+verify per second, per crypto suite, on one core
+  exec     transactions per second through the block executor (blocks of 1,000
+           signed HelloWorld set calls, commit and state root per block) next to
+           raw evm.runCall on the same calls
   cli      start-up time of \`twinchain --help\` as a new process`,
     load: () => import('./bench-command.js'),
   },

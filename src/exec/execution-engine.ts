@@ -58,7 +58,9 @@ export class ExecutionEngine {
   private readonly observer: PrecompileObserver = { failed: false, ran: () => this.writeAllowed.clear() };
   /** Mutable backing of the CallContext the precompiles see. */
   private readonly context: { -readonly [K in keyof CallContext]: CallContext[K] };
+  /** Contract write permissions for `writeAllowedAt`; dropped when a precompile runs or the block changes. */
   private readonly writeAllowed = new Map<string, boolean>();
+  private writeAllowedAt = -1;
 
   constructor(
     readonly stateManager: TwinStateManager,
@@ -73,7 +75,7 @@ export class ExecutionEngine {
     this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);
-    this.evm = new FiscoEvm({ common: createFiscoCommon(suite), stateManager }, this.precompiles, hash);
+    this.evm = new FiscoEvm({ common: createFiscoCommon(hash), stateManager }, this.precompiles, hash);
   }
 
   /** Run one top-level message (a transaction or a call) as FISCO's Executive would. */
@@ -81,7 +83,10 @@ export class ExecutionEngine {
     this.context.number = number;
     this.context.origin = input.from.toString();
     this.objects.reset();
-    this.writeAllowed.clear();
+    if (this.writeAllowedAt !== number) {
+      this.writeAllowed.clear();
+      this.writeAllowedAt = number;
+    }
     this.observer.failed = false;
     try {
       return await this.runMessage(input, number);
@@ -147,11 +152,12 @@ export class ExecutionEngine {
 
   /** FISCO's Permission.grantWrite: storage writes to a contract need tx.origin on its list (if it has one). */
   private async checkWrite(address: Address): Promise<void> {
-    const key = address.toString();
-    if (key === '0x0000000000000000000000000000000000001001') return; // the table store itself
+    const contract = address.toString();
+    if (contract === '0x0000000000000000000000000000000000001001') return; // the table store itself
+    const key = `${contract}/${this.context.origin}`;
     let allowed = this.writeAllowed.get(key);
     if (allowed === undefined) {
-      allowed = await this.tables.mayWrite(contractTableName(key), this.context.origin, this.context.number);
+      allowed = await this.tables.mayWrite(contractTableName(contract), this.context.origin, this.context.number);
       this.writeAllowed.set(key, allowed);
     }
     if (!allowed) throw permissionDenied();

@@ -3,7 +3,7 @@ import { createMPT } from '@ethereumjs/mpt';
 import { Caches } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
 import { toHex } from '../codec/index.js';
-import type { CryptoSuite } from '../crypto/index.js';
+import { keccak256 } from '../crypto/index.js';
 import type { KvOperation, KvStore } from '../storage/index.js';
 import { BufferedTrieDb } from './trie-db.js';
 import { TwinStateManager, type CodeOverride } from './twin-state-manager.js';
@@ -20,12 +20,13 @@ export interface WorldStateOptions {
 
 /**
  * FISCO 2.x executes at Constantinople rules; ethereumjs' Petersburg is that without EIP-1283.
- * With `suite`, SHA3 (and everything else reading customCrypto) uses the suite's hash.
+ * `hash` feeds SHA3 and everything else that reads customCrypto (trie, code hashes): the
+ * suite's hash for the EVM, hash-wasm keccak (much faster than the default) for the state trie.
  */
-export function createFiscoCommon(suite?: CryptoSuite): Common {
+export function createFiscoCommon(hash: (data: Uint8Array) => Uint8Array = keccak256): Common {
   return createCustomCommon({ chainId: 1 }, Mainnet, {
     hardfork: Hardfork.Petersburg,
-    ...(suite ? { customCrypto: { keccak256: (data: Uint8Array) => suite.hash(data) } } : {}),
+    customCrypto: { keccak256: hash },
   });
 }
 

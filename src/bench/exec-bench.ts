@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { createEVM } from '@ethereumjs/evm';
+import { createMPT } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, Address } from '@ethereumjs/util';
+import { ProtocolVersion, TransactionBuilder, type Transaction } from '../chain/index.js';
+import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { getSuite, keccak256 } from '../crypto/index.js';
+import { BlockExecutor } from '../exec/index.js';
+import { createFiscoCommon, WorldState } from '../state/index.js';
+import { MemoryStore } from '../storage/index.js';
+import type { BenchIo } from './bench-io.js';
+import { formatRate, table, verdict } from './measure.js';
+
+const BLOCK_SIZE = 1000;
+const BLOCKS = 4;
+const SENDERS = 50;
+
+function seeded(seed: number) {
+  let n = seed;
+  return (length: number) => Uint8Array.from({ length }, () => (n = (n * 48271) % 2147483647) & 0xff);
+}
+
+function helloWorldCode(): Uint8Array {
+  const artifact = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
+  return fromHex(artifact.bytecode);
+}
+
+export async function run(io: BenchIo): Promise<void> {
+  const suite = getSuite('ecdsa');
+  const version = ProtocolVersion.parse('2.11.0');
+  const store = new MemoryStore();
+  const state = await WorldState.open({ store });
+  const executor = new BlockExecutor(state, suite, version);
+  const sealers = [1, 2, 3, 4].map((i) => toHex(suite.generateKeyPair(seeded(i)).publicKey).slice(2));
+  await executor.applyGenesis({ groupId: 1, consensusType: 'pbft', sealers, timestamp: 0 }, (w) => store.batch(w));
+  const builders = Array.from({ length: SENDERS }, (_, i) => new TransactionBuilder({ suite, generation: 'rc2', key: suite.generateKeyPair(seeded(100 + i)), random: seeded(900 + i) }));
+
+  let number = 0;
+  let parentHash: Uint8Array = new Uint8Array(32);
+  const commitBlock = async (txs: Transaction[]) => {
+    const executed = await executor.execute({ number: ++number, parentHash, timestamp: number * 1000, sealer: 0, sealerList: [] }, txs);
+    await executor.commit((w) => store.batch(w, { sync: true }));
+    parentHash = executed.hash;
+    return executed;
+  };
+  const deployed = await commitBlock([builders[0]!.build({ data: helloWorldCode(), blockLimit: 100n })]);
+  const contract = deployed.block.receipts[0]!.contractAddress;
+  const calldata = (i: number) => encodeFunctionCall('set(string)', [`Hello, FISCO BCOS #${i}`], keccak256);
+
+  // Signed transactions prepared up front: signing and admission-time verification are not executor work.
+  const blocks = Array.from({ length: BLOCKS }, (_, b) =>
+    Array.from({ length: BLOCK_SIZE }, (_, i) => builders[i % SENDERS]!.build({ to: contract, data: calldata(b * BLOCK_SIZE + i), blockLimit: 500n })),
+  );
+  await commitBlock(blocks[0]!.slice(0, 50)); // warm-up
+  const start = performance.now();
+  let failed = 0;
+  for (const txs of blocks) {
+    const executed = await commitBlock(txs);
+    failed += executed.block.receipts.filter((r) => r.status !== 0).length;
+  }
+  const executorSeconds = (performance.now() - start) / 1000;
+  const executorRate = (BLOCKS * BLOCK_SIZE) / executorSeconds;
+
+  // Raw ethereumjs on the same calls: one EVM, Caches, one checkpoint per 1000 calls, root per block.
+  const common = createFiscoCommon();
+  const trie = await createMPT({ useKeyHashing: true, common });
+  const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+  const evm = await createEVM({ common, stateManager: sm });
+  const caller = new Address(builders[0]!.address);
+  await sm.putAccount(caller, new Account(0n, 0n));
+  const created = await evm.runCall({ caller, data: helloWorldCode(), gasLimit: 30_000_000n });
+  const rawTarget = created.createdAddress!;
+  await sm.getStateRoot();
+  const senders = builders.map((b) => new Address(b.address));
+  const rawStart = performance.now();
+  for (let b = 0; b < BLOCKS; b++) {
+    await sm.checkpoint();
+    for (let i = 0; i < BLOCK_SIZE; i++) {
+      const r = await evm.runCall({ caller: senders[i % SENDERS]!, to: rawTarget, data: calldata(b * BLOCK_SIZE + i), gasLimit: 300_000_000n, skipNonceIncrement: true });
+      if (r.execResult.exceptionError) throw new Error(`raw call failed: ${r.execResult.exceptionError.error}`);
+    }
+    await sm.commit();
+    await sm.getStateRoot();
+  }
+  const rawSeconds = (performance.now() - rawStart) / 1000;
+  const rawRate = (BLOCKS * BLOCK_SIZE) / rawSeconds;
+
+  io.out(`exec: ${BLOCKS} blocks of ${BLOCK_SIZE} signed HelloWorld set(string) transactions from ${SENDERS} senders, one core\n`);
+  io.out(
+    table(
+      ['path', 'tx/s', 'seconds', 'target'],
+      [
+        ['executor (receipts, roots, commit per block)', formatRate(executorRate), executorSeconds.toFixed(2), verdict(executorRate, 2000)],
+        ['raw evm.runCall (same calls, root per block)', formatRate(rawRate), rawSeconds.toFixed(2), 'reference'],
+        ['executor / raw', `${((executorRate / rawRate) * 100).toFixed(0)}%`, '', executorRate / rawRate >= 0.5 ? 'meets ≥ 50%' : 'BELOW 50%'],
+      ],
+    ),
+  );
+  if (failed > 0) io.out(`WARNING: ${failed} transactions failed`);
+}

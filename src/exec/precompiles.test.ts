@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { TX_STATUS } from '../chain/index.js';
+import { decodeAbi, decodeErrorString, fromHex, toHex } from '../codec/index.js';
+import { harness, type Harness } from './exec-harness.test-helper.js';
+
+const at = (n: number) => fromHex(n.toString(16).padStart(40, '0'));
+const SYSTEM_CONFIG = at(0x1000);
+const CONSENSUS = at(0x1003);
+const CNS = at(0x1004);
+const PERMISSION = at(0x1005);
+
+/** Send a transaction to a system contract and decode its int256 result. */
+async function codeOf(h: Harness, from: number, to: Uint8Array, signature: string, args: unknown[]): Promise<number> {
+  const receipt = await h.run(from, to, h.callData(signature, args));
+  expect(receipt.status, `${signature} status`).toBe(0);
+  return Number(decodeAbi('int256', receipt.output)[0]);
+}
+
+async function callString(h: Harness, to: Uint8Array, signature: string, args: unknown[]): Promise<string> {
+  return (await h.call(to, signature, args, 'string'))[0] as string;
+}
+
+const nodeId = (c: string) => c.repeat(128);
+
+describe('SystemConfig 0x1000', () => {
+  it('sets tx_count_limit, tx_gas_limit and consensus_timeout, in force from the next block', async () => {
+    const h = await harness();
+    expect(await h.executor.systemConfig('tx_count_limit', h.number + 1)).toBe('1000');
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['tx_count_limit', '5'])).toBe(1);
+    // written at block N, in force from block N + 1
+    expect(await h.executor.systemConfig('tx_count_limit', h.number)).toBe('1000');
+    expect(await h.executor.systemConfig('tx_count_limit', h.number + 1)).toBe('5');
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['TX_GAS_LIMIT', '100000'])).toBe(1);
+    expect(await h.executor.systemConfig('tx_gas_limit', h.number + 1)).toBe('100000');
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['consensus_timeout', '5'])).toBe(1);
+    expect(await h.executor.systemConfig('consensus_timeout', h.number + 1)).toBe('5');
+  });
+
+  it.each([
+    ['tx_count_limit', '0'],
+    ['tx_gas_limit', '99999'],
+    ['tx_gas_limit', 'lots'],
+    ['consensus_timeout', '2'],
+    ['no_such_key', '1'],
+  ])('rejects %s = %s with -51300 and changes nothing', async (key, value) => {
+    const h = await harness();
+    const before = await h.executor.systemConfig(key, h.number + 1);
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', [key, value])).toBe(-51300);
+    expect(await h.executor.systemConfig(key, h.number + 1)).toBe(before);
+  });
+
+  it('has no consensus_timeout before 2.6.0', async () => {
+    const h = await harness({ version: '2.5.0' });
+    expect(await h.executor.systemConfig('consensus_timeout', 1)).toBeUndefined();
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['consensus_timeout', '5'])).toBe(-51300);
+  });
+
+  it('answers an unknown function with -50100', async () => {
+    const h = await harness();
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'getValueByKey(string)', ['x'])).toBe(-50100);
+  });
+
+  it('accepts keccak selectors on SM chains too (guomi SDKs use SM3)', async () => {
+    const h = await harness({ suite: 'sm' });
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['tx_count_limit', '7'])).toBe(1);
+    const { encodeFunctionCall } = await import('../codec/index.js');
+    const { keccak256 } = await import('../crypto/index.js');
+    const receipt = await h.run(0, SYSTEM_CONFIG, encodeFunctionCall('setValueByKey(string,string)', ['tx_count_limit', '8'], keccak256));
+    expect(Number(decodeAbi('int256', receipt.output)[0])).toBe(1);
+    expect(await h.executor.systemConfig('tx_count_limit', h.number + 1)).toBe('8');
+  });
+});
+
+describe('Consensus 0x1003', () => {
+  it('adds and removes sealers and observers from the next block', async () => {
+    const h = await harness();
+    const [s0] = h.genesis.sealers;
+    expect(await codeOf(h, 0, CONSENSUS, 'addObserver(string)', [nodeId('a')])).toBe(1);
+    expect((await h.executor.consensusNodes(h.number)).observers).toEqual([]);
+    expect((await h.executor.consensusNodes(h.number + 1)).observers).toEqual([nodeId('a')]);
+    expect(await codeOf(h, 0, CONSENSUS, 'addSealer(string)', [nodeId('a').toUpperCase()])).toBe(1);
+    const next = await h.executor.consensusNodes(h.number + 1);
+    expect(next.sealers).toContain(nodeId('a'));
+    expect(next.observers).toEqual([]);
+    expect(next.sealers).toEqual([...next.sealers].sort());
+    expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [s0])).toBe(1);
+    expect((await h.executor.consensusNodes(h.number + 1)).sealers).not.toContain(s0);
+    expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [nodeId('b')])).toBe(0);
+  });
+
+  it('rejects an invalid node id with -51100', async () => {
+    const h = await harness();
+    expect(await codeOf(h, 0, CONSENSUS, 'addSealer(string)', ['abc'])).toBe(-51100);
+    expect(await codeOf(h, 0, CONSENSUS, 'addObserver(string)', [nodeId('g')])).toBe(-51100);
+  });
+
+  it('refuses to remove the last sealer with -51101', async () => {
+    const h = await harness({ genesis: { sealers: [nodeId('1')] } });
+    expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [nodeId('1')])).toBe(-51101);
+    expect(await codeOf(h, 0, CONSENSUS, 'addObserver(string)', [nodeId('1')])).toBe(-51101);
+    expect((await h.executor.consensusNodes(h.number + 1)).sealers).toEqual([nodeId('1')]);
+  });
+});
+
+describe('CNS 0x1004', () => {
+  it('registers names and versions and answers queries', async () => {
+    const h = await harness();
+    const address = toHex(await h.deploy(0, 'HelloWorld'));
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '1.0', address, '[]'])).toBe(1);
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '2.0', address, '[]'])).toBe(1);
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '1.0', address, '[]'])).toBe(-51200);
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', 'v'.repeat(41), address, '[]'])).toBe(-51201);
+    const all = JSON.parse(await callString(h, CNS, 'selectByName(string)', ['Hello'])) as Array<Record<string, string>>;
+    expect(all.map((r) => r.version)).toEqual(['1.0', '2.0']);
+    expect(all[0]).toEqual({ abi: '[]', address, name: 'Hello', version: '1.0' });
+    const one = await callString(h, CNS, 'selectByNameAndVersion(string,string)', ['Hello', '2.0']);
+    expect(one).toBe(`[{"abi":"[]","address":"${address}","name":"Hello","version":"2.0"}]\n`);
+    expect(await h.call(CNS, 'getContractAddress(string,string)', ['Hello', '1.0'], 'address')).toEqual([expect.stringMatching(new RegExp(address.slice(2), 'i'))]);
+    expect(await h.call(CNS, 'getContractAddress(string,string)', ['Nope', '1.0'], 'address')).toEqual(['0x0000000000000000000000000000000000000000']);
+  });
+});
+
+describe('Permission 0x1005', () => {
+  it('grants, refuses duplicates and unknowns, and lists', async () => {
+    const h = await harness();
+    const user = toHex(h.account(1).address);
+    expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['t_test', user])).toBe(1);
+    expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['t_test', user])).toBe(-51000);
+    const listed = JSON.parse(await callString(h, PERMISSION, 'queryByName(string)', ['t_test'])) as Array<Record<string, string>>;
+    expect(listed).toEqual([{ address: user, enable_num: String(h.number), table_name: '_user_t_test' }]);
+    expect(await codeOf(h, 0, PERMISSION, 'remove(string,string)', ['t_test', toHex(h.account(2).address)])).toBe(-51001);
+    expect(await codeOf(h, 1, PERMISSION, 'remove(string,string)', ['t_test', user])).toBe(1);
+    expect(JSON.parse(await callString(h, PERMISSION, 'queryByName(string)', ['t_test']))).toEqual([]);
+  });
+
+  it('guards deploys: with _sys_tables_ granted to one account, others get status 25', async () => {
+    const h = await harness();
+    const admin = toHex(h.account(0).address);
+    expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['_sys_tables_', admin])).toBe(1);
+    await h.block([]); // in force from the next block
+    await expect(h.deploy(0, 'Counter')).resolves.toBeInstanceOf(Uint8Array);
+    const other = h.account(1).address;
+    const nonce = await h.nonce(other);
+    const denied = await h.run(1, null, fromHex((await import('./exec-harness.test-helper.js')).artifact('Counter').bytecode));
+    expect(denied.status).toBe(TX_STATUS.PermissionDenied);
+    expect(await h.nonce(other)).toBe(nonce);
+  });
+
+  it('guards system tables: an account off the list gets -50000', async () => {
+    const h = await harness();
+    expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['_sys_config_', toHex(h.account(0).address)])).toBe(1);
+    await h.block([]);
+    expect(await codeOf(h, 1, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['tx_count_limit', '5'])).toBe(-50000);
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['tx_count_limit', '5'])).toBe(1);
+    // the access list itself is guarded once someone is on it
+    expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['_sys_table_access_', toHex(h.account(0).address)])).toBe(1);
+    await h.block([]);
+    expect(await codeOf(h, 1, PERMISSION, 'insert(string,string)', ['_sys_config_', toHex(h.account(1).address)])).toBe(-50000);
+  });
+
+  it('grantWrite limits who may write a contract\'s storage (status 25 for others)', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    expect(await codeOf(h, 0, PERMISSION, 'grantWrite(address,address)', [toHex(counter), toHex(h.account(0).address)])).toBe(1);
+    const perms = JSON.parse(await callString(h, PERMISSION, 'queryPermission(address)', [toHex(counter)])) as unknown[];
+    expect(perms).toHaveLength(1);
+    await h.block([]);
+    expect((await h.run(0, counter, h.callData('increment()'))).status).toBe(0);
+    const denied = await h.run(1, counter, h.callData('increment()'));
+    expect(denied.status).toBe(TX_STATUS.PermissionDenied);
+    expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([1n]);
+    expect(await codeOf(h, 0, PERMISSION, 'revokeWrite(address,address)', [toHex(counter), toHex(h.account(0).address)])).toBe(1);
+    await h.block([]);
+    expect((await h.run(1, counter, h.callData('increment()'))).status).toBe(0);
+  });
+});
+
+describe('precompile failures', () => {
+  it('a direct transaction that makes a system contract fail gets status 21 and Error(string)', async () => {
+    const h = await harness();
+    const tf = at(0x1001);
+    expect(await codeOf(h, 0, tf, 'createTable(string,string,string)', ['t_x', 'k', 'v'])).toBe(0);
+    const crud = at(0x1002);
+    const receipt = await h.run(0, crud, h.callData('insert(string,string,string,string)', ['t_x', 'a', '{"nope":"1"}', '']));
+    expect(receipt.status).toBe(TX_STATUS.PrecompiledError);
+    expect(decodeErrorString(receipt.output)).toContain('has no field "nope"');
+  });
+});

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { decodeAbi, encodeAbi, fromHex, toHex } from '../codec/index.js';
+import { harness, type Harness } from './exec-harness.test-helper.js';
+
+const CRUD = fromHex('0000000000000000000000000000000000001002');
+const TABLE_FACTORY = fromHex('0000000000000000000000000000000000001001');
+
+async function int(h: Harness, from: number, to: Uint8Array, signature: string, args: unknown[]): Promise<number> {
+  const receipt = await h.run(from, to, h.callData(signature, args));
+  expect(receipt.status, `${signature}: status`).toBe(0);
+  return Number(decodeAbi('int256', receipt.output)[0]);
+}
+
+type Rows = [string[], bigint[], string[]];
+
+describe.each(['ecdsa', 'sm'] as const)('TableUser (Table API objects) on %s', (suite) => {
+  it('creates, inserts, selects with conditions and limits, updates and removes', async () => {
+    const h = await harness({ suite });
+    const user = await h.deploy(0, 'TableUser');
+    // standard solc: the contract's own selectors are keccak; it calls the table objects with keccak too
+    const { encodeFunctionCall } = await import('../codec/index.js');
+    const { keccak256 } = await import('../crypto/index.js');
+    const data = (sig: string, args: unknown[] = []) => encodeFunctionCall(sig, args, keccak256);
+    const send = async (sig: string, args: unknown[] = []) => {
+      const r = await h.run(0, user, data(sig, args));
+      expect(r.status, sig).toBe(0);
+      return Number(decodeAbi('int256', r.output)[0]);
+    };
+    const view = async (sig: string, args: unknown[]) => {
+      const r = await h.executor.call({ from: h.account(0).address, to: user, data: data(sig, args) }, h.number);
+      expect(r.status, sig).toBe(0);
+      return decodeAbi('string[],int256[],string[]', r.output) as Rows;
+    };
+
+    expect(await send('create()')).toBe(0);
+    expect(await send('create()')).toBe(-50001); // already exists
+    for (const [id, name] of [[1n, 'apple'], [2n, 'pear'], [3n, 'plum']] as const) {
+      expect(await send('insert(string,int256,string)', ['alice', id, name])).toBe(1);
+    }
+    expect(await send('insert(string,int256,string)', ['bob', 9n, 'fig'])).toBe(1);
+
+    expect(await view('select(string)', ['alice'])).toEqual([['alice', 'alice', 'alice'], [1n, 2n, 3n], ['apple', 'pear', 'plum']]);
+    expect(await view('select(string)', ['nobody'])).toEqual([[], [], []]);
+    expect(await view('selectAbove(string,int256,int256)', ['alice', 1n, 1n])).toEqual([['alice'], [2n], ['pear']]);
+    expect(await view('selectAbove(string,int256,int256)', ['alice', 1n, 10n])).toEqual([['alice', 'alice'], [2n, 3n], ['pear', 'plum']]);
+    expect(await view('selectPage(string,int256,int256)', ['alice', 1n, 1n])).toEqual([['alice'], [2n], ['pear']]);
+
+    expect(await send('update(string,int256,string)', ['alice', 2n, 'quince'])).toBe(1);
+    expect(await send('update(string,int256,string)', ['alice', 7n, 'none'])).toBe(0);
+    expect((await view('select(string)', ['alice']))[2]).toEqual(['apple', 'quince', 'plum']);
+    expect(await send('remove(string,int256)', ['alice', 1n])).toBe(1);
+    expect((await view('select(string)', ['alice']))[1]).toEqual([2n, 3n]);
+    expect((await view('select(string)', ['bob']))[2]).toEqual(['fig']);
+  });
+});
+
+describe('Table API guards', () => {
+  it('user table writes are permission-checked (-50000 off the list)', async () => {
+    const h = await harness();
+    const user = await h.deploy(0, 'TableUser');
+    expect(await int(h, 0, user, 'create()', [])).toBe(0);
+    expect(await int(h, 0, fromHex('0000000000000000000000000000000000001005'), 'insert(string,string)', ['t_user', toHex(h.account(0).address)])).toBe(1);
+    await h.block([]);
+    expect(await int(h, 1, user, 'insert(string,int256,string)', ['x', 1n, 'y'])).toBe(-50000);
+    expect(await int(h, 0, user, 'insert(string,int256,string)', ['x', 1n, 'y'])).toBe(1);
+  });
+
+  it('createTable validates names and fields', async () => {
+    const h = await harness();
+    const create = (name: string, key: string, fields: string) => int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', [name, key, fields]);
+    expect(await create('t'.repeat(49), 'k', 'v')).toBe(-50002);
+    expect(await create('t_ok', 'k', 'v,v')).toBe(-50007);
+    expect(await create('t_ok', 'k', 'bad field')).toBe(-50008);
+    expect(await create('t_ok', 'k', 'a,b')).toBe(0);
+  });
+
+  it('openTable on a missing table gives the zero address', async () => {
+    const h = await harness();
+    const r = await h.executor.call({ from: h.account(0).address, to: TABLE_FACTORY, data: h.callData('openTable(string)', ['missing']) }, h.number);
+    expect(decodeAbi('address', r.output)).toEqual(['0x0000000000000000000000000000000000000000']);
+  });
+});
+
+describe('CRUD 0x1002', () => {
+  it('insert, select with JSON conditions and limit, update, remove, desc', async () => {
+    const h = await harness();
+    expect(await int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', ['t_crud', 'name', 'id,score'])).toBe(0);
+    for (const [id, score] of [['1', '10'], ['2', '20'], ['3', '30']]) {
+      expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_crud', 'k', JSON.stringify({ id, score }), ''])).toBe(1);
+    }
+    const select = async (cond: object) =>
+      (await h.call(CRUD, 'select(string,string,string,string)', ['t_crud', 'k', JSON.stringify(cond), ''], 'string'))[0] as string;
+    expect(JSON.parse(await select({ score: { gt: '15' } }))).toEqual([
+      { id: '2', name: 'k', score: '20' },
+      { id: '3', name: 'k', score: '30' },
+    ]);
+    expect(await select({ score: { ge: '10' }, limit: { limit: '1,1' } })).toBe('[{"id":"2","name":"k","score":"20"}]\n');
+    expect(JSON.parse(await select({ id: { ne: '2' }, score: { lt: '30' } }))).toEqual([{ id: '1', name: 'k', score: '10' }]);
+    expect(await int(h, 0, CRUD, 'update(string,string,string,string,string)', ['t_crud', 'k', '{"score":"99"}', '{"id":{"le":"2"}}', ''])).toBe(2);
+    expect(await int(h, 0, CRUD, 'remove(string,string,string,string)', ['t_crud', 'k', '{"id":{"eq":"3"}}', ''])).toBe(1);
+    expect(JSON.parse(await select({})).map((r: { score: string }) => r.score)).toEqual(['99', '99']);
+    expect(await h.call(CRUD, 'desc(string)', ['t_crud'], 'string,string')).toEqual(['name', 'id,score']);
+  });
+
+  it('reports parse errors and missing tables with FISCO codes', async () => {
+    const h = await harness();
+    expect(await int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', ['t_c', 'name', 'v'])).toBe(0);
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_c', 'k', '{oops', ''])).toBe(-51500);
+    expect(await int(h, 0, CRUD, 'remove(string,string,string,string)', ['t_c', 'k', '[1,2]', ''])).toBe(-51501);
+    expect(await int(h, 0, CRUD, 'remove(string,string,string,string)', ['t_c', 'k', '{"v":{"like":"x"}}', ''])).toBe(-51502);
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_missing', 'k', '{}', ''])).toBe(-50101);
+  });
+
+  it('works through the Crud contract, results emitted as events', async () => {
+    const h = await harness();
+    const crud = await h.deploy(0, 'Crud');
+    expect(await int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', ['t_via', 'name', 'v'])).toBe(0);
+    const r = await h.run(0, crud, h.callData('insert(string,string,string,string)', ['t_via', 'k', '{"v":"1"}', '']));
+    expect(r.status).toBe(0);
+    expect(r.logs).toHaveLength(1);
+    expect(r.logs[0]!.data.subarray(32, 64)).toEqual(encodeAbi('int256', [1n]));
+    const [rows] = (await h.call(crud, 'select(string,string,string,string)', ['t_via', 'k', '{}', ''], 'string')) as [string];
+    expect(JSON.parse(rows)).toEqual([{ name: 'k', v: '1' }]);
+  });
+});
+
+describe('TableProbe: every Entry getter/setter and Condition operator', () => {
+  it('round-trips typed fields and counts rows under each operator', async () => {
+    const h = await harness();
+    const probe = await h.deploy(0, 'TableProbe');
+    const who = '0x00000000000000000000000000000000000000aa';
+    expect(await int(h, 0, probe, 'create()', [])).toBe(0);
+    for (const [i, s] of [[-5n, 'neg'], [0n, 'zero'], [7n, 'seven']] as const) {
+      expect(await int(h, 0, probe, 'put(string,int256,uint256,string,address)', ['k', i, 2n ** 200n, s, who])).toBe(1);
+    }
+    const [i, u, s, a, b32, firstByte, lastByte] = await h.call(
+      probe,
+      'first(string)',
+      ['k'],
+      'int256,int256,string,address,bytes32,bytes1,bytes1',
+    );
+    expect([i, u, s]).toEqual([-5n, 2n ** 200n, 'neg']);
+    expect(String(a).toLowerCase()).toBe(who);
+    expect(b32).toBe(`0x${Buffer.from('neg').toString('hex').padEnd(64, '0')}`);
+    expect([firstByte, lastByte]).toEqual(['0x6e', '0x00']);
+    const count = async (op: number, iv: bigint, sv = '', av = who) =>
+      Number((await h.call(probe, 'count(string,uint8,int256,string,address)', ['k', op, iv, sv, av], 'int256'))[0]);
+    expect(await count(0, 0n)).toBe(1); // EQ i
+    expect(await count(1, 0n)).toBe(2); // NE i
+    expect(await count(2, -5n)).toBe(2); // GT i (numeric, not text, comparison)
+    expect(await count(3, 0n)).toBe(2); // GE i
+    expect(await count(4, 0n)).toBe(1); // LT i
+    expect(await count(5, 7n)).toBe(3); // LE i
+    expect(await count(6, 0n, 'seven')).toBe(1); // EQ s
+    expect(await count(7, 0n, 'seven')).toBe(2); // NE s
+    expect(await count(8, 0n, '', who)).toBe(3); // EQ a
+    expect(await count(8, 0n, '', '0x00000000000000000000000000000000000000bb')).toBe(0);
+  });
+});
