@@ -1,0 +1,16 @@
+export type {
+  NodeApi,
+  GroupApi,
+  ClientVersion,
+  PeerInfo,
+  Membership,
+  PendingTransaction,
+  SubmitResult,
+  TxRejection,
+  ConsensusStatus,
+  PbftConsensusStatus,
+  RaftConsensusStatus,
+  PbftCacheEntry,
+  SyncStatus,
+  SyncPeer,
+} from './node-api.js';
