@@ -13,6 +13,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'signature recovery/verification and transaction decode+verify rates per suite',
     load: () => import('./crypto-bench.js'),
   },
+  sim: {
+    summary: 'simulation kernel: events per second and virtual/wall time ratio of a null protocol at 4-256 nodes',
+    load: () => import('./sim-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),
