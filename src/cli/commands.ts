@@ -23,7 +23,7 @@ Example:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|cli ...]',
+    synopsis: 'bench [crypto|sim|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -32,6 +32,9 @@ Runs the named benchmarks (all when none is named) and prints their figures.
 Benchmarks:
   crypto   signature recoveries/verifications per second and full transaction
            decode+verify per second, per crypto suite, on one core
+  sim      simulation kernel events per second and virtual/wall time ratio for a
+           null protocol (all-to-all messages, one round per virtual second) at
+           4, 16, 64 and 256 nodes, plus 16 nodes with the full JSON trace on
   cli      start-up time of \`twinchain --help\` as a new process`,
     load: () => import('./bench-command.js'),
   },

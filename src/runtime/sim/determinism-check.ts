@@ -17,7 +17,7 @@ export interface DeterminismCheckOptions {
 export interface Divergence {
   /** Index of the first differing trace entry. */
   readonly index: number;
-  /** Virtual ms of that entry (from whichever run has it). */
+  /** Virtual ms and node of the earlier of the two entries: where the runs visibly part. */
   readonly time: number;
   readonly node: string | null;
   /** The entry in each run; null when that run has no entry there (it ended or went quiet). */
@@ -113,8 +113,9 @@ function compareWindows(first: Simulation<unknown>, second: Simulation<unknown>)
     if (k < a.records.length && k < b.records.length && a.lanes[2 * k] === b.lanes[2 * k] && a.lanes[2 * k + 1] === b.lanes[2 * k + 1]) continue;
     const r1 = a.records[k] ?? null;
     const r2 = b.records[k] ?? null;
-    const any = (r1 ?? r2)!;
-    return { index: a.start + k, time: any.t, node: any.node, first: r1, second: r2 };
+    // the earlier of the two entries is where the runs visibly part
+    const earlier = r1 === null ? r2! : r2 === null || r1.t <= r2.t ? r1 : r2;
+    return { index: a.start + k, time: earlier.t, node: earlier.node, first: r1, second: r2 };
   }
   return null;
 }

@@ -113,6 +113,8 @@ const LOG_RANK: Readonly<Record<LogLevel, number>> = { trace: 0, debug: 1, info:
 const RESERVED_KINDS = new Set(['add', 'boot', 'crash', 'pause', 'resume', 'skew', 'deliver', 'drop', 'timer', 'net', 'action', 'external', 'log']);
 const NODE_ID = /^[0-9a-f]{128}$/;
 const COMPACT_AT = 4096;
+/** A paced run with nothing due sleeps in chunks of this many wall ms (injections wake it early). */
+const IDLE_WAIT_MS = 60_000;
 
 interface Pacing {
   readonly wall: WallClock;
@@ -491,7 +493,7 @@ export class Simulation<H = unknown> {
         const dueWall = pacing.wallAnchor + (targetUs - pacing.virtualAnchorUs) / 1000 / rate;
         const wait = dueWall - wall.now();
         if (wait >= 1) {
-          await this.sleep(wall, wait);
+          await this.sleep(wall, Math.min(wait, IDLE_WAIT_MS));
           continue;
         }
         if (event === undefined || event.time > untilUs) {
@@ -510,15 +512,14 @@ export class Simulation<H = unknown> {
     }
   }
 
-  private sleep(wall: WallClock, ms: number): Promise<void> {
+  private async sleep(wall: WallClock, ms: number): Promise<void> {
     const controller = new AbortController();
     this.wake = () => controller.abort();
-    const slept = Number.isFinite(ms)
-      ? wall.sleep(ms, controller.signal)
-      : new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
-    return slept.finally(() => {
+    try {
+      await wall.sleep(ms, controller.signal);
+    } finally {
       this.wake = null;
-    });
+    }
   }
 
   /** Runs the synchronous part of an event: SKIPPED if it was not an event, else the handler's result. */
