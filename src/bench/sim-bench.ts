@@ -41,8 +41,15 @@ interface Measured {
   readonly virtualMs: number;
 }
 
-async function measure(nodes: number, minWallMs: number, trace?: TraceOptions): Promise<Measured> {
+async function measure(nodes: number, minWallMs: number, trace?: TraceOptions, withHook = false): Promise<Measured> {
   const sim = nullProtocolSimulation(nodes, trace);
+  if (withHook) {
+    // the shape of an invariant checker: a cheap check after every event
+    let expected = sim.eventCount;
+    sim.afterEvent((event) => {
+      if (event.index !== expected++) throw new Error(`event #${expected - 1} was skipped`);
+    });
+  }
   const roundsPerChunk = Math.max(1, Math.floor(20_000 / (nodes * nodes)));
   await sim.run({ forMs: ROUND_MS * roundsPerChunk + ROUND_MS / 2 }); // warm-up
   const events0 = sim.eventCount;
@@ -69,6 +76,7 @@ export async function run(io: BenchIo): Promise<void> {
   for (const nodes of [4, 16, 64, 256]) {
     row(`${nodes} nodes`, await measure(nodes, 1500), nodes === 16 ? TARGET_16 : undefined);
   }
+  row('16 nodes, afterEvent hook', await measure(16, 1500, undefined, true));
   let bytes = 0;
   row('16 nodes, JSON lines to a sink', await measure(16, 1500, { sink: { write: (line) => void (bytes += line.length) } }));
   const file = new TraceFileSink('/dev/null');

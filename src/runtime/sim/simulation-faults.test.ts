@@ -101,6 +101,18 @@ describe('pause and resume', () => {
     expect(sim.network.linkStats('a', 'b').dropped.total).toBe(0);
   });
 
+  it('a crash while paused drops what was waiting: messages count as node-down, injected work fails', async () => {
+    const sim = probeSimulation(['a', 'b']);
+    await sim.run({ until: 10 });
+    sim.pause('b');
+    sim.at(20, () => sim.handle('a')!.stream('b', 1, 5));
+    const work = sim.inject(() => 'never', { node: 'b' });
+    sim.at(50, () => sim.crash('b'));
+    await sim.run({ until: 100 });
+    await expect(work).rejects.toThrow('inject (external): node "b" crashed before it could run the work');
+    expect(sim.network.linkStats('a', 'b')).toMatchObject({ sent: 5, delivered: 0, inFlight: 0, dropped: { nodeDown: 5 } });
+  });
+
   it('holds injected work for a paused node until it resumes', async () => {
     const sim = probeSimulation(['a']);
     await sim.run({ until: 10 });

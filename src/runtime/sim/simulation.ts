@@ -147,7 +147,8 @@ export class Simulation<H = unknown> {
   private readonly names: string[] = [];
   private readonly byName = new Map<string, SimNode<H>>();
   private readonly byId = new Map<NodeId, SimNode<H>>();
-  private readonly hooks: Array<(event: EventView) => void | Promise<void>> = [];
+  /** Replaced, never mutated, so a hook can remove itself while the hooks run. */
+  private hooks: ReadonlyArray<(event: EventView) => void | Promise<void>> = [];
   private readonly scenarioRandom: SeededRandomness;
   private readonly logThreshold: number;
   private readonly onLog: ((node: string, line: string) => void) | undefined;
@@ -278,7 +279,13 @@ export class Simulation<H = unknown> {
     node.state = 'down';
     node.receive = null;
     node.handle = undefined;
+    const deferred = node.deferred;
     node.deferred = [];
+    for (const event of deferred) {
+      event.time = this.nowUs;
+      if (event.kind === DELIVER) this.network.dropArrival(event, 'node-down');
+      else if (event.kind === EXTERNAL) event.settle!(new SimulationError(`inject (${event.label}): node "${name}" crashed before it could run the work`));
+    }
     node.storage.crash();
     this.network.topologyChanged();
     this.trace.entry(this.nowUs, node.index, 'crash', { lostWrites });
@@ -384,10 +391,9 @@ export class Simulation<H = unknown> {
    */
   afterEvent(hook: (event: EventView) => void | Promise<void>): () => void {
     if (typeof hook !== 'function') throw new SimulationError('afterEvent: hook must be a function');
-    this.hooks.push(hook);
+    this.hooks = [...this.hooks, hook];
     return () => {
-      const i = this.hooks.indexOf(hook);
-      if (i >= 0) this.hooks.splice(i, 1);
+      this.hooks = this.hooks.filter((h) => h !== hook);
     };
   }
 
@@ -471,7 +477,10 @@ export class Simulation<H = unknown> {
       const result = this.begin(event);
       if (result === SKIPPED) continue;
       if (result !== undefined) await this.settle(event, result);
-      if (this.hooks.length > 0) await this.runHooks();
+      if (this.hooks.length > 0) {
+        const pending = this.runHooks();
+        if (pending !== undefined) await pending;
+      }
       if (stopWhen !== undefined && stopWhen(this.view)) return 'stop-when';
     }
   }
@@ -548,19 +557,37 @@ export class Simulation<H = unknown> {
     }
   }
 
-  private async runHooks(): Promise<void> {
-    for (const hook of [...this.hooks]) {
+  /** Runs the afterEvent hooks; returns a promise only if a hook was async. */
+  private runHooks(): Promise<void> | undefined {
+    const hooks = this.hooks;
+    for (let i = 0; i < hooks.length; i++) {
+      let result: unknown;
       try {
-        const result = hook(this.view);
-        if (result !== undefined) await result;
+        result = hooks[i]!(this.view);
       } catch (error) {
-        const v = this.view;
-        throw new SimulationError(
-          `afterEvent hook failed after event #${v.index} (${v.kind}${v.node === null ? '' : ` on ${v.node}`} at t=${v.time} ms): ${messageOf(error)}`,
-          { cause: error },
-        );
+        throw this.hookError(error);
       }
+      if (result !== undefined && typeof (result as PromiseLike<void>).then === 'function') return this.finishHooks(result, hooks, i + 1);
     }
+    return undefined;
+  }
+
+  private async finishHooks(pending: unknown, hooks: ReadonlyArray<(event: EventView) => void | Promise<void>>, next: number): Promise<void> {
+    try {
+      await pending;
+      for (let i = next; i < hooks.length; i++) await hooks[i]!(this.view);
+    } catch (error) {
+      throw this.hookError(error);
+    }
+  }
+
+  private hookError(error: unknown): SimulationError {
+    if (error instanceof SimulationError && error.message.startsWith('afterEvent hook failed')) return error;
+    const v = this.view;
+    return new SimulationError(
+      `afterEvent hook failed after event #${v.index} (${v.kind}${v.node === null ? '' : ` on ${v.node}`} at t=${v.time} ms): ${messageOf(error)}`,
+      { cause: error },
+    );
   }
 
   private dispatch(event: SimEvent): unknown {

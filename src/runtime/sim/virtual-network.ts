@@ -383,6 +383,11 @@ export class VirtualNetwork {
     this.host.schedule(event);
   }
 
+  /** @internal Drops a delivery that will never arrive (e.g. deferred for a node that then crashed). */
+  dropArrival(event: SimEvent, cause: 'partition' | 'node-down' | 'no-handler'): void {
+    this.dropInFlight(event, event.link!, cause);
+  }
+
   private dropInFlight(event: SimEvent, link: Link, cause: 'partition' | 'node-down' | 'no-handler'): undefined {
     link.inFlight--;
     if (cause === 'partition') link.droppedPartition++;
