@@ -224,6 +224,19 @@ describe('logs and node trace events', () => {
     ]);
   });
 
+  it('takes scenario-level entries into the same trace', async () => {
+    const sim = new Simulation({ seed: 'notes', trace: { keep: true } });
+    sim.addNode('n', () => undefined);
+    sim.at(5, () => sim.traceEvent('invariant', { ok: true }));
+    sim.at(6, () => sim.traceEvent('workload', { txs: 3 }, 'n'));
+    await sim.run({ until: 10 });
+    expect(sim.trace.records.filter((r) => r.kind !== 'action').slice(-2)).toEqual([
+      { i: 3, t: 5, node: null, kind: 'invariant', fields: { ok: true } },
+      { i: 5, t: 6, node: 'n', kind: 'workload', fields: { txs: 3 } },
+    ]);
+    expect(() => sim.traceEvent('crash', {})).toThrow('traceEvent: kind must be a non-empty string not reserved by the simulator (got "crash")');
+  });
+
   it('refuses reserved kinds and fields that cannot be encoded', async () => {
     for (const [emit, message] of [
       [(env: Env) => env.trace.event('deliver', {}), 'n: trace event kind "deliver" is reserved by the simulator'],

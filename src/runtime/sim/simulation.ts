@@ -380,6 +380,23 @@ export class Simulation<H = unknown> {
     });
   }
 
+  /**
+   * Adds a scenario-level entry to the trace (a workload step, an invariant verdict), about a node
+   * or about nothing in particular. Fields must be encodable as canonical JSON.
+   */
+  traceEvent(kind: string, fields: Readonly<Record<string, unknown>>, node?: string): void {
+    const index = node === undefined ? -1 : this.get(node, 'traceEvent').index;
+    if (typeof kind !== 'string' || kind === '' || RESERVED_KINDS.has(kind)) {
+      throw new SimulationError(`traceEvent: kind must be a non-empty string not reserved by the simulator (got ${JSON.stringify(kind)})`);
+    }
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new SimulationError(`traceEvent("${kind}"): fields must be an object`);
+    try {
+      this.trace.entry(this.nowUs, index, kind, fields);
+    } catch (error) {
+      throw new SimulationError(`traceEvent("${kind}"): ${messageOf(error)}`);
+    }
+  }
+
   /** A scenario-level random stream (workloads, fault schedules), derived from (seed, "scenario", name). */
   random(name: string): Rng {
     return this.scenarioRandom.stream(name);
