@@ -42,6 +42,7 @@ describe('scheduler', () => {
       log.push(`${name} end`);
     };
     sim.addNode('n', (env: Env) => {
+      env.clock.setTimer(1, () => null as never); // plain JavaScript may return null: not a promise
       env.clock.setTimer(1, () => slow('timer1'));
       env.clock.setTimer(1, () => slow('timer2'));
       return undefined;

@@ -272,6 +272,7 @@ export class Simulation<H = unknown> {
     if (node.state === 'down') throw new SimulationError(`crash("${name}"): the node is already down`);
     let lostWrites = 0;
     for (const store of node.storage.names) lostWrites += node.storage.openSync(store).unsyncedWrites;
+    this.trace.entry(this.nowUs, node.index, 'crash', { lostWrites });
     if (node.life) node.life.alive = false;
     if (node.pendingBoot) node.pendingBoot.cancelled = true;
     node.life = null;
@@ -288,7 +289,6 @@ export class Simulation<H = unknown> {
     }
     node.storage.crash();
     this.network.topologyChanged();
-    this.trace.entry(this.nowUs, node.index, 'crash', { lostWrites });
   }
 
   /** Boots a crashed node again (as an event now), from what its disk held durably. */
@@ -563,7 +563,7 @@ export class Simulation<H = unknown> {
     view.time = event.time / 1000;
     view.kind = eventKindNames[event.kind]!;
     view.node = event.node === null ? null : event.node.name;
-    return result !== undefined && typeof (result as PromiseLike<unknown>).then === 'function' ? result : undefined;
+    return isThenable(result) ? result : undefined;
   }
 
   private async settle(event: SimEvent, result: unknown): Promise<void> {
@@ -584,7 +584,7 @@ export class Simulation<H = unknown> {
       } catch (error) {
         throw this.hookError(error);
       }
-      if (result !== undefined && typeof (result as PromiseLike<void>).then === 'function') return this.finishHooks(result, hooks, i + 1);
+      if (isThenable(result)) return this.finishHooks(result, hooks, i + 1);
     }
     return undefined;
   }
@@ -656,7 +656,7 @@ export class Simulation<H = unknown> {
     this.network.topologyChanged();
     this.trace.entry(event.time, node.index, 'boot', { incarnation: life.number });
     const result = node.boot(createNodeEnv(this.host, node, life));
-    if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<H>).then === 'function') {
+    if (isThenable(result)) {
       return (result as PromiseLike<H>).then((handle) => {
         if (life.alive) node.handle = handle;
       });
@@ -684,10 +684,10 @@ export class Simulation<H = unknown> {
     try {
       result = event.work!();
     } catch (error) {
-      settle(error);
+      settle(error ?? new Error('injected work threw undefined'));
       return undefined;
     }
-    if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
+    if (isThenable(result)) {
       return (result as PromiseLike<unknown>).then(
         (value) => settle(undefined, value),
         (error: unknown) => settle(error ?? new Error('injected work rejected')),
@@ -840,6 +840,10 @@ export class Simulation<H = unknown> {
     if (pace !== undefined && (typeof pace !== 'object' || pace === null)) throw new SimulationError('run: pace must be an object { rate?, wall? }');
     return { untilUs, maxEvents: maxEvents ?? Infinity, stopWhen };
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== undefined && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 function messageOf(error: unknown): string {
