@@ -27,9 +27,12 @@ describe('scheduler', () => {
     sim.at(5, () => void order.push('5/first'));
     sim.at(0, () => void order.push(`0 (booted: ${sim.node('a').state}, ${sim.node('b').state})`));
     sim.at(5, () => void order.push('5/second'));
-    sim.at(2.5, () => void order.push('2.5'));
+    sim.at(2.5, () => {
+      order.push('2.5');
+      sim.after(2.5, () => void order.push('5/third (after)'));
+    });
     await sim.run({ until: 10 });
-    expect(order).toEqual(['0 (booted: up, up)', '2.5', '5/first', '5/second']);
+    expect(order).toEqual(['0 (booted: up, up)', '2.5', '5/first', '5/second', '5/third (after)']);
   });
 
   it('runs each handler to completion, all its promises awaited, before the next event', async () => {

@@ -18,6 +18,17 @@ describe('trace', () => {
     expect(lines.slice(1)).toEqual(kept.trace.records.map(formatTraceRecord));
   });
 
+  it('two runs of the same seed write byte-identical traces', async () => {
+    const text = async () => {
+      const lines: string[] = [];
+      await busyScenario('bytes', { trace: { sink: { write: (line) => void lines.push(line) } } }).run({ until: 1500 });
+      return lines.join('\n');
+    };
+    const first = await text();
+    expect(first.length).toBeGreaterThan(10_000);
+    expect(await text()).toBe(first);
+  });
+
   it('writes canonical JSON lines: a start header with the seed, then one entry per line', async () => {
     const lines: string[] = [];
     const sim = busyScenario('lines', { trace: { sink: { write: (line) => void lines.push(line) } } });
