@@ -17,6 +17,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'transactions per second through the block executor next to raw evm.runCall',
     load: () => import('./exec-bench.js'),
   },
+  sim: {
+    summary: 'simulation kernel: events per second and virtual/wall time ratio of a null protocol at 4-256 nodes',
+    load: () => import('./sim-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),

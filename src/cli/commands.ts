@@ -23,7 +23,7 @@ Example:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|cli ...]',
+    synopsis: 'bench [crypto|exec|sim|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -35,6 +35,9 @@ Benchmarks:
   exec     transactions per second through the block executor (blocks of 1,000
            signed HelloWorld set calls, commit and state root per block) next to
            raw evm.runCall on the same calls
+  sim      simulation kernel events per second and virtual/wall time ratio for a
+           null protocol (all-to-all messages, one round per virtual second) at
+           4, 16, 64 and 256 nodes, plus 16 nodes with the full JSON trace on
   cli      start-up time of \`twinchain --help\` as a new process`,
     load: () => import('./bench-command.js'),
   },

@@ -1,0 +1,477 @@
+import type { NodeId } from '../env.js';
+import { hashBytes } from './fold-hash.js';
+import { Link, type DropCounts, type LinkStats } from './link.js';
+import { defaultLinkConfig, patchLinkConfig, sampleLatencyUs, type LinkConfig } from './link-config.js';
+import { SeededRng, deriveSeed } from './seeded-rng.js';
+import { DELIVER, SimEvent } from './sim-event.js';
+import type { SimNode } from './sim-node.js';
+import { SimulationError } from './simulation-error.js';
+import type { Trace } from './trace.js';
+
+/** What the network needs from the simulation. */
+export interface NetworkHost {
+  readonly seed: string;
+  readonly trace: Trace;
+  nowUs(): number;
+  schedule(event: SimEvent): void;
+  nodeByName(name: string, where: string): SimNode;
+  nodeById(id: NodeId): SimNode | undefined;
+  allNodes(): readonly SimNode[];
+}
+
+/** One node name or several. */
+export type NodeNames = string | readonly string[];
+
+/** A partition in force; give it to `heal` to lift it alone. */
+export interface Partition {
+  readonly id: number;
+  /** For traces and messages, e.g. "node0,node1 | node2,node3" or "node0 -> node1". */
+  readonly description: string;
+}
+
+/** Traffic of one node, summed over its links. */
+export interface NodeTrafficStats {
+  readonly name: string;
+  /** Messages it sent, to any known node. */
+  readonly sent: number;
+  /** Messages (and copies) its receive handler got. */
+  readonly received: number;
+  /** Its messages dropped, by cause. */
+  readonly droppedOutbound: DropCounts;
+  /** Messages to it dropped, by cause. */
+  readonly droppedInbound: DropCounts;
+  /** Sends to an address no node has. */
+  readonly unroutable: number;
+}
+
+/** Traffic of the whole network. */
+export interface TrafficTotals {
+  readonly sent: number;
+  readonly delivered: number;
+  readonly duplicated: number;
+  readonly inFlight: number;
+  readonly dropped: DropCounts;
+  readonly unroutable: number;
+}
+
+/** Returned by `arrive` when the delivery was put off (clog, paused receiver): not an event yet. */
+export const DEFERRED: unique symbol = Symbol('deferred');
+export type Deferred = typeof DEFERRED;
+
+interface PartitionState extends Partition {
+  readonly links: Link[];
+}
+
+const NO_DROPS: DropCounts = Object.freeze({ loss: 0, partition: 0, queueFull: 0, nodeDown: 0, noHandler: 0, total: 0 });
+
+/**
+ * The virtual network: directed links with latency, jitter, loss, duplication, reordering and
+ * queue limits, plus partitions (symmetric and one-way) and clogs, all changeable at any virtual
+ * time. Each link draws from its own random stream (seed, "network", from, to), a fixed nine
+ * draws per message, so changing one link's settings or adding a node never shifts another
+ * link's draws.
+ *
+ * Settings changes apply to messages sent afterwards; partitions and clogs also act on messages
+ * already in flight (a partition drops them at arrival, a clog holds them until it ends).
+ */
+export class VirtualNetwork {
+  private defaultConfig: LinkConfig = defaultLinkConfig;
+  private version = 0;
+  private topology = 0;
+  private readonly active: PartitionState[] = [];
+  private nextPartitionId = 1;
+  private lastPayload: Uint8Array | null = null;
+  private lastHash = 0;
+
+  /** @internal created by the Simulation */
+  constructor(
+    private readonly host: NetworkHost,
+    defaults?: Partial<LinkConfig>,
+  ) {
+    if (defaults) this.defaultConfig = patchLinkConfig(defaultLinkConfig, defaults, 'network defaults');
+  }
+
+  /** The settings of links without their own. */
+  get defaults(): LinkConfig {
+    return this.defaultConfig;
+  }
+
+  /** Changes the default settings (merged into the current ones) for every link without its own. */
+  setDefaults(patch: Partial<LinkConfig>): void {
+    this.defaultConfig = patchLinkConfig(this.defaultConfig, patch, 'network.setDefaults');
+    this.version++;
+    this.traceChange({ op: 'defaults', settings: patch });
+  }
+
+  /**
+   * Gives the links from each of `from` to each of `to` their own settings, merged into what they
+   * already had; `null` returns them to the defaults.
+   */
+  setLink(from: NodeNames, to: NodeNames, patch: Partial<LinkConfig> | null): void {
+    const where = 'network.setLink';
+    for (const link of this.linksBetween(from, to, where)) {
+      if (patch === null) link.override = null;
+      else {
+        const merged = { ...link.override, ...patch };
+        patchLinkConfig(this.defaultConfig, merged, `${where}(${link.from.name} -> ${link.to.name})`);
+        link.override = merged;
+      }
+      link.configVersion = -1;
+    }
+    this.traceChange({ op: 'link', from, to, settings: patch });
+  }
+
+  /** The settings a message from `from` to `to` would get now. */
+  linkConfig(from: string, to: string): LinkConfig {
+    return this.refresh(this.link(this.host.nodeByName(from, 'network.linkConfig'), this.host.nodeByName(to, 'network.linkConfig')));
+  }
+
+  /**
+   * Cuts every link between nodes of different groups, both ways. Nodes in no group keep all
+   * their links. Messages across the cut are dropped, including those already in flight.
+   */
+  partition(groups: readonly (readonly string[])[]): Partition {
+    const where = 'network.partition';
+    if (!Array.isArray(groups) || groups.length < 2) throw new SimulationError(`${where}: needs at least two groups of node names`);
+    const members = groups.map((g) => this.resolve(g, where));
+    const seen = new Set<SimNode>();
+    for (const node of members.flat()) {
+      if (seen.has(node)) throw new SimulationError(`${where}: node "${node.name}" is in more than one group`);
+      seen.add(node);
+    }
+    const links: Link[] = [];
+    members.forEach((a, i) =>
+      members.forEach((b, j) => {
+        if (i !== j) for (const x of a) for (const y of b) links.push(this.link(x, y));
+      }),
+    );
+    const description = members.map((g) => g.map((n) => n.name).join(',')).join(' | ');
+    return this.cut(links, description, { op: 'partition', groups });
+  }
+
+  /** Cuts the links from each of `from` to each of `to`, in that direction only. */
+  partitionOneWay(from: NodeNames, to: NodeNames): Partition {
+    const links = this.linksBetween(from, to, 'network.partitionOneWay');
+    const description = `${[from].flat().join(',')} -> ${[to].flat().join(',')}`;
+    return this.cut(links, description, { op: 'partition-one-way', from, to });
+  }
+
+  /** Cuts one node off from every other node, both ways. */
+  isolate(name: string): Partition {
+    const others = this.host.allNodes().filter((n) => n.name !== name).map((n) => n.name);
+    this.host.nodeByName(name, 'network.isolate');
+    if (others.length === 0) throw new SimulationError(`network.isolate: "${name}" is the only node`);
+    return this.partition([[name], others]);
+  }
+
+  /** Lifts one partition, or all of them when none is given. Healing a healed partition does nothing. */
+  heal(partition?: Partition): void {
+    const lifted = partition === undefined ? [...this.active] : this.active.filter((p) => p.id === partition.id);
+    for (const p of lifted) {
+      for (const link of p.links) link.blocked--;
+      this.active.splice(this.active.indexOf(p), 1);
+    }
+    if (lifted.length > 0) {
+      this.topology++;
+      this.traceChange({ op: 'heal', partitions: lifted.map((p) => p.id) });
+    }
+  }
+
+  /** Partitions in force. */
+  get partitions(): readonly Partition[] {
+    return this.active.map(({ id, description }) => ({ id, description }));
+  }
+
+  /** Holds every message between `a` and `b` (both ways) for `durationMs`: nothing is lost, all arrive late. */
+  clog(a: NodeNames, b: NodeNames, durationMs: number): void {
+    this.clogLinks([...this.linksBetween(a, b, 'network.clog'), ...this.linksBetween(b, a, 'network.clog')], durationMs, 'network.clog');
+    this.traceChange({ op: 'clog', a, b, durationMs });
+  }
+
+  /** Holds messages from each of `from` to each of `to` for `durationMs`. */
+  clogOneWay(from: NodeNames, to: NodeNames, durationMs: number): void {
+    this.clogLinks(this.linksBetween(from, to, 'network.clogOneWay'), durationMs, 'network.clogOneWay');
+    this.traceChange({ op: 'clog-one-way', from, to, durationMs });
+  }
+
+  /** Whether a partition cuts `from` -> `to` now. */
+  isCut(from: string, to: string): boolean {
+    return (this.existingLink(from, to, 'network.isCut')?.blocked ?? 0) > 0;
+  }
+
+  /** Whether a clog holds `from` -> `to` now. */
+  isClogged(from: string, to: string): boolean {
+    const link = this.existingLink(from, to, 'network.isClogged');
+    return link !== undefined && link.clogUntil > this.host.nowUs();
+  }
+
+  linkStats(from: string, to: string): LinkStats {
+    const link = this.existingLink(from, to, 'network.linkStats');
+    if (link) return link.stats();
+    return { from, to, sent: 0, delivered: 0, duplicated: 0, inFlight: 0, dropped: NO_DROPS };
+  }
+
+  /** Counters of every link that has been used or configured. */
+  allLinkStats(): LinkStats[] {
+    const out: LinkStats[] = [];
+    for (const node of this.host.allNodes()) for (const link of node.out) if (link) out.push(link.stats());
+    return out;
+  }
+
+  nodeStats(name: string): NodeTrafficStats {
+    const node = this.host.nodeByName(name, 'network.nodeStats');
+    const outbound = node.out.filter((l): l is Link => l !== undefined).map((l) => l.stats());
+    const inbound = this.host
+      .allNodes()
+      .map((n) => n.out[node.index])
+      .filter((l): l is Link => l !== undefined)
+      .map((l) => l.stats());
+    return {
+      name,
+      sent: sum(outbound, (s) => s.sent),
+      received: sum(inbound, (s) => s.delivered),
+      droppedOutbound: sumDrops(outbound),
+      droppedInbound: sumDrops(inbound),
+      unroutable: node.unroutable,
+    };
+  }
+
+  totals(): TrafficTotals {
+    const all = this.allLinkStats();
+    return {
+      sent: sum(all, (s) => s.sent),
+      delivered: sum(all, (s) => s.delivered),
+      duplicated: sum(all, (s) => s.duplicated),
+      inFlight: sum(all, (s) => s.inFlight),
+      dropped: sumDrops(all),
+      unroutable: sum(this.host.allNodes(), (n) => n.unroutable),
+    };
+  }
+
+  /** @internal Node ids `node` has a working connection to: live peers with neither direction cut. */
+  connectedPeers(node: SimNode): NodeId[] {
+    const version = this.topology;
+    if (node.peersCache === null || node.peersVersion !== version) {
+      const peers: NodeId[] = [];
+      for (const peer of this.host.allNodes()) {
+        if (peer === node || (peer.state !== 'up' && peer.state !== 'paused')) continue;
+        if ((node.out[peer.index]?.blocked ?? 0) > 0 || (peer.out[node.index]?.blocked ?? 0) > 0) continue;
+        peers.push(peer.nodeId);
+      }
+      node.peersCache = peers;
+      node.peersVersion = version;
+    }
+    return node.peersCache.slice();
+  }
+
+  /** @internal The hot path of Transport.send. */
+  transmit(from: SimNode, to: NodeId, payload: Uint8Array): void {
+    if (!(payload instanceof Uint8Array)) {
+      throw new TypeError(`${from.name}: Transport.send needs the payload as a Uint8Array (got ${describe(payload)})`);
+    }
+    const host = this.host;
+    const now = host.nowUs();
+    const dest = host.nodeById(to);
+    if (dest === undefined) {
+      from.unroutable++;
+      host.trace.drop(now, from.index, -1, 'unknown-peer', payload.length, now, String(to));
+      return;
+    }
+    const link = from.out[dest.index] ?? this.link(from, dest);
+    const config = link.configVersion === this.version ? link.config : this.refresh(link);
+    const rng = link.rng;
+    const uLoss = rng.next();
+    const u1 = rng.next();
+    const u2 = rng.next();
+    const uJitter = rng.next();
+    const uReorder = rng.next();
+    const uReorderDelay = rng.next();
+    const uDuplicate = rng.next();
+    const uCopy1 = rng.next();
+    const uCopy2 = rng.next();
+    link.sent++;
+    const bytes = payload.length;
+    if (link.blocked > 0) {
+      link.droppedPartition++;
+      host.trace.drop(now, from.index, dest.index, 'partition', bytes, now);
+      return;
+    }
+    if (dest.state === 'down') {
+      link.droppedNodeDown++;
+      host.trace.drop(now, from.index, dest.index, 'node-down', bytes, now);
+      return;
+    }
+    if (config.queueCapacity !== null && link.inFlight >= config.queueCapacity) {
+      link.droppedQueueFull++;
+      host.trace.drop(now, from.index, dest.index, 'queue-full', bytes, now);
+      return;
+    }
+    if (uLoss < config.lossRate) {
+      link.droppedLoss++;
+      host.trace.drop(now, from.index, dest.index, 'loss', bytes, now);
+      return;
+    }
+    if (payload !== this.lastPayload) {
+      this.lastPayload = payload;
+      this.lastHash = hashBytes(payload);
+    }
+    // a message to a node that is still booting is for the incarnation about to start
+    const incarnation = dest.state === 'booting' ? dest.incarnation + 1 : dest.incarnation;
+    let at = now + sampleLatencyUs(config.latency, u1, u2) + Math.floor(uJitter * config.jitterMs * 1000);
+    if (uReorder < config.reorderRate) {
+      at += Math.floor(uReorderDelay * config.reorderDelayMs * 1000);
+    } else {
+      if (at < link.fifoUntil) at = link.fifoUntil;
+      link.fifoUntil = at;
+    }
+    this.scheduleDelivery(link, from, dest, incarnation, payload, now, at, false);
+    if (uDuplicate < config.duplicateRate) {
+      link.duplicated++;
+      const copyAt = now + sampleLatencyUs(config.latency, uCopy1, uCopy2) + Math.floor(uJitter * config.jitterMs * 1000);
+      this.scheduleDelivery(link, from, dest, incarnation, payload, now, copyAt, true);
+    }
+  }
+
+  /**
+   * @internal A delivery event came due. Returns the receive handler's result, or DEFERRED when the
+   * delivery was put off (clog, paused receiver) and is not an event yet.
+   */
+  arrive(event: SimEvent): void | Promise<void> | typeof DEFERRED {
+    const link = event.link!;
+    const dest = event.node!;
+    const now = event.time;
+    if (link.blocked > 0) return this.dropInFlight(event, link, 'partition');
+    if (link.clogUntil > now) {
+      event.time = link.clogUntil;
+      this.host.schedule(event);
+      return DEFERRED;
+    }
+    if (dest.incarnation !== event.incarnation || (dest.state !== 'up' && dest.state !== 'paused')) {
+      return this.dropInFlight(event, link, 'node-down');
+    }
+    if (dest.state === 'paused') {
+      dest.deferred.push(event);
+      return DEFERRED;
+    }
+    const handler = dest.receive;
+    if (handler === null) return this.dropInFlight(event, link, 'no-handler');
+    link.inFlight--;
+    link.delivered++;
+    const payload = event.payload!;
+    this.host.trace.deliver(now, dest.index, link.from.index, payload.length, event.payloadHash, event.sentAt, event.duplicate);
+    return handler(link.from.nodeId, payload);
+  }
+
+  /** @internal A node changed state (booted, crashed): connected peers must be recomputed. */
+  topologyChanged(): void {
+    this.topology++;
+  }
+
+  private scheduleDelivery(link: Link, from: SimNode, dest: SimNode, incarnation: number, payload: Uint8Array, now: number, at: number, copy: boolean): void {
+    const event = new SimEvent();
+    event.kind = DELIVER;
+    event.time = at;
+    event.node = dest;
+    event.incarnation = incarnation;
+    event.from = from;
+    event.link = link;
+    event.payload = payload;
+    event.payloadHash = this.lastHash;
+    event.sentAt = now;
+    event.duplicate = copy;
+    link.inFlight++;
+    this.host.schedule(event);
+  }
+
+  /** @internal Drops a delivery that will never arrive (e.g. deferred for a node that then crashed). */
+  dropArrival(event: SimEvent, cause: 'partition' | 'node-down' | 'no-handler'): void {
+    this.dropInFlight(event, event.link!, cause);
+  }
+
+  private dropInFlight(event: SimEvent, link: Link, cause: 'partition' | 'node-down' | 'no-handler'): undefined {
+    link.inFlight--;
+    if (cause === 'partition') link.droppedPartition++;
+    else if (cause === 'node-down') link.droppedNodeDown++;
+    else link.droppedNoHandler++;
+    this.host.trace.drop(event.time, link.from.index, link.to.index, cause, event.payload!.length, event.sentAt);
+    return undefined;
+  }
+
+  private cut(links: Link[], description: string, fields: Record<string, unknown>): Partition {
+    const state: PartitionState = { id: this.nextPartitionId++, description, links };
+    for (const link of links) link.blocked++;
+    this.active.push(state);
+    this.topology++;
+    this.traceChange({ ...fields, id: state.id });
+    return { id: state.id, description };
+  }
+
+  private clogLinks(links: Link[], durationMs: number, where: string): void {
+    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs < 0) {
+      throw new SimulationError(`${where}: durationMs must be a finite number ≥ 0 (got ${String(durationMs)})`);
+    }
+    const until = this.host.nowUs() + Math.round(durationMs * 1000);
+    for (const link of links) if (link.clogUntil < until) link.clogUntil = until;
+  }
+
+  private refresh(link: Link): LinkConfig {
+    link.config = link.override ? patchLinkConfig(this.defaultConfig, link.override, 'link settings') : this.defaultConfig;
+    link.configVersion = this.version;
+    return link.config;
+  }
+
+  private link(from: SimNode, to: SimNode): Link {
+    let link = from.out[to.index];
+    if (!link) {
+      link = new Link(from, to, new SeededRng(deriveSeed(this.host.seed, ['network', from.name, to.name])));
+      from.out[to.index] = link;
+    }
+    return link;
+  }
+
+  private existingLink(from: string, to: string, where: string): Link | undefined {
+    return this.host.nodeByName(from, where).out[this.host.nodeByName(to, where).index];
+  }
+
+  private resolve(names: NodeNames, where: string): SimNode[] {
+    const list = typeof names === 'string' ? [names] : names;
+    if (!Array.isArray(list)) throw new SimulationError(`${where}: expected a node name or a list of names (got ${describe(names)})`);
+    return list.map((name: string) => this.host.nodeByName(name, where));
+  }
+
+  private linksBetween(from: NodeNames, to: NodeNames, where: string): Link[] {
+    const sources = this.resolve(from, where);
+    const targets = this.resolve(to, where);
+    const links: Link[] = [];
+    for (const a of sources) for (const b of targets) if (a !== b) links.push(this.link(a, b));
+    return links;
+  }
+
+  private traceChange(fields: Record<string, unknown>): void {
+    this.host.trace.entry(this.host.nowUs(), -1, 'net', fields);
+  }
+}
+
+function sum<T>(items: readonly T[], pick: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += pick(item);
+  return total;
+}
+
+function sumDrops(stats: readonly LinkStats[]): DropCounts {
+  return {
+    loss: sum(stats, (s) => s.dropped.loss),
+    partition: sum(stats, (s) => s.dropped.partition),
+    queueFull: sum(stats, (s) => s.dropped.queueFull),
+    nodeDown: sum(stats, (s) => s.dropped.nodeDown),
+    noHandler: sum(stats, (s) => s.dropped.noHandler),
+    total: sum(stats, (s) => s.dropped.total),
+  };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return (value as object).constructor?.name ?? 'an object';
+  return typeof value;
+}
