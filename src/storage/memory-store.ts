@@ -67,6 +67,11 @@ export class MemoryStore implements KvStore {
     this.closed = true;
   }
 
+  /** Open again after close(), as a process reopens its database (the data is kept). */
+  reopen(): void {
+    this.closed = false;
+  }
+
   /** Simulated crash: forget every write since the last sync. The store stays usable (it models the disk). */
   crash(): void {
     this.pending.clear();
@@ -116,6 +121,7 @@ export class MemoryStoreFactory implements KvStoreFactory {
       store = new MemoryStore();
       this.stores.set(name, store);
     }
+    store.reopen();
     return store;
   }
 

@@ -92,6 +92,14 @@ describe('MemoryStore durability', () => {
     expect(await again.get(b('u'))).toBeUndefined();
   });
 
+  it('the factory reopens a closed store with its data', async () => {
+    const factory = new MemoryStoreFactory();
+    const a = await factory.open('g');
+    await a.batch([{ type: 'put', key: b('k'), value: b('v') }], { sync: true });
+    await a.close();
+    expect(s(await (await factory.open('g')).get(b('k')))).toBe('v');
+  });
+
   it('refuses use after close', async () => {
     const store = new MemoryStore();
     await store.close();
