@@ -1,0 +1,328 @@
+import seedrandom from 'seedrandom';
+import { describe, expect, it } from 'vitest';
+import { concatBytes, toHex } from '../../codec/index.js';
+import { keccak256 } from '../../crypto/index.js';
+import { encodeProposal, type Proposal } from '../proposal.js';
+import type { PbftMessage } from './pbft-messages.js';
+import { Pbft, type CommitDecision, type PbftHead, type PbftLock, type PbftOutput } from './pbft.js';
+
+const ids = [1, 2, 3, 4, 5, 6, 7].map((i) => new Uint8Array(64).fill(i));
+const T0 = 1_000_000;
+
+/** A tiny event-driven harness: nodes, a message queue with delays, executions that take time. */
+class Net {
+  readonly nodes: Pbft[];
+  readonly committed: Array<Array<CommitDecision & { at: number }>>;
+  readonly locks: Array<PbftLock | null>;
+  readonly down = new Set<number>();
+  readonly events: Array<{ node: number; kind: string; fields: Record<string, unknown> }> = [];
+  private queue: Array<{ at: number; seq: number; run: () => void }> = [];
+  private seq = 0;
+  private timers: Array<number | undefined>;
+  now = T0;
+  heads: PbftHead[];
+  /** Timestamps of executed proposals by block hash: a committed head takes its block's timestamp. */
+  private readonly stamps = new Map<string, number>();
+
+  constructor(
+    readonly n: number,
+    private readonly rng: () => number = () => 0.5,
+    private readonly opts: { loss?: number; maxDelay?: number; txs?: number } = {},
+  ) {
+    const sealers = ids.slice(0, n);
+    const genesis: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
+    this.heads = Array.from({ length: n }, () => genesis);
+    this.nodes = sealers.map(
+      (_, i) => new Pbft({ sealers, selfIndex: i, viewTimeoutMs: 3000, txCountLimit: 1000 }, genesis, T0, (h) => concatBytes(Uint8Array.of(i), h)),
+    );
+    this.committed = sealers.map(() => []);
+    this.locks = sealers.map(() => null);
+    this.timers = sealers.map(() => undefined);
+    this.nodes.forEach((node, i) => this.handle(i, node.start(T0)));
+    this.nodes.forEach((_, i) => this.schedule(500, () => this.syncTick(i)));
+    this.nodes.forEach((_, i) => this.schedule(1000, () => this.resendTick(i)));
+  }
+
+  private resendTick(i: number) {
+    this.handle(i, this.nodes[i]!.resend());
+    this.schedule(1000, () => this.resendTick(i));
+  }
+
+  /** Stand-in for block sync: a node behind takes the next block others committed. */
+  private syncTick(i: number) {
+    if (!this.down.has(i)) {
+      const mine = this.committed[i]!.length;
+      const source = this.committed.find((list) => list.length > mine);
+      if (source) {
+        const block = source[mine]!;
+        this.committed[i]!.push({ ...block, at: this.now });
+        const head: PbftHead = { height: block.height, hash: block.blockHash, timestamp: this.stamps.get(toHex(block.blockHash))! };
+        this.heads[i] = head;
+        this.handle(i, this.nodes[i]!.onCommitted(head, { sealers: ids.slice(0, this.n), selfIndex: i, viewTimeoutMs: 3000, txCountLimit: 1000 }, this.now));
+      }
+    }
+    this.schedule(500, () => this.syncTick(i));
+  }
+
+  private schedule(delay: number, run: () => void) {
+    this.queue.push({ at: this.now + delay, seq: this.seq++, run });
+  }
+
+  private delay(): number {
+    return 1 + Math.floor(this.rng() * (this.opts.maxDelay ?? 10));
+  }
+
+  handle(i: number, out: PbftOutput) {
+    if (this.down.has(i)) return;
+    for (const e of out.events) this.events.push({ node: i, ...e });
+    if (out.persistLock !== undefined) this.locks[i] = out.persistLock;
+    for (const message of out.broadcast) this.broadcast(i, message);
+    if (out.viewTimerAt !== undefined) {
+      const at = out.viewTimerAt;
+      this.timers[i] = at;
+      this.queue.push({ at, seq: this.seq++, run: () => this.timers[i] === at && this.handle(i, this.nodes[i]!.onTimeout(this.now)) });
+    }
+    if (out.execute) {
+      const { height, view, proposal } = out.execute;
+      this.stamps.set(toHex(blockHashOf(proposal)), proposal.timestamp);
+      this.schedule(this.delay(), () => this.handle(i, this.nodes[i]!.onExecuted(height, view, blockHashOf(proposal))));
+    }
+    if (out.wantProposal) {
+      const { height, view } = out.wantProposal;
+      this.schedule(this.delay(), () => {
+        const txs = this.opts.txs ?? 1;
+        const node = this.nodes[i]!;
+        if (txs === 0) this.handle(i, node.emptyBlock(this.now));
+        else this.handle(i, node.propose(proposalFor(this.heads[i]!, i, view, this.now, this.n, txs), this.now));
+        void height;
+      });
+    }
+    if (out.commit) {
+      const decision = out.commit;
+      this.committed[i]!.push({ ...decision, at: this.now });
+      const head: PbftHead = { height: decision.height, hash: decision.blockHash, timestamp: this.stamps.get(toHex(decision.blockHash))! };
+      this.heads[i] = head;
+      this.schedule(1, () => this.handle(i, this.nodes[i]!.onCommitted(head, { sealers: ids.slice(0, this.n), selfIndex: i, viewTimeoutMs: 3000, txCountLimit: 1000 }, this.now)));
+    }
+  }
+
+  broadcast(from: number, message: PbftMessage, to?: number[]) {
+    for (let j = 0; j < this.n; j++) {
+      if (j === from || (to && !to.includes(j))) continue;
+      if (this.rng() < (this.opts.loss ?? 0)) continue;
+      this.schedule(this.delay(), () => !this.down.has(j) && this.handle(j, this.nodes[j]!.onMessage(message, this.now)));
+    }
+  }
+
+  /** Run until virtual time `until` or no events remain. */
+  run(until: number) {
+    while (this.queue.length > 0) {
+      this.queue.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.queue[0]!;
+      if (next.at > until) break;
+      this.queue.shift();
+      this.now = next.at;
+      next.run();
+    }
+    this.now = Math.max(this.now, until);
+  }
+
+  /** Bring a crashed node back: a fresh state machine from its committed head and persisted lock. */
+  restart(i: number) {
+    this.down.delete(i);
+    const lock = this.locks[i] ?? undefined;
+    const node = new Pbft({ sealers: ids.slice(0, this.n), selfIndex: i, viewTimeoutMs: 3000, txCountLimit: 1000 }, this.heads[i]!, this.now, (h) => concatBytes(Uint8Array.of(i), h), lock);
+    this.nodes[i] = node;
+    this.handle(i, node.start(this.now));
+  }
+
+  heightOf(i: number): number {
+    return this.committed[i]!.length;
+  }
+}
+
+function proposalFor(head: PbftHead, sealer: number, view: number, now: number, n: number, txs: number): Proposal {
+  return {
+    number: head.height + 1,
+    parentHash: head.hash,
+    timestamp: Math.max(now, head.timestamp + 1),
+    sealer,
+    sealerList: ids.slice(0, n),
+    transactions: Array.from({ length: txs }, (_, k) => Uint8Array.of(sealer, view, k, head.height & 0xff)),
+  };
+}
+
+/** Stand-in for execution: deterministic in the proposal. */
+function blockHashOf(p: Proposal): Uint8Array {
+  return keccak256(encodeProposal(p));
+}
+
+function expectAgreement(net: Net) {
+  const byHeight = new Map<number, string>();
+  net.committed.forEach((list) =>
+    list.forEach((c) => {
+      const h = toHex(c.blockHash);
+      const seen = byHeight.get(c.height);
+      if (seen && seen !== h) throw new Error(`two blocks committed at height ${c.height}`);
+      byHeight.set(c.height, h);
+      expect(c.signatures.length).toBeGreaterThanOrEqual(net.nodes[0]!.quorum);
+    }),
+  );
+}
+
+describe('PBFT, normal operation', () => {
+  it('4 sealers commit one block per round in view 0, leader rotating with height', async () => {
+    const net = new Net(4);
+    net.run(T0 + 200);
+    const heights = net.committed.map((l) => l.length);
+    expect(Math.min(...heights)).toBeGreaterThanOrEqual(1);
+    expect(net.committed.every((l) => l.every((c) => c.view === 0))).toBe(true);
+    // the leader of height h+1 in view 0 is h % 4: every sealer proposed in turn
+    const proposers = net.events.filter((e) => e.kind === 'pbft-proposed').map((e) => e.node);
+    expect(proposers.slice(0, 4)).toEqual([0, 1, 2, 3]);
+    net.run(T0 + 2000);
+    expect(Math.min(...net.committed.map((l) => l.length))).toBeGreaterThan(10);
+    expectAgreement(net);
+  });
+
+  it('a commit carries n − f valid block signatures by sealer index', () => {
+    const net = new Net(4);
+    net.run(T0 + 100);
+    const decision = net.committed[2]![0]!;
+    expect(decision.signatures.length).toBeGreaterThanOrEqual(3);
+    for (const { index, signature } of decision.signatures) {
+      expect(signature).toEqual(concatBytes(Uint8Array.of(index), decision.blockHash));
+    }
+  });
+});
+
+describe('PBFT, faults', () => {
+  it('a crashed leader is replaced by a view change after the timeout; commits resume', () => {
+    const net = new Net(4);
+    net.down.add(0); // leader of view 0 at height 1
+    net.run(T0 + 2999);
+    expect(net.committed.map((l) => l.length)).toEqual([0, 0, 0, 0]);
+    net.run(T0 + 3300);
+    expect(Math.min(...net.committed.slice(1).map((l) => l.length))).toBeGreaterThanOrEqual(1);
+    expect(net.committed[1]![0]!.view).toBe(1);
+    expect(net.events.some((e) => e.kind === 'pbft-view' && e.fields.to === 1)).toBe(true);
+    expectAgreement(net);
+  });
+
+  it('an idle leader hands over at once instead of waiting for the timeout', () => {
+    const net = new Net(4, () => 0.5, { txs: 0 });
+    net.run(T0 + 100);
+    expect(net.committed.flat()).toEqual([]);
+    const views = net.nodes.map((node) => node.status().view);
+    expect(Math.min(...views)).toBeGreaterThanOrEqual(3); // several hand-overs in 100 ms, no 3 s timeout
+  });
+
+  it('with f + 1 of 4 down nothing commits, and the view timeout grows 1.5× per change', () => {
+    const net = new Net(4);
+    net.down.add(0);
+    net.down.add(3);
+    net.run(T0 + 30_000);
+    expect(net.committed.flat()).toEqual([]);
+    const sent = net.events.filter((e) => e.node === 1 && e.kind === 'pbft-viewchange-sent' && e.fields.reason === 'timeout');
+    expect(sent.length).toBeGreaterThanOrEqual(3);
+    expect(sent.length).toBeLessThan(10); // 3 s, 4.5 s, 6.75 s, ... not one every 3 s
+  });
+
+  it('a node locked on a block re-proposes it when it leads, and will not sign another', () => {
+    const sealers = ids.slice(0, 4);
+    const head: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
+    const locked = proposalFor(head, 0, 0, T0, 4, 3);
+    const lock: PbftLock = { height: 1, view: 0, blockHash: blockHashOf(locked), proposal: locked };
+    // node 1 is locked; it becomes leader in view 0? leader(0) at height 0 = 0; make node 0 the locked one
+    const node = new Pbft({ sealers, selfIndex: 0, viewTimeoutMs: 3000, txCountLimit: 1000 }, head, T0, (h) => h, lock);
+    const out = node.start(T0);
+    expect(out.wantProposal).toBeUndefined();
+    expect(out.broadcast[0]!.type).toBe('prepare');
+    expect(encodeProposal((out.broadcast[0] as { proposal: Proposal }).proposal)).toEqual(encodeProposal(locked));
+    // as a replica in a later view it refuses to sign a different block
+    const other = new Pbft({ sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 1000 }, head, T0, (h) => h, { ...lock });
+    const different = proposalFor(head, 0, 0, T0 + 5, 4, 1);
+    const exec = other.onMessage({ type: 'prepare', height: 1, view: 0, idx: 0, proposal: different }, T0 + 5).execute!;
+    const signed = other.onExecuted(exec.height, exec.view, blockHashOf(different));
+    expect(signed.broadcast).toEqual([]);
+    expect(signed.events[0]!.kind).toBe('pbft-locked');
+  });
+
+  it('an equivocating leader (different proposals to different nodes) cannot get two blocks committed', () => {
+    const net = new Net(4);
+    // intercept the first proposal of leader 0 and send a conflicting one to half the group
+    const original = net.broadcast.bind(net);
+    let done = false;
+    net.broadcast = (from, message, to) => {
+      if (!done && from === 0 && message.type === 'prepare') {
+        done = true;
+        const alt = { ...message, proposal: { ...message.proposal, transactions: [Uint8Array.of(9, 9, 9)] } };
+        original(from, message, [1]);
+        original(from, alt, [2, 3]);
+        return;
+      }
+      original(from, message, to);
+    };
+    net.run(T0 + 20_000);
+    expect(net.events.some((e) => e.kind === 'pbft-locked' || e.kind === 'pbft-view')).toBe(true);
+    expectAgreement(net);
+    expect(Math.min(...[1, 2, 3].map((i) => net.heightOf(i)))).toBeGreaterThan(0);
+  });
+});
+
+describe('PBFT agreement under random loss, delay and reordering', () => {
+  it.each(Array.from({ length: 100 }, (_, i) => i))('seed %i: no two different blocks at a height; progress resumes', (seed) => {
+    const rng = seedrandom(`pbft-${seed}`);
+    const n = seed % 3 === 0 ? 7 : 4;
+    const net = new Net(n, rng, { loss: 0.15, maxDelay: 400 });
+    // up to f nodes crash at random moments and come back later from their persisted lock
+    const f = Math.floor((n - 1) / 3);
+    const victims = Array.from({ length: f }, (_, k) => (seed + k * 3) % n);
+    net.run(T0 + 2_000 + Math.floor(rng() * 4_000));
+    for (const v of victims) net.down.add(v);
+    const before = Math.max(...net.committed.map((l) => l.length));
+    net.run(T0 + 60_000);
+    const during = Math.max(...net.committed.map((l) => l.length));
+    for (const v of victims) net.restart(v);
+    net.run(T0 + 120_000);
+    expectAgreement(net);
+    expect(during).toBeGreaterThan(before); // progress with f down
+    const minHeight = Math.min(...net.committed.map((l) => l.length));
+    expect(minHeight).toBeGreaterThan(during); // everyone, restarted nodes included, moved on
+  });
+});
+
+describe('PBFT input validation', () => {
+  const sealers = ids.slice(0, 4);
+  const head: PbftHead = { height: 5, hash: new Uint8Array(32).fill(5), timestamp: T0 - 1000 };
+  const replica = () => new Pbft({ sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+  const good = (): Proposal => ({ number: 6, parentHash: head.hash, timestamp: T0, sealer: 1, sealerList: sealers, transactions: [Uint8Array.of(1)] });
+  const prepare = (proposal: Proposal, idx = 1, view = 0): PbftMessage => ({ type: 'prepare', height: proposal.number, view, idx, proposal });
+
+  it.each([
+    ['a non-leader', () => prepare(good(), 3), 'not the leader'],
+    ['a bad parent', () => prepare({ ...good(), parentHash: new Uint8Array(32) }), 'parent'],
+    ['an old timestamp', () => prepare({ ...good(), timestamp: head.timestamp }), 'not after the parent'],
+    ['a far-future timestamp', () => prepare({ ...good(), timestamp: T0 + 3_600_000 }), 'too far from local time'],
+    ['a wrong sealer list', () => prepare({ ...good(), sealerList: sealers.slice(0, 3) }), 'sealer list'],
+    ['an empty block', () => prepare({ ...good(), transactions: [] }), 'empty block'],
+    ['too many transactions', () => prepare({ ...good(), transactions: [Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)] }), 'tx_count_limit'],
+  ])('refuses a proposal from %s', (_what, make, reason) => {
+    const out = replica().onMessage(make(), T0);
+    expect(out.execute).toBeUndefined();
+    expect(String(out.events[0]?.fields.reason)).toContain(reason);
+  });
+
+  it('executes a valid proposal, and ignores one for a wrong number', () => {
+    expect(replica().onMessage(prepare(good()), T0).execute?.view).toBe(0);
+    const r = replica();
+    expect(r.onMessage(prepare({ ...good(), number: 9 }), T0).execute).toBeUndefined(); // kept for later, not executed
+  });
+
+  it('an observer (not a sealer) never votes or leads', () => {
+    const observer = new Pbft({ sealers, selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+    expect(observer.start(T0)).toEqual({ broadcast: [], events: [] });
+    expect(observer.onMessage(prepare(good()), T0).execute).toBeUndefined();
+    expect(observer.onTimeout(T0 + 10_000).broadcast).toEqual([]);
+  });
+});

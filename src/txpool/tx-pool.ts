@@ -1,0 +1,187 @@
+import {
+  decodeTransaction,
+  recoverSender,
+  TxDecodeError,
+  type Transaction,
+  type TxGeneration,
+} from '../chain/index.js';
+import { toHexNoPrefix } from '../codec/index.js';
+import type { CryptoSuite } from '../crypto/index.js';
+import { TxRejectedError } from './tx-rejection.js';
+
+/** FISCO's c_blockLimit: a transaction is valid for blocks (current, current + 1000]. */
+export const BLOCK_LIMIT_RANGE = 1000;
+/** build_chain's `[tx_pool] limit`. */
+export const DEFAULT_POOL_LIMIT = 150_000;
+
+/** What the pool needs to know about the chain. */
+export interface PoolChainView {
+  /** Latest committed block number. */
+  height(): number;
+  /** Whether a transaction with this hash is already on chain. */
+  hasTransaction(hash: Uint8Array): Promise<boolean>;
+}
+
+export interface TxPoolOptions {
+  readonly suite: CryptoSuite;
+  readonly generation: TxGeneration;
+  readonly chainId: bigint;
+  readonly groupId: bigint;
+  readonly limit?: number;
+}
+
+export interface PooledTransaction {
+  readonly transaction: Transaction;
+  readonly sender: Uint8Array;
+  /** Insertion order, for FIFO sealing. */
+  readonly seq: number;
+}
+
+const key = (bytes: Uint8Array) => toHexNoPrefix(bytes);
+
+/**
+ * The pending transactions of one group on one node. Admission runs FISCO's checks, cheapest
+ * first (so a transaction gossiped back to us costs a map lookup), and verifies the signature
+ * once; everything after trusts the recorded sender.
+ */
+export class TxPool {
+  private readonly byHash = new Map<string, PooledTransaction>();
+  /** Nonces of pooled transactions. */
+  private readonly poolNonces = new Set<string>();
+  /** Nonces committed in the last BLOCK_LIMIT_RANGE blocks, with their block number. */
+  private readonly chainNonces = new Map<string, number>();
+  private readonly chainNoncesByBlock = new Map<number, string[]>();
+  private seq = 0;
+  readonly limit: number;
+
+  constructor(
+    private readonly options: TxPoolOptions,
+    private readonly chain: PoolChainView,
+  ) {
+    this.limit = options.limit ?? DEFAULT_POOL_LIMIT;
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  has(hash: Uint8Array): boolean {
+    return this.byHash.has(key(hash));
+  }
+
+  get(hash: Uint8Array): PooledTransaction | undefined {
+    return this.byHash.get(key(hash));
+  }
+
+  /** Decode a raw payload (the node's generation and suite) and admit it. */
+  async admitRaw(raw: Uint8Array): Promise<PooledTransaction> {
+    let tx: Transaction;
+    try {
+      tx = decodeTransaction(raw, { suite: this.options.suite, generation: this.options.generation });
+    } catch (e) {
+      if (e instanceof TxDecodeError) throw new TxRejectedError(e.status, e.message.slice(e.status.length + 2));
+      throw e;
+    }
+    return this.admit(tx);
+  }
+
+  /** Admit a decoded transaction or throw TxRejectedError saying which check failed. */
+  async admit(tx: Transaction): Promise<PooledTransaction> {
+    if (this.byHash.size >= this.limit) throw new TxRejectedError('TxPoolIsFull', `the pool holds its limit of ${this.limit} transactions`);
+    if (this.byHash.has(key(tx.hash))) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool');
+    if (await this.chain.hasTransaction(tx.hash)) throw new TxRejectedError('AlreadyInChain', 'the transaction is already on chain');
+    const nonce = tx.body.nonce.toString(16);
+    const usedAt = this.chainNonces.get(nonce);
+    if (usedAt !== undefined) throw new TxRejectedError('NonceCheckFail', `nonce 0x${nonce} was used in block ${usedAt}`);
+    this.checkBlockLimit(tx);
+    if (this.poolNonces.has(nonce)) throw new TxRejectedError('NonceCheckFail', `nonce 0x${nonce} is used by another pooled transaction`);
+    let sender: Uint8Array;
+    try {
+      sender = recoverSender(tx, this.options.suite);
+    } catch (e) {
+      if (e instanceof TxDecodeError) throw new TxRejectedError('InvalidSignature', e.message.slice(e.status.length + 2));
+      throw e;
+    }
+    if (this.options.generation === 'rc2') {
+      if (tx.body.chainId !== this.options.chainId) {
+        throw new TxRejectedError('InvalidChainId', `chainId ${tx.body.chainId} is not this chain's ${this.options.chainId}`);
+      }
+      if (tx.body.groupId !== this.options.groupId) {
+        throw new TxRejectedError('InvalidGroupId', `groupId ${tx.body.groupId} is not this group's ${this.options.groupId}`);
+      }
+    }
+    const pooled: PooledTransaction = { transaction: tx, sender, seq: this.seq++ };
+    this.byHash.set(key(tx.hash), pooled);
+    this.poolNonces.add(nonce);
+    return pooled;
+  }
+
+  private checkBlockLimit(tx: Transaction): void {
+    const current = BigInt(this.chain.height());
+    const limit = tx.body.blockLimit;
+    if (limit <= current || limit > current + BigInt(BLOCK_LIMIT_RANGE)) {
+      throw new TxRejectedError('BlockLimitCheckFail', `blockLimit ${limit} not in (${current}, ${current + BigInt(BLOCK_LIMIT_RANGE)}]`);
+    }
+  }
+
+  /**
+   * Up to `max` transactions for the next block, oldest first, skipping any no longer valid
+   * for `number` (blockLimit passed).
+   */
+  select(max: number, number: number): PooledTransaction[] {
+    const out: PooledTransaction[] = [];
+    for (const pooled of this.byHash.values()) {
+      if (out.length >= max) break;
+      if (pooled.transaction.body.blockLimit >= BigInt(number)) out.push(pooled);
+    }
+    return out;
+  }
+
+  pending(): PooledTransaction[] {
+    return [...this.byHash.values()];
+  }
+
+  /**
+   * A block was committed: drop its transactions, remember its nonces for BLOCK_LIMIT_RANGE
+   * blocks, and drop pooled transactions that can no longer be included.
+   */
+  onBlockCommitted(number: number, transactions: readonly Transaction[]): void {
+    const nonces: string[] = [];
+    for (const tx of transactions) {
+      const nonce = tx.body.nonce.toString(16);
+      nonces.push(nonce);
+      this.chainNonces.set(nonce, number);
+      this.remove(tx.hash);
+    }
+    this.chainNoncesByBlock.set(number, nonces);
+    const expired = this.chainNoncesByBlock.get(number - BLOCK_LIMIT_RANGE);
+    if (expired) {
+      for (const nonce of expired) if (this.chainNonces.get(nonce) === number - BLOCK_LIMIT_RANGE) this.chainNonces.delete(nonce);
+      this.chainNoncesByBlock.delete(number - BLOCK_LIMIT_RANGE);
+    }
+    for (const pooled of [...this.byHash.values()]) {
+      if (pooled.transaction.body.blockLimit <= BigInt(number)) this.remove(pooled.transaction.hash);
+    }
+  }
+
+  /** Learn the nonces of already committed blocks (on start, from the last 1000 blocks). */
+  rememberNonces(number: number, transactions: readonly Transaction[]): void {
+    const nonces = transactions.map((tx) => tx.body.nonce.toString(16));
+    for (const n of nonces) this.chainNonces.set(n, number);
+    this.chainNoncesByBlock.set(number, nonces);
+  }
+
+  remove(hash: Uint8Array): boolean {
+    const k = key(hash);
+    const pooled = this.byHash.get(k);
+    if (!pooled) return false;
+    this.byHash.delete(k);
+    this.poolNonces.delete(pooled.transaction.body.nonce.toString(16));
+    return true;
+  }
+
+  /** Whether a nonce is in use on chain (last 1000 blocks) or in the pool: for proposal checks. */
+  nonceUsedOnChain(tx: Transaction): number | undefined {
+    return this.chainNonces.get(tx.body.nonce.toString(16));
+  }
+}
