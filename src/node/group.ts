@@ -1,0 +1,475 @@
+import {
+  blockHash,
+  checkSignatureList,
+  decodeBlock,
+  decodeTransaction,
+  encodeBlock,
+  recoverSender,
+  TX_STATUS,
+  adoptSender,
+  type Block,
+  type BlockCodecOptions,
+  type GroupGenesis,
+  type ProtocolVersion,
+  type Transaction,
+} from '../chain/index.js';
+import { bytesEqual, toHex, toHexNoPrefix } from '../codec/index.js';
+import type { ConsensusSigner } from '../consensus/index.js';
+import type { CryptoSuite, KeyPair } from '../crypto/index.js';
+import { DEFAULT_TX_COUNT_LIMIT } from '../exec/index.js';
+import { GroupChain, type StoredBlock, type TransactionRecord } from '../ledger/index.js';
+import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
+import type { KvStore } from '../storage/index.js';
+import { BlockSync, decodeSyncMessage, encodeSyncMessage, type SyncOutput } from '../sync/index.js';
+import { BLOCK_LIMIT_RANGE, TxPool, TxRejectedError } from '../txpool/index.js';
+import type { ConsensusDriver } from './consensus-driver.js';
+import { logLines } from './log-lines.js';
+import type { GroupApi, Membership, PendingTransaction, SubmitResult, SyncStatus } from './node-api.js';
+import { encodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
+import { WorkQueue } from './work-queue.js';
+
+/** Consensus parameters in force for a block, read from the chain's system tables. */
+export interface HeightConfig {
+  readonly number: number;
+  readonly sealers: string[];
+  readonly observers: string[];
+  readonly txCountLimit: number;
+  readonly consensusTimeoutMs: number;
+}
+
+export interface GroupOptions {
+  readonly env: Env;
+  readonly store: KvStore;
+  readonly genesis: GroupGenesis;
+  readonly suite: CryptoSuite;
+  readonly version: ProtocolVersion;
+  readonly chainId: bigint;
+  readonly key: KeyPair;
+  readonly signer: ConsensusSigner;
+  /** Builds this group's consensus once the chain is open. */
+  readonly consensus: (group: Group) => ConsensusDriver;
+  readonly poolLimit?: number;
+}
+
+/** How often the sync machine ticks (status and timeouts). */
+const SYNC_TICK_MS = 200;
+
+/**
+ * One group on one node: its chain (ledger, state, executor), transaction pool, consensus and
+ * block sync, wired to the node's Env. Every handler runs through one work queue.
+ */
+export class Group implements GroupApi {
+  readonly groupId: number;
+  readonly consensusType: GroupGenesis['consensusType'];
+  readonly nodeId: string;
+  readonly queue = new WorkQueue();
+  consensus!: ConsensusDriver;
+  sync!: BlockSync;
+  pool!: TxPool;
+  next!: HeightConfig;
+  genesisHash!: Uint8Array;
+  private syncTimer: TimerHandle | undefined;
+  private stopped = false;
+  private readonly codec: BlockCodecOptions;
+  /** Statistics for traces and reports. */
+  readonly counters = { blocksByConsensus: 0, blocksBySync: 0, txsAdmitted: 0, txsRejected: 0, badMessages: 0 };
+
+  private constructor(
+    readonly options: GroupOptions,
+    readonly chain: GroupChain,
+  ) {
+    this.groupId = options.genesis.groupId;
+    this.consensusType = options.genesis.consensusType;
+    this.nodeId = toHexNoPrefix(options.key.publicKey);
+    this.codec = { suite: options.suite, generation: options.version.txGeneration, receiptsWithRemainGas: options.version.receiptHasRemainGas };
+  }
+
+  static async open(options: GroupOptions): Promise<Group> {
+    const chain = await GroupChain.open({ store: options.store, suite: options.suite, version: options.version, genesis: options.genesis });
+    const group = new Group(options, chain);
+    await group.init();
+    return group;
+  }
+
+  private async init(): Promise<void> {
+    const { env } = this.options;
+    this.genesisHash = (await this.chain.ledger.blockByNumber(0))!.hash;
+    this.pool = new TxPool(
+      { suite: this.suite, generation: this.version.txGeneration, chainId: this.options.chainId, groupId: BigInt(this.groupId), limit: this.options.poolLimit },
+      { height: () => this.chain.height, hasTransaction: (h) => this.chain.ledger.hasTransaction(h) },
+    );
+    for (let n = Math.max(1, this.chain.height - BLOCK_LIMIT_RANGE + 1); n <= this.chain.height; n++) {
+      this.pool.rememberNonces(n, (await this.chain.ledger.blockByNumber(n))!.block.transactions);
+    }
+    this.next = await this.configFor(this.chain.height + 1);
+    this.sync = new BlockSync(this.genesisHash, { number: this.chain.height, hash: this.chain.headHash }, env.clock.now());
+    this.consensus = this.options.consensus(this);
+    await this.consensus.start(env.clock.now());
+    this.scheduleSyncTick();
+  }
+
+  get env(): Env {
+    return this.options.env;
+  }
+
+  get suite(): CryptoSuite {
+    return this.options.suite;
+  }
+
+  get version(): ProtocolVersion {
+    return this.options.version;
+  }
+
+  get store(): KvStore {
+    return this.options.store;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.consensus?.stop();
+    if (this.syncTimer) this.env.clock.cancelTimer(this.syncTimer);
+  }
+
+  // --- configuration -------------------------------------------------------------------
+
+  async configFor(number: number): Promise<HeightConfig> {
+    const { executor } = this.chain;
+    const nodes = await executor.consensusNodes(number);
+    const limit = Number((await executor.systemConfig('tx_count_limit', number)) ?? DEFAULT_TX_COUNT_LIMIT);
+    const timeout = Number((await executor.systemConfig('consensus_timeout', number)) ?? 3);
+    return { number, sealers: nodes.sealers, observers: nodes.observers, txCountLimit: limit, consensusTimeoutMs: timeout * 1000 };
+  }
+
+  membership(): Membership {
+    if (this.next.sealers.includes(this.nodeId)) return 'sealer';
+    if (this.next.observers.includes(this.nodeId)) return 'observer';
+    return 'none';
+  }
+
+  /** Group members (sealers and observers) other than this node that we have a connection to. */
+  connectedPeers(onlySealers = false): NodeId[] {
+    const members = new Set(onlySealers ? this.next.sealers : [...this.next.sealers, ...this.next.observers]);
+    return this.env.transport.connectedPeers().filter((p) => p !== this.nodeId && members.has(p));
+  }
+
+  send(to: NodeId, module: ModuleName, payload: Uint8Array): void {
+    if (to !== this.nodeId) this.env.transport.send(to, encodeFrame(this.groupId, module, payload));
+  }
+
+  broadcast(module: ModuleName, payload: Uint8Array, onlySealers = false): void {
+    const frame = encodeFrame(this.groupId, module, payload);
+    for (const peer of this.connectedPeers(onlySealers)) this.env.transport.send(peer, frame);
+  }
+
+  trace(kind: string, fields: Record<string, unknown> = {}): void {
+    this.env.trace.event(kind, { group: this.groupId, ...fields });
+  }
+
+  log(level: 'info' | 'warning' | 'debug', message: string): void {
+    this.env.log.write(level, this.env.clock.now(), message);
+  }
+
+  // --- inbound -------------------------------------------------------------------------
+
+  /** A frame for this group from a peer. */
+  onFrame(from: NodeId, module: ModuleName, payload: Uint8Array): Promise<void> {
+    return this.queue.run(async () => {
+      if (this.stopped) return;
+      const now = this.env.clock.now();
+      if (module === 'sync') return this.onSyncMessage(from, payload, now);
+      return this.consensus.onMessage(from, module, payload, now);
+    });
+  }
+
+  private async onSyncMessage(from: NodeId, payload: Uint8Array, now: number): Promise<void> {
+    let message;
+    try {
+      message = decodeSyncMessage(payload);
+    } catch (e) {
+      this.counters.badMessages++;
+      this.trace('bad-message', { from, module: 'sync', error: (e as Error).message });
+      return;
+    }
+    switch (message.type) {
+      case 'status':
+        return this.applySync(this.sync.onStatus(from, message.status, now));
+      case 'reqBlocks': {
+        const blocks: Uint8Array[] = [];
+        for (let n = message.from; n < message.from + message.count && n <= this.chain.height; n++) {
+          blocks.push(encodeBlock((await this.chain.ledger.blockByNumber(n))!.block, this.codec));
+        }
+        if (blocks.length > 0) this.send(from, 'sync', encodeSyncMessage({ type: 'blocks', blocks }));
+        return;
+      }
+      case 'blocks': {
+        const decoded: Block[] = [];
+        for (const bytes of message.blocks) {
+          try {
+            decoded.push(decodeBlock(bytes, this.codec));
+          } catch (e) {
+            this.counters.badMessages++;
+            this.trace('bad-message', { from, module: 'sync', error: `block: ${(e as Error).message}` });
+            return;
+          }
+        }
+        return this.applySync(this.sync.onBlocks(from, decoded, now));
+      }
+      case 'transactions': {
+        let admitted = 0;
+        for (const raw of message.transactions) if (await this.admit(raw)) admitted++;
+        if (admitted > 0) await this.consensus.onPoolChanged(now);
+        return;
+      }
+    }
+  }
+
+  // --- transactions --------------------------------------------------------------------
+
+  private async admit(raw: Uint8Array): Promise<Transaction | undefined> {
+    try {
+      const pooled = await this.pool.admitRaw(raw);
+      this.counters.txsAdmitted++;
+      return pooled.transaction;
+    } catch (e) {
+      if (!(e instanceof TxRejectedError)) throw e;
+      this.counters.txsRejected++;
+      return undefined;
+    }
+  }
+
+  /** A client's transaction: admitted to the pool and gossiped to the group's peers. */
+  submit(raw: Uint8Array): Promise<SubmitResult> {
+    return this.queue.run(async () => {
+      try {
+        const pooled = await this.pool.admitRaw(raw);
+        this.counters.txsAdmitted++;
+        this.broadcast('sync', encodeSyncMessage({ type: 'transactions', transactions: [raw] }));
+        this.trace('tx-submitted', { hash: toHex(pooled.transaction.hash) });
+        await this.consensus.onPoolChanged(this.env.clock.now());
+        return { accepted: true as const, hash: pooled.transaction.hash };
+      } catch (e) {
+        if (!(e instanceof TxRejectedError)) throw e;
+        this.counters.txsRejected++;
+        return { accepted: false as const, rejection: { status: e.code, name: e.status, reason: e.reason } };
+      }
+    });
+  }
+
+  /**
+   * Decode and check a proposal's transactions as a replica must before executing it: each
+   * valid for this block, signed, not on chain, no nonce reuse. Transactions already in the pool
+   * keep the sender verified at admission.
+   */
+  async proposalTransactions(raws: readonly Uint8Array[], number: number): Promise<Transaction[] | string> {
+    const txs: Transaction[] = [];
+    const seen = new Set<string>();
+    const nonces = new Set<string>();
+    for (let i = 0; i < raws.length; i++) {
+      let tx: Transaction;
+      try {
+        tx = decodeTransaction(raws[i]!, { suite: this.suite, generation: this.version.txGeneration });
+      } catch (e) {
+        return `transaction ${i}: ${(e as Error).message}`;
+      }
+      const id = toHexNoPrefix(tx.hash);
+      if (seen.has(id)) return `transaction ${i} appears twice`;
+      seen.add(id);
+      const pooled = this.pool.get(tx.hash);
+      if (pooled) adoptSender(tx, pooled.transaction);
+      else {
+        try {
+          recoverSender(tx, this.suite);
+        } catch (e) {
+          return `transaction ${i}: ${(e as Error).message}`;
+        }
+        if (await this.chain.ledger.hasTransaction(tx.hash)) return `transaction ${i} is already on chain`;
+      }
+      const nonce = tx.body.nonce.toString(16);
+      if (nonces.has(nonce)) return `transaction ${i} reuses a nonce within the block`;
+      nonces.add(nonce);
+      const usedAt = this.pool.nonceUsedOnChain(tx);
+      if (usedAt !== undefined) return `transaction ${i}: nonce 0x${nonce} was used in block ${usedAt}`;
+      const limit = tx.body.blockLimit;
+      if (limit < BigInt(number) || limit > BigInt(number - 1 + BLOCK_LIMIT_RANGE)) return `transaction ${i}: blockLimit ${limit} does not admit block ${number}`;
+      txs.push(tx);
+    }
+    return txs;
+  }
+
+  // --- commits -------------------------------------------------------------------------
+
+  /** Everything that follows a new block, however it was agreed: pool, config, consensus, sync, logs. */
+  async afterCommit(stored: StoredBlock, via: 'consensus' | 'sync', view?: number): Promise<void> {
+    const { block, hash } = stored;
+    const now = this.env.clock.now();
+    const number = block.header.number;
+    if (via === 'consensus') this.counters.blocksByConsensus++;
+    else this.counters.blocksBySync++;
+    this.pool.onBlockCommitted(number, block.transactions);
+    const before = this.next;
+    this.next = await this.configFor(number + 1);
+    this.trace('block-committed', {
+      number,
+      hash: toHex(hash),
+      parent: toHex(block.header.parentHash),
+      stateRoot: toHex(block.header.stateRoot),
+      receiptsRoot: toHex(block.header.receiptsRoot),
+      txs: block.transactions.length,
+      failed: block.receipts.filter((r) => r.status !== TX_STATUS.None).length,
+      timestamp: block.header.timestamp,
+      sealer: block.header.sealer,
+      via,
+      ...(view !== undefined ? { view } : {}),
+    });
+    if (before.sealers.join() !== this.next.sealers.join() || before.observers.join() !== this.next.observers.join()) {
+      this.trace('membership-changed', { from: number + 1, sealers: this.next.sealers.length, observers: this.next.observers.length, me: this.membership() });
+    }
+    await this.consensus.onBlockCommitted(stored, via, now);
+    await this.applySync(this.sync.onHeadChanged({ number, hash }, now));
+  }
+
+  // --- sync ----------------------------------------------------------------------------
+
+  private scheduleSyncTick(): void {
+    if (this.stopped) return;
+    this.syncTimer = this.env.clock.setTimer(SYNC_TICK_MS, () =>
+      this.queue.run(async () => {
+        if (this.stopped) return;
+        await this.applySync(this.sync.onTick(this.env.clock.now()));
+        this.scheduleSyncTick();
+      }),
+    );
+  }
+
+  private async applySync(out: SyncOutput): Promise<void> {
+    for (const e of out.events) this.trace(e.kind, e.fields);
+    if (out.broadcastStatus) {
+      this.broadcast('sync', encodeSyncMessage({ type: 'status', status: { number: this.chain.height, genesisHash: this.genesisHash, latestHash: this.chain.headHash } }));
+    }
+    for (const r of out.requests) this.send(r.to, 'sync', encodeSyncMessage({ type: 'reqBlocks', from: r.from, count: r.count }));
+    if (out.apply.length > 0) await this.applyDownloaded(out.apply);
+  }
+
+  private async applyDownloaded(blocks: readonly Block[]): Promise<void> {
+    for (const block of blocks) {
+      const number = block.header.number;
+      if (number !== this.chain.height + 1) continue; // consensus got there first
+      const problem = await this.checkSyncedBlock(block);
+      if (problem) return this.applySync(this.sync.onApplyFailed(number, problem, this.env.clock.now()));
+      for (const tx of block.transactions) {
+        const pooled = this.pool.get(tx.hash);
+        if (pooled) adoptSender(tx, pooled.transaction);
+      }
+      let stored: StoredBlock;
+      try {
+        stored = await this.chain.applyBlock(block);
+      } catch (e) {
+        return this.applySync(this.sync.onApplyFailed(number, (e as Error).message, this.env.clock.now()));
+      }
+      this.log('info', logLines.syncApplied(this.groupId, number, stored.hash, 'peer'));
+      await this.afterCommit(stored, 'sync');
+    }
+    await this.applySync(this.sync.onApplyDone(this.env.clock.now()));
+  }
+
+  /** A downloaded block must be signed by n − f of the sealers in force at its height. */
+  private async checkSyncedBlock(block: Block): Promise<string | null> {
+    const { header } = block;
+    const expected = this.next.number === header.number ? this.next : await this.configFor(header.number);
+    if (header.sealerList.length !== expected.sealers.length || header.sealerList.some((id, i) => toHexNoPrefix(id) !== expected.sealers[i])) {
+      return 'its sealer list is not the consensus list at its height';
+    }
+    if (!bytesEqual(header.parentHash, this.chain.headHash)) return 'its parent is not our head';
+    const n = expected.sealers.length;
+    const quorum = n - Math.floor((n - 1) / 3);
+    const needed = this.consensusType === 'raft' ? n - Math.floor((n - 1) / 2) : quorum;
+    const check = checkSignatureList(blockHash(header, this.suite), block.signatureList, header.sealerList, this.suite);
+    if (check.valid.length < needed) return `${check.valid.length} valid sealer signatures, ${needed} needed`;
+    return null;
+  }
+
+  // --- GroupApi ------------------------------------------------------------------------
+
+  blockNumber(): number {
+    return this.chain.height;
+  }
+
+  pbftView(): bigint | undefined {
+    return this.consensus.pbftView();
+  }
+
+  sealers(): string[] {
+    return [...this.next.sealers];
+  }
+
+  observers(): string[] {
+    return [...this.next.observers];
+  }
+
+  consensusStatus() {
+    return this.consensus.status();
+  }
+
+  syncStatus(): SyncStatus {
+    const s = this.sync.status();
+    return {
+      isSyncing: s.isSyncing,
+      protocolId: protocolId(this.groupId, 'sync'),
+      genesisHash: toHexNoPrefix(this.genesisHash),
+      nodeId: this.nodeId,
+      blockNumber: this.chain.height,
+      latestHash: toHexNoPrefix(this.chain.headHash),
+      knownHighestNumber: s.knownHighestNumber,
+      knownLatestHash: toHexNoPrefix(s.knownLatestHash),
+      txPoolSize: this.pool.size,
+      peers: s.peers.map((p) => ({ nodeId: p.nodeId, genesisHash: toHexNoPrefix(this.genesisHash), blockNumber: p.blockNumber, latestHash: toHexNoPrefix(p.latestHash) })),
+    };
+  }
+
+  groupPeers(): string[] {
+    return [...this.next.sealers, ...this.next.observers];
+  }
+
+  nodeIdList(): string[] {
+    return [this.nodeId, ...this.env.transport.connectedPeers().filter((p) => p !== this.nodeId)];
+  }
+
+  blockByNumber(number: number): Promise<StoredBlock | undefined> {
+    return this.chain.ledger.blockByNumber(number);
+  }
+
+  blockByHash(hash: Uint8Array): Promise<StoredBlock | undefined> {
+    return this.chain.ledger.blockByHash(hash);
+  }
+
+  transaction(hash: Uint8Array): Promise<TransactionRecord | undefined> {
+    return this.chain.ledger.transaction(hash);
+  }
+
+  pendingTransactions(): PendingTransaction[] {
+    return this.pool.pending().map((p) => ({ transaction: p.transaction, sender: p.sender }));
+  }
+
+  pendingCount(): number {
+    return this.pool.size;
+  }
+
+  code(address: Uint8Array): Promise<Uint8Array> {
+    return this.chain.executor.code(address);
+  }
+
+  totals() {
+    return { ...this.chain.ledger.txTotals, blockNumber: this.chain.height };
+  }
+
+  async systemConfig(key: string): Promise<string | undefined> {
+    return this.chain.executor.systemConfig(key, this.chain.height + 1);
+  }
+
+  async call(request: { from: Uint8Array; to: Uint8Array; data: Uint8Array }) {
+    const number = this.chain.height;
+    const result = await this.chain.executor.call(request, number);
+    return { ...result, blockNumber: number };
+  }
+}
+

@@ -1,0 +1,146 @@
+import type { GroupGenesis, ProtocolVersion } from '../chain/index.js';
+import { toHexNoPrefix } from '../codec/index.js';
+import { SimulatedSigner, SuiteSigner, type ConsensusSigner } from '../consensus/index.js';
+import type { CryptoSuite, KeyPair } from '../crypto/index.js';
+import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
+import type { ConsensusDriver } from './consensus-driver.js';
+import { Group } from './group.js';
+import { logLines } from './log-lines.js';
+import type { ClientVersion, GroupApi, NodeApi, PeerInfo } from './node-api.js';
+import { decodeFrame } from './p2p-frame.js';
+import { PbftDriver } from './pbft-driver.js';
+
+/** FISCO's P2P service logs the connected count every 10 s. */
+export const HEARTBEAT_INTERVAL_MS = 10_000;
+
+export interface NodeOptions {
+  readonly env: Env;
+  readonly key: KeyPair;
+  readonly suite: CryptoSuite;
+  /** `[compatibility] supported_version`. */
+  readonly version: ProtocolVersion;
+  /** `[chain] id`, default 1. */
+  readonly chainId?: bigint;
+  readonly groups: readonly GroupGenesis[];
+  /**
+   * Consensus message signatures: the node key (default), or, for large simulated groups, a
+   * cheap keyed hash that still rejects forged senders inside the simulation (salt shared by
+   * the simulation). Transaction signatures are always real.
+   */
+  readonly consensusSignatures?: 'real' | { readonly simulated: Uint8Array };
+  /** `<ip>:<port>` of a peer, for getPeers. */
+  readonly peerAddress?: (nodeId: NodeId) => string;
+  readonly clientVersion?: Partial<ClientVersion>;
+  /** Consensus engines other than PBFT (Raft registers here). */
+  readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
+  readonly poolLimit?: number;
+}
+
+/**
+ * A Twinchain node: one identity, one or more groups, all I/O through the Env. The same class
+ * runs in the simulator and as a real process.
+ */
+export class Node implements NodeApi {
+  readonly nodeId: string;
+  private readonly groups = new Map<number, Group>();
+  private heartbeatTimer: TimerHandle | undefined;
+  private stopped = false;
+
+  private constructor(readonly options: NodeOptions) {
+    this.nodeId = toHexNoPrefix(options.key.publicKey);
+  }
+
+  static async start(options: NodeOptions): Promise<Node> {
+    const node = new Node(options);
+    const signer = node.consensusSigner();
+    const factories: Record<string, (group: Group) => ConsensusDriver> = { pbft: (g) => new PbftDriver(g), ...options.consensusFactories };
+    for (const genesis of options.groups) {
+      const factory = factories[genesis.consensusType];
+      if (!factory) throw new Error(`group ${genesis.groupId}: no consensus engine for "${genesis.consensusType}"`);
+      const group = await Group.open({
+        env: options.env,
+        store: await options.env.storage.open(`group${genesis.groupId}`),
+        genesis,
+        suite: options.suite,
+        version: options.version,
+        chainId: options.chainId ?? 1n,
+        key: options.key,
+        signer,
+        consensus: factory,
+        poolLimit: options.poolLimit,
+      });
+      node.groups.set(genesis.groupId, group);
+    }
+    options.env.transport.onReceive((from, frame) => node.onReceive(from, frame));
+    node.scheduleHeartbeat();
+    return node;
+  }
+
+  private consensusSigner(): ConsensusSigner {
+    const mode = this.options.consensusSignatures ?? 'real';
+    if (mode === 'real') return new SuiteSigner(this.options.suite, this.options.key);
+    return new SimulatedSigner((d) => this.options.suite.hash(d), mode.simulated, this.options.key.publicKey);
+  }
+
+  private onReceive(from: NodeId, frame: Uint8Array): Promise<void> | undefined {
+    if (this.stopped) return undefined;
+    const decoded = decodeFrame(frame);
+    if ('error' in decoded) {
+      this.options.env.trace.event('bad-message', { from, error: decoded.error });
+      return undefined;
+    }
+    return this.groups.get(decoded.groupId)?.onFrame(from, decoded.module, decoded.payload);
+  }
+
+  private scheduleHeartbeat(): void {
+    const { env } = this.options;
+    this.heartbeatTimer = env.clock.setTimer(HEARTBEAT_INTERVAL_MS, () => {
+      if (this.stopped) return;
+      env.log.write('info', env.clock.now(), logLines.heartbeat(env.transport.connectedPeers().length));
+      this.scheduleHeartbeat();
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.heartbeatTimer) this.options.env.clock.cancelTimer(this.heartbeatTimer);
+    for (const g of this.groups.values()) g.stop();
+  }
+
+  /** The group object itself (tests, scenarios, invariant checks). */
+  groupById(groupId: number): Group | undefined {
+    return this.groups.get(groupId);
+  }
+
+  // --- NodeApi -------------------------------------------------------------------------
+
+  clientVersion(): ClientVersion {
+    const v = this.options.version.text;
+    return {
+      buildTime: '20260101 00:00:00',
+      buildType: 'Linux/node/TypeScript',
+      productVersion: this.options.suite.name === 'sm' ? `${v} gm` : v,
+      gitBranch: 'main',
+      gitCommitHash: '0000000000000000000000000000000000000000',
+      chainId: Number(this.options.chainId ?? 1n),
+      supportedVersion: v,
+      ...this.options.clientVersion,
+    };
+  }
+
+  groupIds(): number[] {
+    return [...this.groups.keys()].sort((a, b) => a - b);
+  }
+
+  group(groupId: number): GroupApi | undefined {
+    return this.groups.get(groupId);
+  }
+
+  peers(): PeerInfo[] {
+    const address = this.options.peerAddress ?? (() => '127.0.0.1:0');
+    return this.options.env.transport
+      .connectedPeers()
+      .sort()
+      .map((nodeId) => ({ nodeId, ipAndPort: address(nodeId), topics: [] }));
+  }
+}

@@ -1,0 +1,320 @@
+import { blockHash, type BlockHeader } from '../chain/index.js';
+import { bigintToBytes, fromHex, parseRlpUint, rlpDecode, rlpEncode, toHex, type RlpValue } from '../codec/index.js';
+import {
+  decodePbftMessage,
+  encodePbftMessage,
+  Pbft,
+  proposalFromRlp,
+  proposalItems,
+  type CommitDecision,
+  type PbftConfig,
+  type PbftHead,
+  type PbftLock,
+  type PbftOutput,
+  type Proposal,
+} from '../consensus/index.js';
+import type { StoredBlock } from '../ledger/index.js';
+import type { NodeId, TimerHandle } from '../runtime/index.js';
+import type { ConsensusDriver } from './consensus-driver.js';
+import type { Group } from './group.js';
+import { logLines } from './log-lines.js';
+import type { PbftCacheEntry, PbftConsensusStatus } from './node-api.js';
+import { protocolId, type ModuleName } from './p2p-frame.js';
+
+/** FISCO's min_block_generation_time: a leader with transactions seals no sooner after the last block. */
+export const MIN_BLOCK_INTERVAL_MS = 500;
+/** FISCO's m_emptyBlockGenTime: a leader with nothing to seal hands over after this long. */
+export const EMPTY_BLOCK_TIMEOUT_MS = 1000;
+/** How often a sealer re-sends its latest messages of the round (see Pbft.resend). */
+export const RESEND_INTERVAL_MS = 1000;
+
+const LOCK_KEY = new TextEncoder().encode('c/pbft/lock');
+const ZERO_HASH = new Uint8Array(32);
+const EMPTY_CACHE: PbftCacheEntry = { blockHash: toHex(ZERO_HASH), height: -1, idx: 65535, view: 0 };
+
+/** Wires the PBFT state machine to a group: wire codec, execution, commits, lock storage, sealing, timers. */
+export class PbftDriver implements ConsensusDriver {
+  readonly kind = 'pbft' as const;
+  private pbft!: Pbft;
+  private headTimestamp = 0;
+  private lastCommitAt = 0;
+  private sealing: { height: number; view: number; since: number } | undefined;
+  private viewTimer: TimerHandle | undefined;
+  private sealTimer: TimerHandle | undefined;
+  private resendTimer: TimerHandle | undefined;
+  private stopped = false;
+
+  constructor(private readonly group: Group) {}
+
+  private get env() {
+    return this.group.env;
+  }
+
+  private hash(data: Uint8Array): Uint8Array {
+    return this.group.suite.hash(data);
+  }
+
+  async start(now: number): Promise<void> {
+    const head = await this.group.chain.ledger.blockByNumber(this.group.chain.height);
+    this.headTimestamp = head!.block.header.timestamp;
+    this.lastCommitAt = now;
+    const lock = await this.loadLock();
+    this.pbft = new Pbft(this.config(), this.head(), now, (h) => this.group.options.signer.sign(h), lock);
+    await this.apply(this.pbft.start(now), now);
+    this.scheduleResend();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of [this.viewTimer, this.sealTimer, this.resendTimer]) if (t) this.env.clock.cancelTimer(t);
+  }
+
+  private config(): PbftConfig {
+    const next = this.group.next;
+    return {
+      sealers: next.sealers.map((id) => fromHex(id)),
+      selfIndex: next.sealers.indexOf(this.group.nodeId),
+      viewTimeoutMs: next.consensusTimeoutMs,
+      txCountLimit: next.txCountLimit,
+    };
+  }
+
+  private head(): PbftHead {
+    return { height: this.group.chain.height, hash: this.group.chain.headHash, timestamp: this.headTimestamp };
+  }
+
+  // --- inputs --------------------------------------------------------------------------
+
+  async onMessage(_from: NodeId, module: ModuleName, payload: Uint8Array, now: number): Promise<void> {
+    if (module !== 'pbft') return;
+    const sealers = this.group.next.sealers;
+    let message;
+    try {
+      message = decodePbftMessage(payload, this.group.options.signer, (d) => this.hash(d), (idx) => (sealers[idx] ? fromHex(sealers[idx]!) : undefined));
+    } catch (e) {
+      this.group.counters.badMessages++;
+      this.group.trace('bad-message', { module: 'pbft', error: (e as Error).message });
+      return;
+    }
+    await this.apply(this.pbft.onMessage(message, now), now);
+  }
+
+  async onBlockCommitted(stored: StoredBlock, _via: 'consensus' | 'sync', now: number): Promise<void> {
+    this.headTimestamp = stored.block.header.timestamp;
+    this.lastCommitAt = now;
+    this.sealing = undefined;
+    if (this.sealTimer) this.env.clock.cancelTimer(this.sealTimer);
+    await this.apply(this.pbft.onCommitted(this.head(), this.config(), now), now);
+  }
+
+  async onPoolChanged(now: number): Promise<void> {
+    await this.trySeal(now);
+  }
+
+  // --- outputs -------------------------------------------------------------------------
+
+  private async apply(out: PbftOutput, now: number): Promise<void> {
+    if (this.stopped) return;
+    for (const e of out.events) {
+      this.group.trace(e.kind, e.fields);
+      if (e.kind === 'pbft-viewchange-sent' && e.fields.reason === 'timeout') {
+        const s = this.pbft.status();
+        this.group.log('warning', logLines.viewChangeWarning(this.group.groupId, s.view, s.toView, s.height, s.headHash, this.config().selfIndex, this.group.nodeId));
+      }
+    }
+    if (out.persistLock !== undefined) await this.storeLock(out.persistLock);
+    for (const message of out.broadcast) {
+      this.group.broadcast('pbft', encodePbftMessage(message, this.group.options.signer, (d) => this.hash(d)), true);
+    }
+    if (out.viewTimerAt !== undefined) this.armViewTimer(out.viewTimerAt, now);
+    if (out.execute) await this.execute(out.execute.height, out.execute.view, out.execute.proposal, now);
+    if (out.commit) await this.commit(out.commit, now);
+    if (out.wantProposal) {
+      this.sealing = { ...out.wantProposal, since: now };
+      await this.trySeal(now);
+    }
+  }
+
+  private async execute(height: number, view: number, proposal: Proposal, now: number): Promise<void> {
+    const txs = await this.group.proposalTransactions(proposal.transactions, height);
+    if (typeof txs === 'string') return this.apply(this.pbft.onExecutionFailed(height, view, txs), now);
+    let hash: Uint8Array;
+    try {
+      hash = (await this.group.chain.execute(draftOf(proposal), txs)).hash;
+    } catch (e) {
+      return this.apply(this.pbft.onExecutionFailed(height, view, (e as Error).message), now);
+    }
+    await this.apply(this.pbft.onExecuted(height, view, hash), now);
+  }
+
+  private async commit(decision: CommitDecision, now: number): Promise<void> {
+    const { chain } = this.group;
+    const pending = chain.executor.pending;
+    if (!pending || toHex(pending.hash) !== toHex(decision.blockHash)) {
+      // the executor moved on to another proposal since; the lock holds the one agreed
+      const lock = this.pbft.status().lock;
+      if (!lock || toHex(lock.blockHash) !== toHex(decision.blockHash)) throw new Error(`commit of ${toHex(decision.blockHash)}: the block is neither pending nor locked`);
+      const txs = await this.group.proposalTransactions(lock.proposal.transactions, lock.height);
+      if (typeof txs === 'string') throw new Error(`commit of a locked block that no longer validates: ${txs}`);
+      await chain.execute(draftOf(lock.proposal), txs);
+    }
+    const stored = await chain.commit(decision.signatures);
+    const header = stored.block.header;
+    this.group.log('info', logLines.pbftReport(this.group.groupId, header.number, header.sealer, stored.hash, stored.block.transactions.length, this.config().selfIndex));
+    await this.group.afterCommit(stored, 'consensus', decision.view);
+    void now;
+  }
+
+  // --- sealing -------------------------------------------------------------------------
+
+  private async trySeal(now: number): Promise<void> {
+    const s = this.sealing;
+    if (!s || this.stopped) return;
+    const status = this.pbft.status();
+    if (status.view !== s.view || this.group.chain.height + 1 !== s.height || status.leaderFailed) {
+      this.sealing = undefined;
+      return;
+    }
+    const config = this.group.next;
+    const candidates = this.group.pool.select(config.txCountLimit, s.height);
+    const earliest = this.lastCommitAt + MIN_BLOCK_INTERVAL_MS;
+    const giveUpAt = s.since + EMPTY_BLOCK_TIMEOUT_MS;
+    if (candidates.length > 0 && now >= earliest) {
+      this.sealing = undefined;
+      const proposal: Proposal = {
+        number: s.height,
+        parentHash: this.group.chain.headHash,
+        timestamp: Math.max(now, this.headTimestamp + 1),
+        sealer: this.config().selfIndex,
+        sealerList: this.config().sealers,
+        transactions: candidates.map((p) => p.transaction.raw),
+      };
+      this.group.log('info', logLines.sealing(this.group.groupId, s.height, candidates.length, proposal.sealer, this.sealedHash(proposal)));
+      await this.apply(this.pbft.propose(proposal, now), now);
+      return;
+    }
+    if (candidates.length === 0 && now >= giveUpAt) {
+      this.sealing = undefined;
+      const empty: Proposal = { number: s.height, parentHash: this.group.chain.headHash, timestamp: Math.max(now, this.headTimestamp + 1), sealer: this.config().selfIndex, sealerList: this.config().sealers, transactions: [] };
+      this.group.log('info', logLines.sealing(this.group.groupId, s.height, 0, empty.sealer, this.sealedHash(empty)));
+      await this.apply(this.pbft.emptyBlock(now), now);
+      return;
+    }
+    const at = candidates.length > 0 ? earliest : giveUpAt;
+    if (this.sealTimer) this.env.clock.cancelTimer(this.sealTimer);
+    this.sealTimer = this.env.clock.setTimer(Math.max(0, at - now), () => this.group.queue.run(() => this.trySeal(this.env.clock.now())));
+  }
+
+  /** The hash FISCO prints when sealing: the header before execution (roots still zero). */
+  private sealedHash(p: Proposal): Uint8Array {
+    const header: BlockHeader = {
+      ...draftOf(p),
+      stateRoot: ZERO_HASH,
+      transactionsRoot: ZERO_HASH,
+      receiptsRoot: ZERO_HASH,
+      dbHash: ZERO_HASH,
+      logsBloom: new Uint8Array(256),
+      gasLimit: 0n,
+      gasUsed: 0n,
+      extraData: [],
+    };
+    return blockHash(header, this.group.suite);
+  }
+
+  // --- timers --------------------------------------------------------------------------
+
+  private armViewTimer(at: number, now: number): void {
+    if (this.viewTimer) this.env.clock.cancelTimer(this.viewTimer);
+    this.viewTimer = this.env.clock.setTimer(Math.max(0, at - now), () =>
+      this.group.queue.run(async () => {
+        const t = this.env.clock.now();
+        await this.apply(this.pbft.onTimeout(t), t);
+      }),
+    );
+  }
+
+  private scheduleResend(): void {
+    if (this.stopped) return;
+    this.resendTimer = this.env.clock.setTimer(RESEND_INTERVAL_MS, () =>
+      this.group.queue.run(async () => {
+        const t = this.env.clock.now();
+        await this.apply(this.pbft.resend(), t);
+        this.scheduleResend();
+      }),
+    );
+  }
+
+  // --- lock storage --------------------------------------------------------------------
+
+  private async storeLock(lock: PbftLock | null): Promise<void> {
+    if (lock === null) {
+      await this.group.store.batch([{ type: 'del', key: LOCK_KEY }]);
+      return;
+    }
+    const value = rlpEncode([bigintToBytes(BigInt(lock.height)), bigintToBytes(BigInt(lock.view)), lock.blockHash, proposalItems(lock.proposal)] as never);
+    // durable before the Commit leaves this node: a restart must not forget what it voted for
+    await this.group.store.batch([{ type: 'put', key: LOCK_KEY, value }], { sync: true });
+  }
+
+  private async loadLock(): Promise<PbftLock | undefined> {
+    const bytes = await this.group.store.get(LOCK_KEY);
+    if (!bytes) return undefined;
+    const [height, view, hash, proposal] = rlpDecode(bytes, 'PBFT lock') as RlpValue[];
+    const lock: PbftLock = {
+      height: Number(parseRlpUint(height as Uint8Array, 'height')),
+      view: Number(parseRlpUint(view as Uint8Array, 'view')),
+      blockHash: hash as Uint8Array,
+      proposal: proposalFromRlp(proposal!),
+    };
+    return lock.height === this.group.chain.height + 1 ? lock : undefined;
+  }
+
+  // --- status --------------------------------------------------------------------------
+
+  pbftView(): bigint {
+    return BigInt(this.pbft.status().view);
+  }
+
+  status(): PbftConsensusStatus {
+    const s = this.pbft.status();
+    const config = this.config();
+    const n = config.sealers.length;
+    const sealerSet = new Set(this.group.next.sealers);
+    const connected = this.env.transport.connectedPeers().filter((p) => sealerSet.has(p)).length;
+    const entry = (hash: Uint8Array | undefined, view: number, idx: number, height = s.height + 1): PbftCacheEntry =>
+      hash ? { blockHash: toHex(hash), height, idx, view } : EMPTY_CACHE;
+    const future = s.futurePrepare;
+    return {
+      kind: 'pbft',
+      accountType: config.selfIndex >= 0 ? 1 : 0,
+      allowFutureBlocks: true,
+      cfgErr: config.selfIndex < 0,
+      connectedNodes: connected + (config.selfIndex >= 0 ? 1 : 0),
+      consensusedBlockNumber: s.height + 1,
+      currentView: s.view,
+      groupId: this.group.groupId,
+      highestblockHash: toHex(s.headHash),
+      highestblockNumber: s.height,
+      leaderFailed: s.leaderFailed,
+      maxFaultyLeader: Math.floor((n - 1) / 3),
+      sealers: this.group.next.sealers,
+      nodeIndex: config.selfIndex,
+      nodeId: this.group.nodeId,
+      nodeNum: n,
+      omitEmptyBlock: true,
+      protocolId: protocolId(this.group.groupId, 'pbft'),
+      toView: s.toView,
+      prepareCache: s.executed ? entry(s.executed.hash, s.view, s.leader) : EMPTY_CACHE,
+      rawPrepareCache: s.proposal ? entry(this.sealedHash(s.proposal.proposal), s.view, s.proposal.from) : EMPTY_CACHE,
+      committedPrepareCache: s.lock ? entry(s.lock.blockHash, s.lock.view, s.lock.proposal.sealer, s.lock.height) : EMPTY_CACHE,
+      futureCache: future ? entry(this.sealedHash(future.proposal), future.view, future.idx, future.height) : EMPTY_CACHE,
+      signCacheSize: s.signCount,
+      commitCacheSize: s.commitCount,
+      viewChangeCacheSize: s.viewChangeCount,
+    };
+  }
+}
+
+function draftOf(p: Proposal) {
+  return { number: p.number, parentHash: p.parentHash, timestamp: p.timestamp, sealer: p.sealer, sealerList: p.sealerList };
+}
