@@ -45,7 +45,15 @@ export function cluster(options: ClusterOptions = {}) {
     timestamp: Date.UTC(2026, 0, 1),
     ...options.genesis,
   };
-  const sim = new Simulation<Node>({ seed, ...(options.network ? { network: options.network } : {}) });
+  const logs: Array<{ node: string; line: string }> = [];
+  const sim = new Simulation<Node>({
+    seed,
+    ...(options.network ? { network: options.network } : {}),
+    onLog: (node, line) => logs.push({ node, line }),
+  });
+  /** (virtual time, node, height) each time a node's height changes. */
+  const commits: Array<{ at: number; node: string; height: number }> = [];
+  const lastHeight = new Map<string, number>();
   const names = ids.map((_, i) => `node${i}`);
   const salt = new TextEncoder().encode(seed);
   names.forEach((name, i) =>
@@ -73,8 +81,21 @@ export function cluster(options: ClusterOptions = {}) {
   const submitted: string[] = [];
   let contract: Uint8Array | undefined;
 
+  sim.afterEvent(() => {
+    for (const name of names) {
+      const info = sim.node(name);
+      const h = info.state === 'up' ? info.handle?.groupById(1)?.blockNumber() : undefined;
+      if (h !== undefined && h !== lastHeight.get(name)) {
+        lastHeight.set(name, h);
+        commits.push({ at: sim.now, node: name, height: h });
+      }
+    }
+  });
+
   const c = {
     sim,
+    logs,
+    commits,
     ids,
     names,
     genesis,
@@ -85,6 +106,10 @@ export function cluster(options: ClusterOptions = {}) {
     /** Groups of the nodes that are up. */
     live(): Array<{ name: string; group: Group }> {
       return names.filter((n) => sim.node(n).state === 'up' && group(n)).map((n) => ({ name: n, group: group(n)! }));
+    },
+    /** Highest height any up node reached by virtual time `t`. */
+    maxHeightAt(t: number): number {
+      return Math.max(0, ...commits.filter((e) => e.at <= t).map((e) => e.height));
     },
     heights(): number[] {
       return names.map((n) => (sim.node(n).state === 'up' ? (group(n)?.blockNumber() ?? -1) : -1));
