@@ -21,6 +21,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'simulation kernel: events per second and virtual/wall time ratio of a null protocol at 4-256 nodes',
     load: () => import('./sim-bench.js'),
   },
+  pbft: {
+    summary: 'simulated PBFT groups of 4, 16 and 64 sealers: throughput under saturation and speed at 10 tx/s',
+    load: () => import('./pbft-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),

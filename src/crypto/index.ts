@@ -33,3 +33,4 @@ export function getSuite(name: SuiteName): CryptoSuite {
 export function isSuiteName(value: unknown): value is SuiteName {
   return value === 'ecdsa' || value === 'sm';
 }
+export { VerificationCache, withVerificationCache } from './verification-cache.js';

@@ -16,9 +16,11 @@ import {
   type Transaction,
 } from '../chain/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
+import { bigintToBytes, rlpEncode, toHexNoPrefix } from '../codec/index.js';
 import type { KvOperation } from '../storage/index.js';
 import type { TwinStateManager, WorldState } from '../state/index.js';
 import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
+import type { ExecutionMemo } from './execution-memo.js';
 import { writeGenesisTables } from './genesis-state.js';
 import type { ConsensusNodes } from './system-tables.js';
 
@@ -75,10 +77,12 @@ export class BlockExecutor {
   /** Calls share one view engine; they must not interleave their checkpoints. */
   private callQueue: Promise<unknown> = Promise.resolve();
 
+  /** `memo`: share execution results between simulated nodes (see ExecutionMemo). */
   constructor(
     readonly state: WorldState,
     readonly suite: CryptoSuite,
     readonly version: ProtocolVersion,
+    private readonly memo?: ExecutionMemo,
   ) {
     this.engine = new ExecutionEngine(state.stateManager, suite, version.atLeast('2.6.0'));
   }
@@ -97,6 +101,13 @@ export class BlockExecutor {
         throw new ExecutionError(`block ${draft.number}, transaction ${i}: ${(e as Error).message}`);
       }
     });
+    const key = this.memo ? this.memoKey(draft, transactions) : undefined;
+    const known = key ? this.memo!.get(key) : undefined;
+    if (known) {
+      await this.state.adoptPending(known.stateRoot, known.writes, known.touched);
+      this.pendingBlock = { block: { ...known.block, transactions }, hash: known.hash, senders };
+      return this.pendingBlock;
+    }
     await this.state.begin();
     try {
       const txGasLimit = BigInt((await this.engine.tables.config('tx_gas_limit', draft.number)) ?? DEFAULT_TX_GAS_LIMIT);
@@ -115,14 +126,31 @@ export class BlockExecutor {
           ),
         );
       }
-      const stateRoot = await this.state.pendingRoot();
-      const block = await this.assemble(draft, transactions, outcomes, stateRoot, txGasLimit);
+      const { root, writes, touched } = await this.state.finishBlock();
+      const block = await this.assemble(draft, transactions, outcomes, root, txGasLimit);
       this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders };
+      if (key) this.memo!.put(key, { block, hash: this.pendingBlock.hash, stateRoot: root, writes, touched });
       return this.pendingBlock;
     } catch (e) {
-      await this.state.revert();
+      await this.state.abortBlock();
       throw e;
     }
+  }
+
+  /** Everything the result of executing this block depends on. */
+  private memoKey(draft: BlockDraft, transactions: readonly Transaction[]): string {
+    const inputs = rlpEncode([
+      this.state.root,
+      bigintToBytes(BigInt(draft.number)),
+      draft.parentHash,
+      bigintToBytes(BigInt(draft.timestamp)),
+      bigintToBytes(BigInt(draft.sealer)),
+      [...draft.sealerList],
+      [...(draft.extraData ?? [])],
+      transactions.map((t) => t.hash),
+      new TextEncoder().encode(`${this.suite.name}/${this.version.text}`),
+    ] as never);
+    return toHexNoPrefix(this.suite.hash(inputs));
   }
 
   /** Write the genesis system tables and commit them; returns the genesis state root. */
@@ -131,11 +159,12 @@ export class BlockExecutor {
     await this.state.begin();
     try {
       await writeGenesisTables(this.engine.tables, genesis, this.version);
+      await this.state.finishBlock();
     } catch (e) {
-      await this.state.revert();
+      await this.state.abortBlock();
       throw e;
     }
-    await this.state.commit(persist);
+    await this.state.commitPending(persist);
     return this.state.root;
   }
 
@@ -143,7 +172,7 @@ export class BlockExecutor {
   async commit(persist: (stateWrites: KvOperation[]) => Promise<void>): Promise<ExecutedBlock> {
     const done = this.pendingBlock;
     if (!done) throw new ExecutionError('commit: no executed block is pending');
-    await this.state.commit(persist);
+    await this.state.commitPending(persist);
     this.pendingBlock = undefined;
     return done;
   }
@@ -151,7 +180,7 @@ export class BlockExecutor {
   async discard(): Promise<void> {
     if (!this.pendingBlock) return;
     this.pendingBlock = undefined;
-    await this.state.revert();
+    await this.state.discardPending();
   }
 
   /**
@@ -165,7 +194,7 @@ export class BlockExecutor {
   }
 
   private async runCall(request: CallRequest, number: number): Promise<CallResult> {
-    const engine = this.viewEngine();
+    const engine = await this.viewEngine();
     const gasLimit = BigInt((await engine.tables.config('tx_gas_limit', number + 1)) ?? DEFAULT_TX_GAS_LIMIT);
     await engine.stateManager.checkpoint();
     try {
@@ -182,28 +211,37 @@ export class BlockExecutor {
 
   /** A system config value in force for block `at` (committed state). */
   async systemConfig(key: string, at: number): Promise<string | undefined> {
-    return this.viewEngine().tables.config(key, at);
+    return (await this.readEngine()).tables.config(key, at);
   }
 
   /** Sealers and observers in force for block `at` (committed state). */
   async consensusNodes(at: number): Promise<ConsensusNodes> {
-    return this.viewEngine().tables.consensusNodes(at);
+    return (await this.readEngine()).tables.consensusNodes(at);
   }
 
   /** Contract code in the committed state ("0x" for none, precompiles included). */
   async code(address: Uint8Array): Promise<Uint8Array> {
-    return this.viewEngine().stateManager.getStoredCode(new Address(address));
+    return (await this.viewEngine()).stateManager.getStoredCode(new Address(address));
   }
 
   /** The committed state, for tools that need more (e.g. genesis checks). */
-  committedView(): TwinStateManager {
-    return this.viewEngine().stateManager;
+  async committedView(): Promise<TwinStateManager> {
+    return (await this.viewEngine()).stateManager;
   }
 
-  private viewEngine(): ExecutionEngine {
+  /** For table reads: the live engine when it stands at the committed state, else the view. */
+  private readEngine(): Promise<ExecutionEngine> | ExecutionEngine {
+    return this.pendingBlock || this.state.inBlock ? this.viewEngine() : this.engine;
+  }
+
+  /** An engine over a copy of the state pinned at the committed root (one engine, re-pointed as blocks commit). */
+  private async viewEngine(): Promise<ExecutionEngine> {
     const root = this.state.root;
-    if (!this.view || !sameBytes(this.view.root, root)) {
+    if (!this.view) {
       this.view = { root, engine: new ExecutionEngine(this.state.readView(), this.suite, this.version.atLeast('2.6.0')) };
+    } else if (!sameBytes(this.view.root, root)) {
+      await this.view.engine.stateManager.setStateRoot(root);
+      this.view = { root, engine: this.view.engine };
     }
     return this.view.engine;
   }

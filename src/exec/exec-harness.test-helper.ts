@@ -119,7 +119,7 @@ export async function harness(options: HarnessOptions = {}) {
       return suite.hash(rlpEncode([sender, bigintToBytes(nonce)])).subarray(12);
     },
     async nonce(address: Uint8Array): Promise<bigint> {
-      return (await executor.committedView().getAccount(new Address(address)))?.nonce ?? 0n;
+      return (await (await executor.committedView()).getAccount(new Address(address)))?.nonce ?? 0n;
     },
   };
   return h;

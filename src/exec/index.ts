@@ -10,6 +10,7 @@ export {
   type ExecutedBlock,
 } from './block-executor.js';
 export { intrinsicGas, type MessageOutcome } from './execution-engine.js';
+export { ExecutionMemo, type MemoEntry } from './execution-memo.js';
 export { MAX_CODE_SIZE } from './fisco-evm.js';
 export { PRECOMPILE_ADDRESSES, precompileAddress } from './system-precompiles.js';
 export {

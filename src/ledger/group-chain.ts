@@ -10,7 +10,7 @@ import {
 } from '../chain/index.js';
 import { bytesEqual, toHex } from '../codec/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
-import { BlockExecutor, ExecutionError, type BlockDraft, type ExecutedBlock } from '../exec/index.js';
+import { BlockExecutor, ExecutionError, type BlockDraft, type ExecutedBlock, type ExecutionMemo } from '../exec/index.js';
 import { WorldState } from '../state/index.js';
 import type { KvStore } from '../storage/index.js';
 import { Ledger, LedgerError, type StoredBlock } from './ledger.js';
@@ -20,6 +20,8 @@ export interface GroupChainOptions {
   readonly suite: CryptoSuite;
   readonly version: ProtocolVersion;
   readonly genesis: GroupGenesis;
+  /** Simulation only: share execution results with other nodes (see ExecutionMemo). */
+  readonly memo?: ExecutionMemo;
 }
 
 /**
@@ -36,11 +38,11 @@ export class GroupChain {
 
   /** Open the group's chain, creating block 0 and the genesis state on first use. */
   static async open(options: GroupChainOptions): Promise<GroupChain> {
-    const { store, suite, version, genesis } = options;
+    const { store, suite, version, genesis, memo } = options;
     const ledger = await Ledger.open(store, suite, version);
     if (ledger.height < 0) {
       const state = await WorldState.open({ store });
-      const executor = new BlockExecutor(state, suite, version);
+      const executor = new BlockExecutor(state, suite, version, memo);
       const header = genesisHeader(genesis, version);
       await executor.applyGenesis(genesis, (writes, root) => ledger.writeGenesis(header, root, writes));
       return new GroupChain(ledger, state, executor, genesis);
@@ -53,7 +55,7 @@ export class GroupChain {
     const root = await ledger.stateRootAt(ledger.height);
     if (!root) throw new LedgerError(`no state root is recorded for block ${ledger.height}`);
     const state = await WorldState.open({ store, root });
-    return new GroupChain(ledger, state, new BlockExecutor(state, suite, version), genesis);
+    return new GroupChain(ledger, state, new BlockExecutor(state, suite, version, memo), genesis);
   }
 
   get height(): number {

@@ -16,7 +16,7 @@ import {
 import { bytesEqual, toHex, toHexNoPrefix } from '../codec/index.js';
 import type { ConsensusSigner } from '../consensus/index.js';
 import type { CryptoSuite, KeyPair } from '../crypto/index.js';
-import { DEFAULT_TX_COUNT_LIMIT } from '../exec/index.js';
+import { DEFAULT_TX_COUNT_LIMIT, type ExecutionMemo } from '../exec/index.js';
 import { GroupChain, type StoredBlock, type TransactionRecord } from '../ledger/index.js';
 import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
 import type { KvStore } from '../storage/index.js';
@@ -49,6 +49,8 @@ export interface GroupOptions {
   /** Builds this group's consensus once the chain is open. */
   readonly consensus: (group: Group) => ConsensusDriver;
   readonly poolLimit?: number;
+  /** Simulation only: share block execution results between nodes (see ExecutionMemo). */
+  readonly executionMemo?: ExecutionMemo;
 }
 
 /** How often the sync machine ticks (status and timeouts). */
@@ -85,7 +87,13 @@ export class Group implements GroupApi {
   }
 
   static async open(options: GroupOptions): Promise<Group> {
-    const chain = await GroupChain.open({ store: options.store, suite: options.suite, version: options.version, genesis: options.genesis });
+    const chain = await GroupChain.open({
+      store: options.store,
+      suite: options.suite,
+      version: options.version,
+      genesis: options.genesis,
+      ...(options.executionMemo ? { memo: options.executionMemo } : {}),
+    });
     const group = new Group(options, chain);
     await group.init();
     return group;

@@ -2,6 +2,7 @@ import type { GroupGenesis, ProtocolVersion } from '../chain/index.js';
 import { toHexNoPrefix } from '../codec/index.js';
 import { SimulatedSigner, SuiteSigner, type ConsensusSigner } from '../consensus/index.js';
 import type { CryptoSuite, KeyPair } from '../crypto/index.js';
+import type { ExecutionMemo } from '../exec/index.js';
 import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
 import { Group } from './group.js';
@@ -34,6 +35,12 @@ export interface NodeOptions {
   /** Consensus engines other than PBFT (Raft registers here). */
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
   readonly poolLimit?: number;
+  /**
+   * Simulation only: one memo shared by all simulated nodes lets n nodes executing the same
+   * block on the same parent state pay for one execution (a node whose state differs still
+   * executes for itself, so divergence stays visible).
+   */
+  readonly executionMemo?: ExecutionMemo;
 }
 
 /**
@@ -68,6 +75,7 @@ export class Node implements NodeApi {
         signer,
         consensus: factory,
         poolLimit: options.poolLimit,
+        ...(options.executionMemo ? { executionMemo: options.executionMemo } : {}),
       });
       node.groups.set(genesis.groupId, group);
     }

@@ -43,6 +43,10 @@ export class PbftDriver implements ConsensusDriver {
   private sealTimer: TimerHandle | undefined;
   private resendTimer: TimerHandle | undefined;
   private stopped = false;
+  /** Envelope signatures of messages already processed: re-sent copies are dropped before verification. */
+  private readonly seen = new Set<string>();
+  /** Our own messages as encoded (and signed) when first sent: a re-send reuses the bytes. */
+  private readonly encoded = new WeakMap<object, Uint8Array>();
 
   constructor(private readonly group: Group) {}
 
@@ -87,6 +91,8 @@ export class PbftDriver implements ConsensusDriver {
 
   async onMessage(_from: NodeId, module: ModuleName, payload: Uint8Array, now: number): Promise<void> {
     if (module !== 'pbft') return;
+    const tag = Buffer.from(payload.subarray(Math.max(0, payload.length - 48))).toString('latin1');
+    if (this.seen.has(tag)) return;
     const sealers = this.group.next.sealers;
     let message;
     try {
@@ -96,6 +102,8 @@ export class PbftDriver implements ConsensusDriver {
       this.group.trace('bad-message', { module: 'pbft', error: (e as Error).message });
       return;
     }
+    this.seen.add(tag);
+    if (this.seen.size > 8192) this.seen.delete(this.seen.values().next().value!);
     await this.apply(this.pbft.onMessage(message, now), now);
   }
 
@@ -124,7 +132,12 @@ export class PbftDriver implements ConsensusDriver {
     }
     if (out.persistLock !== undefined) await this.storeLock(out.persistLock);
     for (const message of out.broadcast) {
-      this.group.broadcast('pbft', encodePbftMessage(message, this.group.options.signer, (d) => this.hash(d)), true);
+      let bytes = this.encoded.get(message);
+      if (!bytes) {
+        bytes = encodePbftMessage(message, this.group.options.signer, (d) => this.hash(d));
+        this.encoded.set(message, bytes);
+      }
+      this.group.broadcast('pbft', bytes, true);
     }
     if (out.viewTimerAt !== undefined) this.armViewTimer(out.viewTimerAt, now);
     if (out.execute) await this.execute(out.execute.height, out.execute.view, out.execute.proposal, now);

@@ -52,6 +52,14 @@ export class BufferedTrieDb implements DB<string, Uint8Array> {
     return ops;
   }
 
+  /** Put store operations (from peekWrites of another instance) into the buffer. */
+  load(writes: readonly KvOperation[]): void {
+    for (const op of writes) {
+      const key = Buffer.from(op.key.subarray(this.prefix.length)).toString('hex');
+      this.buffer.set(key, op.type === 'put' ? op.value : null);
+    }
+  }
+
   discardWrites(): void {
     this.buffer.clear();
   }

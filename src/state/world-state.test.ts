@@ -23,7 +23,8 @@ describe('WorldState', () => {
     const pending = await state.pendingRoot();
     expect(toHex(pending)).not.toBe(toHex(empty));
     let persisted = 0;
-    await state.commit(async (writes) => {
+    await state.finishBlock();
+    await state.commitPending(async (writes) => {
       persisted = writes.length;
       await store.batch(writes, { sync: true });
     });
@@ -35,17 +36,47 @@ describe('WorldState', () => {
     expect(await reopened.stateManager.getStorage(alice, slot)).toEqual(Uint8Array.of(7));
   });
 
-  it('a reverted block leaves no trace, in memory or in the store', async () => {
+  it('an aborted block leaves no trace, in memory or in the store', async () => {
     const store = new MemoryStore();
     const state = await WorldState.open({ store });
     const before = state.root;
     await state.begin();
     await setNonce(state, 9n);
     await state.pendingRoot();
-    await state.revert();
+    await state.abortBlock();
     expect(toHex(state.root)).toBe(toHex(before));
     expect(await state.stateManager.getAccount(alice)).toBeUndefined();
     expect(store.size).toBe(0);
+  });
+
+  it('a finished but discarded block returns the state to its parent', async () => {
+    const store = new MemoryStore();
+    const state = await WorldState.open({ store });
+    await state.begin();
+    await setNonce(state, 3n);
+    const { root, writes } = await state.finishBlock();
+    expect(writes.length).toBeGreaterThan(0);
+    expect((await state.stateManager.getAccount(alice))?.nonce).toBe(3n); // reads the pending result
+    await state.discardPending();
+    expect(await state.stateManager.getAccount(alice)).toBeUndefined();
+    expect(toHex(state.root)).not.toBe(toHex(root));
+    expect(store.size).toBe(0);
+  });
+
+  it('adopts a block result computed on another state with the same parent', async () => {
+    const a = await WorldState.open({ store: new MemoryStore() });
+    const bStore = new MemoryStore();
+    const b = await WorldState.open({ store: bStore });
+    await a.begin();
+    await setNonce(a, 8n);
+    const { root, writes, touched } = await a.finishBlock();
+    expect(touched).toEqual([alice.toString().slice(2)]);
+    await b.adoptPending(root, writes, touched);
+    expect((await b.stateManager.getAccount(alice))?.nonce).toBe(8n);
+    await b.commitPending((w) => bStore.batch(w, { sync: true }));
+    expect(toHex(b.root)).toBe(toHex(root));
+    const reopened = await WorldState.open({ store: bStore, root });
+    expect((await reopened.stateManager.getAccount(alice))?.nonce).toBe(8n);
   });
 
   it('a read view keeps seeing the root it was taken at', async () => {
@@ -53,13 +84,14 @@ describe('WorldState', () => {
     const state = await WorldState.open({ store });
     await state.begin();
     await setNonce(state, 1n);
-    await state.commit((w) => store.batch(w));
+    await state.finishBlock();
+    await state.commitPending((w) => store.batch(w));
     const view = state.readView();
     await state.begin();
     await setNonce(state, 2n);
-    await state.pendingRoot();
+    await state.finishBlock();
     expect((await view.getAccount(alice))?.nonce).toBe(1n);
-    await state.commit((w) => store.batch(w));
+    await state.commitPending((w) => store.batch(w));
     expect((await view.getAccount(alice))?.nonce).toBe(1n);
     expect((await state.readView().getAccount(alice))?.nonce).toBe(2n);
   });

@@ -44,6 +44,9 @@ export class WorldState {
     private committedRoot: Uint8Array,
   ) {}
 
+  /** A finished block awaiting commit or discard, with the accounts it changed. */
+  private pendingBlock: { root: Uint8Array; writes: KvOperation[]; touched: string[] } | undefined;
+
   static async open(options: WorldStateOptions): Promise<WorldState> {
     // The trie itself always hashes with keccak256: ethereumjs hard-codes keccak empty-root and
     // empty-code constants, and the state root is our own commitment (FISCO's is a table hash).
@@ -69,9 +72,13 @@ export class WorldState {
     return this.committedRoot;
   }
 
-  /** Start a block: everything until commit() or revert() is one unit. */
+  /**
+   * Start a block. Until finishBlock() it runs inside a state checkpoint, so a failure midway
+   * (abortBlock) leaves nothing behind.
+   */
   async begin(): Promise<void> {
-    if (this.stateManager['_checkpointCount'] !== 0) throw new Error('a block is already being applied to this state');
+    if (this.inBlock || this.pendingBlock) throw new Error('a block is already being applied to this state');
+    this.stateManager.touched.clear();
     await this.stateManager.checkpoint();
   }
 
@@ -81,27 +88,65 @@ export class WorldState {
   }
 
   /**
-   * Keep the block's changes. `persist` receives the store writes that hold them (to batch with
-   * the ledger's); until it resolves, readers still find the new nodes in the buffer.
+   * End the block: its trie writes move into the write buffer, and the state reads as the
+   * block's result until commitPending() stores them or discardPending() returns to the parent.
    */
-  async commit(persist: (writes: KvOperation[], root: Uint8Array) => Promise<void>): Promise<void> {
-    await this.stateManager.commit();
+  async finishBlock(): Promise<{ root: Uint8Array; writes: KvOperation[]; touched: string[] }> {
     const root = await this.stateManager.getStateRoot();
-    await persist(this.db.peekWrites(), root);
-    this.db.discardWrites();
-    this.committedRoot = root;
+    await this.stateManager.commit();
+    this.pendingBlock = { root, writes: this.db.peekWrites(), touched: [...this.stateManager.touched] };
+    return this.pendingBlock;
   }
 
-  /** Drop the block's changes. */
-  async revert(): Promise<void> {
-    await this.stateManager.revert();
-    // Caches flushed inside the checkpoint (by pendingRoot) are not restored by revert: drop them.
-    this.stateManager.clearCaches();
+  /**
+   * Take a block's result computed elsewhere on the same parent state: its trie writes, root and
+   * the accounts it touched (only those leave the caches).
+   */
+  async adoptPending(root: Uint8Array, writes: readonly KvOperation[], touched: readonly string[]): Promise<void> {
+    if (this.inBlock || this.pendingBlock) throw new Error('a block is already being applied to this state');
+    this.db.load(writes);
+    this.stateManager.moveToRoot(root, touched);
+    this.pendingBlock = { root, writes: [...writes], touched: [...touched] };
+  }
+
+  /** A failure while executing: undo everything since begin(). */
+  async abortBlock(): Promise<void> {
+    if (this.inBlock) {
+      await this.stateManager.revert();
+      // caches flushed inside the checkpoint (by pendingRoot) are not restored by revert: drop them
+      this.stateManager.clearCaches();
+    }
     this.db.discardWrites();
+    if (this.pendingBlock) await this.discardPending();
+  }
+
+  /**
+   * Keep the pending block. `persist` receives its store writes (to batch with the ledger's);
+   * until it resolves, readers still find the new nodes in the buffer.
+   */
+  async commitPending(persist: (writes: KvOperation[], root: Uint8Array) => Promise<void>): Promise<void> {
+    const pending = this.pendingBlock;
+    if (!pending) throw new Error('no finished block to commit');
+    await persist(pending.writes, pending.root);
+    this.db.discardWrites();
+    this.pendingBlock = undefined;
+    this.committedRoot = pending.root;
+  }
+
+  /** Drop the pending block and read the parent state again. */
+  async discardPending(): Promise<void> {
+    const pending = this.pendingBlock;
+    this.pendingBlock = undefined;
+    this.db.discardWrites();
+    if (pending) this.stateManager.moveToRoot(this.committedRoot, pending.touched);
   }
 
   get inBlock(): boolean {
     return this.stateManager['_checkpointCount'] > 0;
+  }
+
+  get hasPending(): boolean {
+    return this.pendingBlock !== undefined;
   }
 
   /** A read-only copy pinned at the last committed root; later blocks do not change what it sees. */

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { ProtocolVersion, TransactionBuilder, type ConsensusType, type GroupGenesis } from '../chain/index.js';
 import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
-import { getSuite, keccak256, type KeyPair, type SuiteName } from '../crypto/index.js';
+import { getSuite, keccak256, VerificationCache, withVerificationCache, type KeyPair, type SuiteName } from '../crypto/index.js';
 import { Simulation, type LinkConfig } from '../runtime/index.js';
-import type { ConsensusDriver } from './consensus-driver.js';
-import type { Group } from './group.js';
-import { Node } from './node.js';
+import { ExecutionMemo } from '../exec/index.js';
+import { Node, type ConsensusDriver, type Group } from '../node/index.js';
 
 export interface ClusterOptions {
   readonly sealers?: number;
@@ -21,6 +20,10 @@ export interface ClusterOptions {
   readonly simulatedSignatures?: boolean;
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
   readonly genesis?: Partial<GroupGenesis>;
+  /** Share execution results between nodes with the same parent state (default true). */
+  readonly executionMemo?: boolean;
+  /** Share signature checks between nodes (pure results; default true). */
+  readonly verificationCache?: boolean;
 }
 
 const HELLO = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
@@ -28,7 +31,9 @@ const HELLO = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifact
 /** A simulated group of nodes with deterministic keys, plus a client that sends HelloWorld transactions. */
 export function cluster(options: ClusterOptions = {}) {
   const seed = options.seed ?? 'cluster';
-  const suite = getSuite(options.suite ?? 'ecdsa');
+  const baseSuite = getSuite(options.suite ?? 'ecdsa');
+  const verifications = options.verificationCache === false ? undefined : new VerificationCache();
+  const suite = verifications ? withVerificationCache(baseSuite, verifications) : baseSuite;
   const version = ProtocolVersion.parse(options.version ?? '2.11.0');
   const rng = seedrandom(`${seed}/keys`);
   const random = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(rng() * 256));
@@ -56,6 +61,7 @@ export function cluster(options: ClusterOptions = {}) {
   const lastHeight = new Map<string, number>();
   const names = ids.map((_, i) => `node${i}`);
   const salt = new TextEncoder().encode(seed);
+  const memo = options.executionMemo === false ? undefined : new ExecutionMemo();
   names.forEach((name, i) =>
     sim.addNode(
       name,
@@ -68,6 +74,7 @@ export function cluster(options: ClusterOptions = {}) {
           groups: [genesis],
           peerAddress: (id) => `127.0.0.1:${30300 + ids.indexOf(id)}`,
           ...(options.simulatedSignatures ? { consensusSignatures: { simulated: salt } } : {}),
+          ...(memo ? { executionMemo: memo } : {}),
           ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
         }),
       { nodeId: ids[i]! },
@@ -94,6 +101,8 @@ export function cluster(options: ClusterOptions = {}) {
 
   const c = {
     sim,
+    memo,
+    verifications,
     logs,
     commits,
     ids,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFunctionCall, fromHex, toHexNoPrefix } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';
-import { cluster } from './sim-cluster.test-helper.js';
+import { cluster } from './sim-cluster.js';
 
 const lan = { latency: { kind: 'uniform' as const, minMs: 2, maxMs: 20 } };
 const CONSENSUS = fromHex('0000000000000000000000000000000000001003');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cluster } from './sim-cluster.test-helper.js';
+import { cluster } from './sim-cluster.js';
 
 describe('4-node PBFT group (simulated)', () => {
   it('commits blocks under a steady HelloWorld load; every node ends with identical blocks, roots and receipts', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cluster } from './sim-cluster.test-helper.js';
+import { cluster } from './sim-cluster.js';
 
 const lan = { latency: { kind: 'uniform' as const, minMs: 2, maxMs: 20 } };
 

@@ -1,0 +1,1 @@
+export { cluster, type Cluster, type ClusterOptions } from './sim-cluster.js';
