@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import seedrandom from 'seedrandom';
-import { ProtocolVersion, TransactionBuilder, type ConsensusType, type GroupGenesis } from '../chain/index.js';
+import { TransactionBuilder, type ConsensusType, type GroupGenesis } from '../chain/index.js';
 import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
-import { getSuite, keccak256, VerificationCache, withVerificationCache, type KeyPair, type SuiteName } from '../crypto/index.js';
-import { Simulation, type LinkConfig } from '../runtime/index.js';
-import { ExecutionMemo } from '../exec/index.js';
-import { Node, type ConsensusDriver, type Group } from '../node/index.js';
+import { keccak256, type SuiteName } from '../crypto/index.js';
+import type { ConsensusDriver, Group } from '../node/index.js';
+import type { LinkConfig } from '../runtime/index.js';
+import { SimChain } from './sim-chain.js';
 
 export interface ClusterOptions {
   readonly sealers?: number;
@@ -31,60 +31,46 @@ const HELLO = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifact
 /** A simulated group of nodes with deterministic keys, plus a client that sends HelloWorld transactions. */
 export function cluster(options: ClusterOptions = {}) {
   const seed = options.seed ?? 'cluster';
-  const baseSuite = getSuite(options.suite ?? 'ecdsa');
-  const verifications = options.verificationCache === false ? undefined : new VerificationCache();
-  const suite = verifications ? withVerificationCache(baseSuite, verifications) : baseSuite;
-  const version = ProtocolVersion.parse(options.version ?? '2.11.0');
-  const rng = seedrandom(`${seed}/keys`);
-  const random = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(rng() * 256));
-  const total = (options.sealers ?? 4) + (options.observers ?? 0) + (options.spare ?? 0);
-  const keys: KeyPair[] = Array.from({ length: total }, () => suite.generateKeyPair(random));
-  const ids = keys.map((k) => toHex(k.publicKey).slice(2));
-  const sealerIds = ids.slice(0, options.sealers ?? 4);
-  const observerIds = ids.slice(sealerIds.length, sealerIds.length + (options.observers ?? 0));
-  const genesis: GroupGenesis = {
-    groupId: 1,
-    consensusType: options.consensus ?? 'pbft',
-    sealers: sealerIds,
-    observers: observerIds,
-    timestamp: Date.UTC(2026, 0, 1),
-    ...options.genesis,
-  };
+  const sealerCount = options.sealers ?? 4;
+  const observerCount = options.observers ?? 0;
+  const total = sealerCount + observerCount + (options.spare ?? 0);
+  const names = Array.from({ length: total }, (_, i) => `node${i}`);
   const logs: Array<{ node: string; line: string }> = [];
-  const sim = new Simulation<Node>({
+  const chain = new SimChain({
     seed,
+    nodes: total,
+    ...(options.suite ? { suite: options.suite } : {}),
+    ...(options.version ? { version: options.version } : {}),
+    groups: [
+      {
+        id: 1,
+        consensus: options.consensus ?? 'pbft',
+        sealers: names.slice(0, sealerCount),
+        observers: names.slice(sealerCount, sealerCount + observerCount),
+        spare: names.slice(sealerCount + observerCount),
+        ...(options.genesis?.txCountLimit !== undefined ? { txCountLimit: options.genesis.txCountLimit } : {}),
+        ...(options.genesis?.consensusTimeout !== undefined ? { consensusTimeout: options.genesis.consensusTimeout } : {}),
+      },
+    ],
     ...(options.network ? { network: options.network } : {}),
+    ...(options.simulatedSignatures ? { consensusSignatures: 'simulated' as const } : {}),
+    ...(options.executionMemo === false || options.verificationCache === false ? { shareComputation: false } : {}),
+    ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
     onLog: (node, line) => logs.push({ node, line }),
   });
+  const { sim, ids, suite } = chain;
+  const version = chain.version;
+  const genesis = chain.genesis.get(1)!;
+  const memo = chain.memo;
+  const verifications = chain.verifications;
   /** (virtual time, node, height) each time a node's height changes. */
   const commits: Array<{ at: number; node: string; height: number }> = [];
   const lastHeight = new Map<string, number>();
-  const names = ids.map((_, i) => `node${i}`);
-  const salt = new TextEncoder().encode(seed);
-  const memo = options.executionMemo === false ? undefined : new ExecutionMemo();
-  names.forEach((name, i) =>
-    sim.addNode(
-      name,
-      (env) =>
-        Node.start({
-          env,
-          key: keys[i]!,
-          suite,
-          version,
-          groups: [genesis],
-          peerAddress: (id) => `127.0.0.1:${30300 + ids.indexOf(id)}`,
-          ...(options.simulatedSignatures ? { consensusSignatures: { simulated: salt } } : {}),
-          ...(memo ? { executionMemo: memo } : {}),
-          ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
-        }),
-      { nodeId: ids[i]! },
-    ),
-  );
 
   const clientRng = seedrandom(`${seed}/client`);
   const clientRandom = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(clientRng() * 256));
   const client = new TransactionBuilder({ suite, generation: version.txGeneration, key: suite.generateKeyPair(clientRandom), random: clientRandom });
-  const group = (name: string): Group | undefined => sim.node(name).handle?.groupById(1);
+  const group = (name: string): Group | undefined => chain.group(name, 1);
   const submitted: string[] = [];
   let contract: Uint8Array | undefined;
 
@@ -100,6 +86,7 @@ export function cluster(options: ClusterOptions = {}) {
   });
 
   const c = {
+    chain,
     sim,
     memo,
     verifications,

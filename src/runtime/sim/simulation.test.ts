@@ -288,3 +288,16 @@ describe('paced runs', () => {
     await expect(sim.run({ until: 10, pace: { rate: 0, wall: fakeWall() } })).rejects.toThrow('pace.rate must be a finite number > 0');
   });
 });
+
+describe('Simulation onNodeEvent', () => {
+  it('hands every node trace event to the observer with the node and virtual time', async () => {
+    const { Simulation: Sim } = await import('./simulation.js');
+    const seen: Array<[string, string, unknown, number]> = [];
+    const sim = new Sim<void>({ seed: 'events', onNodeEvent: (node, kind, fields, t) => seen.push([node, kind, fields.n, t]) });
+    sim.addNode('a', (env) => {
+      env.clock.setTimer(50, () => env.trace.event('tick', { n: 1 }));
+    });
+    await sim.run({ until: 100 });
+    expect(seen).toEqual([['a', 'tick', 1, 50]]);
+  });
+});

@@ -30,6 +30,11 @@ export interface SimulationOptions {
   readonly logLevel?: LogLevel;
   /** Also receives every captured log line, FISCO-formatted, with the node's name. */
   readonly onLog?: (node: string, line: string) => void;
+  /**
+   * Also receives every event a node reports through its Env tracer, as it happens (virtual ms),
+   * e.g. for invariant checkers and reports that must not re-parse the trace.
+   */
+  readonly onNodeEvent?: (node: string, kind: string, fields: Readonly<Record<string, unknown>>, timeMs: number) => void;
 }
 
 export interface AddNodeOptions {
@@ -152,6 +157,7 @@ export class Simulation<H = unknown> {
   private readonly scenarioRandom: SeededRandomness;
   private readonly logThreshold: number;
   private readonly onLog: ((node: string, line: string) => void) | undefined;
+  private readonly onNodeEvent: SimulationOptions['onNodeEvent'];
   private readonly view = { index: -1, time: 0, kind: 'boot' as EventKindName, node: null as string | null };
   private readonly host: EnvHost & NetworkHost;
   private nowUs = 0;
@@ -176,6 +182,7 @@ export class Simulation<H = unknown> {
     this.epochMs = epochMs;
     this.logThreshold = LOG_RANK[logLevel];
     this.onLog = options.onLog;
+    this.onNodeEvent = options.onNodeEvent;
     this.scenarioRandom = new SeededRandomness(this.seed, ['scenario']);
     this.trace = new Trace(this.names, options.trace);
     this.host = this.createHost();
@@ -786,6 +793,7 @@ export class Simulation<H = unknown> {
     } catch (error) {
       throw new TypeError(`${node.name}: trace event "${kind}": ${messageOf(error)}`);
     }
+    this.onNodeEvent?.(node.name, kind, fields, this.now);
   }
 
   private get(name: string, where: string): SimNode<H> {

@@ -1,0 +1,203 @@
+import { z } from 'zod';
+
+/** "60s", "1.5s", "500ms", "2m", or a number of milliseconds. */
+export const duration = z.union([
+  z.number().nonnegative(),
+  z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'expected a duration like 500ms, 10s, 1.5m or 1h'),
+]);
+
+const nodeName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'expected a node name like node0');
+const nodeList = z.union([nodeName, z.array(nodeName).min(1)]);
+const probability = z.number().min(0).max(1);
+
+const latency = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('constant'), ms: z.number().nonnegative() }).strict(),
+  z.object({ kind: z.literal('uniform'), minMs: z.number().nonnegative(), maxMs: z.number().nonnegative() }).strict(),
+  z.object({ kind: z.literal('exponential'), minMs: z.number().nonnegative(), meanMs: z.number().nonnegative() }).strict(),
+  z.object({ kind: z.literal('normal'), meanMs: z.number().nonnegative(), stdDevMs: z.number().nonnegative(), minMs: z.number().nonnegative().optional() }).strict(),
+]);
+
+const linkSettings = {
+  latency: latency.optional(),
+  jitterMs: z.number().nonnegative().optional(),
+  loss: probability.optional(),
+  duplicate: probability.optional(),
+  reorder: probability.optional(),
+  reorderDelayMs: z.number().nonnegative().optional(),
+  queueCapacity: z.number().int().positive().optional(),
+};
+
+export const linkSettingsSchema = z.object(linkSettings).strict();
+
+const groupSchema = z
+  .object({
+    id: z.number().int().min(1).max(32767),
+    consensus: z.enum(['pbft', 'raft']).default('pbft'),
+    /** Node names, or a count: the first N nodes. */
+    sealers: z.union([z.array(nodeName).min(1), z.number().int().min(1)]).optional(),
+    observers: z.union([z.array(nodeName), z.number().int().min(0)]).optional(),
+    /** Nodes that keep the group's ledger without a role at genesis (to be added later). */
+    spare: z.array(nodeName).optional(),
+    txCountLimit: z.number().int().min(1).optional(),
+    txGasLimit: z.number().int().min(100_000).optional(),
+    consensusTimeout: z.number().int().min(3).optional(),
+  })
+  .strict();
+
+const workloadBase = {
+  group: z.number().int().min(1).default(1),
+  /** Transactions per (virtual) second. */
+  rate: z.number().positive().max(10_000),
+  start: duration.optional(),
+  stop: duration.optional(),
+  /** Nodes whose JSON-RPC receives the transactions (default: every member of the group, at random). */
+  targets: nodeList.optional(),
+};
+
+const workloadSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('helloworld'), ...workloadBase }).strict(),
+  z.object({ kind: z.literal('deploy'), ...workloadBase }).strict(),
+  z.object({ kind: z.literal('token'), ...workloadBase, accounts: z.number().int().min(2).max(1000).default(10) }).strict(),
+  z
+    .object({
+      kind: z.literal('mix'),
+      ...workloadBase,
+      weights: z.object({ helloworld: z.number().min(0).default(0), deploy: z.number().min(0).default(0), token: z.number().min(0).default(0) }).strict(),
+    })
+    .strict(),
+]);
+
+const memberChange = z.object({ group: z.number().int().min(1).default(1), node: nodeName }).strict();
+
+/** One timed action: exactly one of the action keys besides `at`. */
+const timelineAction = z
+  .object({
+    at: duration,
+    label: z.string().optional(),
+    crash: nodeList.optional(),
+    restart: nodeList.optional(),
+    pause: nodeList.optional(),
+    resume: nodeList.optional(),
+    partition: z.array(z.array(nodeName).min(1)).min(2).optional(),
+    partitionOneWay: z.object({ from: nodeList, to: nodeList }).strict().optional(),
+    isolate: nodeName.optional(),
+    heal: z.literal(true).optional(),
+    clog: z.object({ between: z.tuple([nodeName, nodeName]), for: duration, oneWay: z.boolean().default(false) }).strict().optional(),
+    network: linkSettingsSchema.optional(),
+    link: z.object({ from: nodeList, to: nodeList, ...linkSettings, reset: z.boolean().optional() }).strict().optional(),
+    clockSkew: z.object({ node: nodeName, offsetMs: z.number().default(0), drift: z.number().gt(-1).default(0) }).strict().optional(),
+    addSealer: memberChange.optional(),
+    addObserver: memberChange.optional(),
+    removeNode: memberChange.optional(),
+    setConfig: z.object({ group: z.number().int().min(1).default(1), key: z.string(), value: z.union([z.string(), z.number()]) }).strict().optional(),
+  })
+  .strict();
+
+export const ACTION_KEYS = [
+  'crash',
+  'restart',
+  'pause',
+  'resume',
+  'partition',
+  'partitionOneWay',
+  'isolate',
+  'heal',
+  'clog',
+  'network',
+  'link',
+  'clockSkew',
+  'addSealer',
+  'addObserver',
+  'removeNode',
+  'setConfig',
+] as const;
+
+const byzantineSchema = z.union([
+  z
+    .object({
+      node: nodeName,
+      behaviour: z.enum(['equivocate', 'double-sign', 'silent']),
+      group: z.number().int().min(1).default(1),
+      from: duration.optional(),
+      until: duration.optional(),
+    })
+    .strict(),
+  /** A second running instance with the node's identity (Twins). */
+  z.object({ twins: nodeName }).strict(),
+]);
+
+const range = z.tuple([z.number(), z.number()]);
+
+const swarmSchema = z
+  .object({
+    /** Crashes drawn per run (each later restarted), within the fault budget. */
+    crashes: range.optional(),
+    /** Partitions drawn per run (each later healed). */
+    partitions: range.optional(),
+    /** Message loss probability drawn per run. */
+    loss: range.optional(),
+    /** Mean one-way latency (ms) drawn per run. */
+    latencyMs: range.optional(),
+    /** Pauses drawn per run. */
+    pauses: range.optional(),
+    /** Window in which faults start. */
+    window: z.tuple([duration, duration]).optional(),
+    /** How long a fault lasts. */
+    faultDuration: z.tuple([duration, duration]).optional(),
+  })
+  .strict();
+
+export const scenarioSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lower-case name (letters, digits, - and _)'),
+    description: z.string().optional(),
+    seed: z.union([z.number().int(), z.string()]).default(1),
+    duration,
+    chain: z
+      .object({
+        suite: z.enum(['ecdsa', 'sm']).default('ecdsa'),
+        supportedVersion: z.string().default('2.11.0'),
+        /** Node count; names are node0, node1, … */
+        nodes: z.number().int().min(1).max(300),
+        /** Consensus-message signatures: the node keys, or a cheap keyed hash for large groups. */
+        consensusSignatures: z.enum(['real', 'simulated']).default('real'),
+        /** Share execution results and signature checks between nodes (pure results, on by default). */
+        shareComputation: z.boolean().default(true),
+      })
+      .strict(),
+    groups: z.array(groupSchema).min(1).default([{ id: 1, consensus: 'pbft' }]),
+    network: z
+      .object({ ...linkSettings, links: z.array(z.object({ from: nodeList, to: nodeList, ...linkSettings }).strict()).optional() })
+      .strict()
+      .default({}),
+    workloads: z.array(workloadSchema).default([]),
+    timeline: z.array(timelineAction).default([]),
+    byzantine: z.array(byzantineSchema).default([]),
+    expect: z
+      .object({
+        /** No two honest nodes commit different blocks at a height: always checked; present to be explicit. */
+        safety: z.literal(true).default(true),
+        /** After the last fault: faults frozen, a probe transaction must commit on every live node within this. */
+        liveness: z.union([z.object({ within: duration }).strict(), z.literal(false)]).default({ within: '15s' }),
+        minHeight: z.number().int().min(0).optional(),
+        /** Every accepted transaction has a receipt on every live node at the end. */
+        allReceipted: z.boolean().default(true),
+        maxViewChanges: z.number().int().min(0).optional(),
+        /** Committed transactions per virtual second, over the run. */
+        minThroughput: z.number().min(0).optional(),
+        /** Share of accepted transactions that failed (status ≠ 0). */
+        maxFailedRatio: z.number().min(0).max(1).optional(),
+      })
+      .strict()
+      .default({ safety: true, liveness: { within: '15s' }, allReceipted: true }),
+    swarm: swarmSchema.optional(),
+  })
+  .strict();
+
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+export type Scenario = z.output<typeof scenarioSchema>;
+export type TimelineEntry = Scenario['timeline'][number];
+export type Workload = Scenario['workloads'][number];
+export type ByzantineEntry = Scenario['byzantine'][number];
+export type LinkSettings = z.output<typeof linkSettingsSchema>;
+export type Latency = z.output<typeof latency>;
