@@ -17,6 +17,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'transactions per second through the block executor next to raw evm.runCall',
     load: () => import('./exec-bench.js'),
   },
+  rpc: {
+    summary: 'JSON-RPC over HTTP: requests/s and p50/p99 for getBlockNumber and call next to a bare node:http server',
+    load: () => import('./rpc-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),

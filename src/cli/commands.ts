@@ -51,7 +51,7 @@ Example:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|cli ...]',
+    synopsis: 'bench [crypto|exec|rpc|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -63,6 +63,10 @@ Benchmarks:
   exec     transactions per second through the block executor (blocks of 1,000
            signed HelloWorld set calls, commit and state root per block) next to
            raw evm.runCall on the same calls
+  rpc      JSON-RPC over HTTP with keep-alive at concurrency 1 and 32: requests/s
+           and p50/p99 latency of getBlockNumber and call (HelloWorld.get) next
+           to a bare node:http server with a constant JSON body, and the ratio
+           (target: getBlockNumber at least 60% of the bare server)
   cli      start-up time of \`twinchain --help\` as a new process`,
     load: () => import('./bench-command.js'),
   },
