@@ -331,3 +331,14 @@ describe('SM (guomi) chains', () => {
     expect(full.transactions[0]!.signature.signature).toMatch(/^0x[0-9a-f]{256}$/);
   });
 });
+
+describe('concurrent submissions', () => {
+  it('admit a transaction once when it arrives twice at the same time', async () => {
+    const h = await rpcHarness();
+    const tx = h.deployTx();
+    const replies = await Promise.all([h.send(tx), h.send(tx), h.send(tx)]);
+    expect(replies.filter((r) => r.result === toHex(tx.hash))).toHaveLength(1);
+    expect(replies.filter((r) => r.error?.message.startsWith('AlreadyKnown'))).toHaveLength(2);
+    expect(await h.result('getPendingTxSize', [1])).toBe('0x1');
+  });
+});

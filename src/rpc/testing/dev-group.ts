@@ -232,9 +232,11 @@ export class DevGroup implements GroupApi {
     }
     const { body } = tx;
     const hash = toHex(tx.hash);
+    // The one await comes first, so the checks below and the pool insert happen at one instant.
+    const onChain = await this.chain.ledger.hasTransaction(tx.hash);
     if (this.pool.size >= this.options.poolLimit) return reject('TxPoolIsFull', `the pool holds its limit of ${this.options.poolLimit} transactions`);
     if (this.pool.has(hash)) return reject('AlreadyKnown', `transaction ${hash} is already in the pool`);
-    if (await this.chain.ledger.hasTransaction(tx.hash)) return reject('AlreadyInChain', `transaction ${hash} is already on chain`);
+    if (onChain) return reject('AlreadyInChain', `transaction ${hash} is already on chain`);
     const usedIn = this.chainNonces.get(body.nonce);
     if (usedIn !== undefined) return reject('NonceCheckFail', `nonce 0x${body.nonce.toString(16)} was already used in block ${usedIn}`);
     if (this.poolNonces.has(body.nonce)) return reject('NonceCheckFail', `nonce 0x${body.nonce.toString(16)} is already used by a pending transaction`);
