@@ -125,6 +125,27 @@ describe('startHttpServer (a real port)', () => {
     expect(res.status).toBe(413);
   });
 
+  it('hangs up on a body streamed far past the limit (413 or a reset), and keeps serving', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const req = httpRequest(server.url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (r) => {
+        r.resume();
+        r.on('end', () => resolve(String(r.statusCode)));
+        r.on('error', () => resolve('reset'));
+      });
+      req.on('error', () => resolve('reset'));
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const pump = (left: number) => {
+        if (left === 0) return req.end();
+        if (req.destroyed) return undefined;
+        req.write(chunk, () => pump(left - 1));
+      };
+      pump(20);
+    });
+    expect(['413', 'reset']).toContain(outcome);
+    const res = await post(JSON.stringify(getBlockNumber));
+    expect(JSON.parse(res.text)).toMatchObject({ result: '0x0' });
+  });
+
   it('survives garbage on the socket and keeps serving', async () => {
     await new Promise<void>((resolve) => {
       const socket = connect(server.port, '127.0.0.1', () => socket.end('NOT HTTP AT ALL\r\n\r\n\0\0\0'));

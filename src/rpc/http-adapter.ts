@@ -38,6 +38,14 @@ function send(res: ServerResponse, answer: HttpAnswer): void {
   res.end(answer.body);
 }
 
+/** 413 without reading the rest of the body: answer, then close the connection once the answer is out. */
+function hangUp(req: IncomingMessage, res: ServerResponse, bodyLimit: number): void {
+  if (res.headersSent) return;
+  res.on('finish', () => req.destroy());
+  res.on('close', () => req.destroy());
+  send(res, payloadTooLarge(bodyLimit));
+}
+
 /**
  * The node:http request listener: POST / with a JSON-RPC body; 405 for other methods, 404 for
  * other paths, 413 for bodies over the limit. Every reply is application/json.
@@ -60,8 +68,7 @@ export function createHttpHandler(service: RpcService, options: HttpHandlerOptio
     }
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > drainCap) {
-      send(res, payloadTooLarge(bodyLimit));
-      req.destroy();
+      hangUp(req, res, bodyLimit);
       return;
     }
     const chunks: Buffer[] = [];
@@ -69,10 +76,7 @@ export function createHttpHandler(service: RpcService, options: HttpHandlerOptio
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= bodyLimit) chunks.push(chunk);
-      else if (size > drainCap) {
-        send(res, payloadTooLarge(bodyLimit));
-        req.destroy();
-      }
+      else if (size > drainCap) hangUp(req, res, bodyLimit);
     });
     req.on('end', () => {
       if (size > bodyLimit) {
