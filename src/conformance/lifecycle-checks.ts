@@ -65,8 +65,9 @@ export const lifecycleChecks: readonly Check[] = [
   }),
   check('lifecycle', 'pending: listed by getPendingTransactions and counted by getPendingTxSize', async (ctx) => {
     const { tx, hash } = deployed(ctx);
-    const list = await ctx.call<unknown>('getPendingTransactions', [ctx.groupId]);
+    // Size first: a transaction still listed afterwards was pending all along, so it was counted.
     const size = await ctx.call<string>('getPendingTxSize', [ctx.groupId]);
+    const list = await ctx.call<unknown>('getPendingTransactions', [ctx.groupId]);
     if (!Array.isArray(list)) fail(`getPendingTransactions gave ${show(list)}`);
     const entry = list.find((p) => isObject(p) && same(p.hash, hash)) as Record<string, unknown> | undefined;
     if (!entry) {
@@ -74,7 +75,9 @@ export const lifecycleChecks: readonly Check[] = [
       if (receipt !== null) skip('the transaction was already in a block before it could be seen pending');
       fail('the transaction is neither pending nor in a block');
     }
-    if (!(BigInt(size) >= 1n)) fail(`getPendingTxSize is ${show(size)} while the transaction is listed as pending`);
+    if (typeof size !== 'string' || !/^0x[0-9a-fA-F]+$/.test(size) || BigInt(size) < 1n) {
+      fail(`getPendingTxSize was ${show(size)} while the transaction was pending`);
+    }
     const problems = fieldProblems(entry, pendingFields(ctx.variant), 'pending entry');
     if (!same(entry.from, ctx.sender)) problems.push(`from is ${show(entry.from)}, the sender is ${ctx.sender}`);
     if (entry.to !== null) problems.push(`to is ${show(entry.to)}; SPEC: null for a creation`);
