@@ -25,6 +25,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'simulated PBFT groups of 4, 16 and 64 sealers: throughput under saturation and speed at 10 tx/s',
     load: () => import('./pbft-bench.js'),
   },
+  rpc: {
+    summary: 'JSON-RPC over HTTP: requests/s and p50/p99 for getBlockNumber and call next to a bare node:http server',
+    load: () => import('./rpc-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),

@@ -22,8 +22,36 @@ Example:
     load: () => import('./tx-decode-command.js'),
   },
   {
+    name: 'conform',
+    synopsis: 'conform <url> [--group 1] [--variant earlier|later] [--json file]',
+    summary: "check a node's JSON-RPC endpoint against SPEC.md and print a pass/fail table",
+    help: `Usage: twinchain conform <url> [--group 1] [--variant earlier|later] [--json file]
+                         [--removed-group <id>] [--timeout <seconds>]
+
+Runs the SPEC.md conformance suite against any FISCO BCOS 2.x style JSON-RPC endpoint
+(Twinchain or a real node): every method's result shape and types, the hex conventions,
+each error code under its condition, the differences of the two interface variants, \`call\`
+leaving the height unchanged, and a transaction's life cycle (it deploys HelloWorld with a
+key it generates: ECDSA, or SM2 when the node version ends with " gm").
+
+  --group          group to test (default 1)
+  --variant        hold the node to this interface variant; default: detected from
+                   getClientVersion (Supported Version 2.0.0-rc1 = earlier, newer = later)
+  --json           also write the results as JSON to this file
+  --removed-group  a group the node keeps without being sealer or observer, to check
+                   -40009 (skipped otherwise)
+  --timeout        seconds a transaction may take to be included (default 30)
+
+Exit status: 0 when every check passed (skips allowed), 1 when any failed, 2 when the
+endpoint cannot be reached or the usage is wrong.
+
+Example:
+  twinchain conform http://127.0.0.1:8545 --group 1 --json conformance.json`,
+    load: () => import('./conform-command.js'),
+  },
+  {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|sim|pbft|cli ...]',
+    synopsis: 'bench [crypto|exec|sim|pbft|rpc|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -41,6 +69,10 @@ Benchmarks:
   pbft     simulated PBFT groups of 4, 16 and 64 sealers: committed transactions per
            wall second under a saturating HelloWorld load, and the virtual/wall time
            ratio at 10 tx/s (real and simulated consensus signatures)
+  rpc      JSON-RPC over HTTP with keep-alive at concurrency 1 and 32: requests/s
+           and p50/p99 latency of getBlockNumber and call (HelloWorld.get) next
+           to a bare node:http server with a constant JSON body, and the ratio
+           (target: getBlockNumber at least 60% of the bare server)
   cli      start-up time of \`twinchain --help\` as a new process`,
     load: () => import('./bench-command.js'),
   },

@@ -1,0 +1,65 @@
+import { writeFile } from 'node:fs/promises';
+import { EndpointUnreachableError, formatReport, reportJson, runConformance } from '../conformance/index.js';
+import { CliError } from './cli-error.js';
+import type { CliIo } from './io.js';
+import { oneOf, parseOptions } from './parse-options.js';
+
+function positiveInteger(value: string | undefined, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    throw new CliError(`--${option} must be a positive integer (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function endpoint(text: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new CliError(`"${text}" is not a URL; expected e.g. http://127.0.0.1:8545`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`"${text}": only http and https endpoints are supported`);
+  return url.href;
+}
+
+/** twinchain conform <url>: exit 0 all passed, 1 any failure, 2 unreachable endpoint or bad usage. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, {
+    group: { type: 'string' },
+    variant: { type: 'string' },
+    json: { type: 'string' },
+    'removed-group': { type: 'string' },
+    timeout: { type: 'string' },
+  });
+  if (positionals.length !== 1) throw new CliError(`expected exactly one endpoint URL, got ${positionals.length}`);
+  const url = endpoint(positionals[0]!);
+  const variant = oneOf(values.variant, ['earlier', 'later'] as const, 'variant');
+  const groupId = positiveInteger(values.group, 'group', 1);
+  const removedGroup = values['removed-group'] === undefined ? undefined : positiveInteger(values['removed-group'], 'removed-group', 0);
+  const timeoutSeconds = positiveInteger(values.timeout, 'timeout', 30);
+  let report;
+  try {
+    report = await runConformance({
+      url,
+      groupId,
+      ...(variant ? { variant } : {}),
+      ...(removedGroup === undefined ? {} : { removedGroup }),
+      inclusionTimeoutMs: timeoutSeconds * 1000,
+    });
+  } catch (e) {
+    if (e instanceof EndpointUnreachableError) throw new CliError(`cannot reach the endpoint: ${e.message}`, 2);
+    throw e;
+  }
+  io.out(formatReport(report));
+  if (values.json !== undefined) {
+    try {
+      await writeFile(values.json, reportJson(report));
+    } catch (e) {
+      throw new CliError(`cannot write ${values.json}: ${(e as Error).message}`);
+    }
+    io.out(`results written to ${values.json}`);
+  }
+  return report.failed === 0 ? 0 : 1;
+}

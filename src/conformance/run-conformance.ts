@@ -1,0 +1,148 @@
+import { ProtocolVersion } from '../chain/index.js';
+import type { InterfaceVariant } from '../codec/index.js';
+import type { SuiteName } from '../crypto/index.js';
+import { JsonRpcClient, RpcTransportError, type FetchFunction } from '../rpc/index.js';
+import { CheckFailure, CheckSkipped, type Check, type CheckResult } from './check.js';
+import { ConformanceContext, type ConsensusKind } from './conformance-context.js';
+import { envelopeChecks } from './envelope-checks.js';
+import { errorChecks } from './error-checks.js';
+import { lifecycleChecks } from './lifecycle-checks.js';
+import { queryChecks } from './query-checks.js';
+import { isObject } from './shape.js';
+
+/** Every check, in the order they run (the lifecycle ones depend on each other). */
+export const ALL_CHECKS: readonly Check[] = [...envelopeChecks, ...queryChecks, ...errorChecks, ...lifecycleChecks];
+
+export interface ConformanceOptions {
+  /** JSON-RPC endpoint, e.g. http://127.0.0.1:8545. */
+  readonly url: string;
+  /** Group to test (default 1). */
+  readonly groupId?: number;
+  /** Interface variant to hold the node to; default: detected from getClientVersion's Supported Version. */
+  readonly variant?: InterfaceVariant;
+  /** A group the node keeps without being sealer or observer, to check -40009 (skipped without). */
+  readonly removedGroup?: number;
+  /** Default: the global fetch (an in-process or msw-intercepted one works too). */
+  readonly fetch?: FetchFunction;
+  /** Per request (default 10 s). */
+  readonly requestTimeoutMs?: number;
+  /** How long a sent transaction may take to get a receipt (default 30 s). */
+  readonly inclusionTimeoutMs?: number;
+  /** Receipt polling interval (default 250 ms). */
+  readonly pollIntervalMs?: number;
+  /** Told about each result as it comes (progress output). */
+  readonly onResult?: (result: CheckResult) => void;
+}
+
+export interface ConformanceReport {
+  readonly url: string;
+  readonly groupId: number;
+  readonly variant: InterfaceVariant;
+  readonly variantSource: 'option' | 'detected';
+  readonly consensus: ConsensusKind;
+  readonly suite: SuiteName;
+  /** The "<product> Version" value, when getClientVersion answered. */
+  readonly nodeVersion: string | undefined;
+  readonly results: readonly CheckResult[];
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+/** The endpoint gave no HTTP answer at all (refused, unresolvable, timed out). */
+export class EndpointUnreachableError extends Error {
+  override readonly name = 'EndpointUnreachableError';
+}
+
+function productVersion(version: unknown): string | undefined {
+  if (!isObject(version)) return undefined;
+  const key = Object.keys(version).find((k) => k.endsWith(' Version') && k !== 'Supported Version');
+  return key && typeof version[key] === 'string' ? version[key] : undefined;
+}
+
+/** earlier for supported_version 2.0.0-rc1, later for anything newer; no Supported Version field at all means earlier. */
+function detectVariant(version: unknown): InterfaceVariant {
+  if (!isObject(version) || typeof version['Supported Version'] !== 'string') return 'earlier';
+  try {
+    return ProtocolVersion.parse(version['Supported Version']).interfaceVariant;
+  } catch {
+    return 'later';
+  }
+}
+
+async function detectConsensus(client: JsonRpcClient, groupId: number): Promise<ConsensusKind> {
+  const status = await client.request('getConsensusStatus', [groupId]);
+  if (Array.isArray(status.result) && isObject(status.result[0])) return 'leaderId' in status.result[0] ? 'raft' : 'pbft';
+  const view = await client.request('getPbftView', [groupId]);
+  return view.error?.code === -40007 ? 'raft' : 'pbft';
+}
+
+async function runCheck(ctx: ConformanceContext, c: Check): Promise<CheckResult> {
+  try {
+    const note = await c.run(ctx);
+    return { name: c.name, area: c.area, status: 'pass', reason: note ?? '' };
+  } catch (e) {
+    if (e instanceof CheckSkipped) return { name: c.name, area: c.area, status: 'skip', reason: e.message };
+    if (e instanceof CheckFailure) return { name: c.name, area: c.area, status: 'fail', reason: e.message };
+    return { name: c.name, area: c.area, status: 'fail', reason: `${e instanceof Error ? e.name : 'error'}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/**
+ * Run SPEC.md's conformance checks against an endpoint. Relies on SPEC only, so any node can
+ * be tested. Throws EndpointUnreachableError when the endpoint does not answer at all.
+ */
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const groupId = options.groupId ?? 1;
+  const client = new JsonRpcClient(options.url, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.requestTimeoutMs ?? 10_000 });
+  let clientVersion: unknown;
+  let consensus: ConsensusKind;
+  try {
+    clientVersion = (await client.request('getClientVersion', [])).result;
+    consensus = await detectConsensus(client, groupId);
+  } catch (e) {
+    if (e instanceof RpcTransportError && e.unreachable) throw new EndpointUnreachableError(e.message);
+    if (e instanceof RpcTransportError) {
+      clientVersion = undefined;
+      consensus = 'pbft';
+    } else {
+      throw e;
+    }
+  }
+  const variant = options.variant ?? detectVariant(clientVersion);
+  const nodeVersion = productVersion(clientVersion);
+  const suite: SuiteName = nodeVersion?.endsWith(' gm') ? 'sm' : 'ecdsa';
+  const chainIdText = isObject(clientVersion) ? clientVersion['Chain Id'] : undefined;
+  const ctx = new ConformanceContext({
+    client,
+    groupId,
+    variant,
+    consensus,
+    suiteName: suite,
+    chainId: typeof chainIdText === 'string' && /^[0-9]+$/.test(chainIdText) ? BigInt(chainIdText) : 1n,
+    clientVersion,
+    ...(options.removedGroup === undefined ? {} : { removedGroup: options.removedGroup }),
+    inclusionTimeoutMs: options.inclusionTimeoutMs ?? 30_000,
+    pollIntervalMs: options.pollIntervalMs ?? 250,
+  });
+  const results: CheckResult[] = [];
+  for (const c of ALL_CHECKS) {
+    const result = await runCheck(ctx, c);
+    results.push(result);
+    options.onResult?.(result);
+  }
+  const count = (status: CheckResult['status']) => results.filter((r) => r.status === status).length;
+  return {
+    url: options.url,
+    groupId,
+    variant,
+    variantSource: options.variant ? 'option' : 'detected',
+    consensus,
+    suite,
+    nodeVersion,
+    results,
+    passed: count('pass'),
+    failed: count('fail'),
+    skipped: count('skip'),
+  };
+}

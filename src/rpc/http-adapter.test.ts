@@ -1,0 +1,176 @@
+import { request as httpRequest, Agent } from 'node:http';
+import { connect } from 'node:net';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpHandler, startHttpServer, type RpcHttpServer } from './http-adapter.js';
+import { rpcHarness } from './rpc-harness.test-helper.js';
+
+const getBlockNumber = { jsonrpc: '2.0', id: 1, method: 'getBlockNumber', params: [1] };
+
+describe('the HTTP adapter (supertest, no port)', async () => {
+  const h = await rpcHarness();
+  const app = createHttpHandler(h.service, { bodyLimit: 64 * 1024 });
+
+  it('answers POST / with application/json', async () => {
+    const res = await request(app).post('/').send(getBlockNumber).expect(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, result: '0x0' });
+  });
+
+  it('takes a body without a JSON content type (curl --data sends form encoding)', async () => {
+    const res = await request(app).post('/').type('form').send(JSON.stringify(getBlockNumber)).expect(200);
+    expect(JSON.parse(res.text)).toMatchObject({ result: '0x0' });
+  });
+
+  it('answers errors with HTTP 200 and a JSON-RPC error object', async () => {
+    const res = await request(app).post('/').set('content-type', 'application/json').send('{oops').expect(200);
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  it.each(['get', 'put', 'delete', 'patch'] as const)('refuses %s with 405 and Allow: POST', async (method) => {
+    const res = await request(app)[method]('/').expect(405);
+    expect(res.headers.allow).toBe('POST');
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.body).toMatchObject({ error: { code: -32600 } });
+  });
+
+  it('answers other paths with 404', async () => {
+    const res = await request(app).post('/rpc').send(getBlockNumber).expect(404);
+    expect(res.body.error.message).toContain('/rpc');
+    await request(app).post('/?x=1').send(getBlockNumber).expect(200);
+  });
+
+  it('answers an oversized body with 413 and a JSON-RPC error, and keeps serving', async () => {
+    const res = await request(app)
+      .post('/')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ ...getBlockNumber, params: [1, 'x'.repeat(100 * 1024)] }))
+      .expect(413);
+    expect(res.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('65536 bytes') } });
+    await request(app).post('/').send(getBlockNumber).expect(200);
+  });
+});
+
+describe('startHttpServer (a real port)', () => {
+  let h: Awaited<ReturnType<typeof rpcHarness>>;
+  let server: RpcHttpServer;
+  beforeAll(async () => {
+    h = await rpcHarness();
+    server = await startHttpServer(h.service, { port: 0, bodyLimit: 1024 * 1024, maxBatch: 5 });
+  });
+  afterAll(() => server.close());
+
+  const post = (body: string | Buffer, agent?: Agent, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+      const req = httpRequest(server.url, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  it('binds to 127.0.0.1 by default and reports its url', () => {
+    expect(server.host).toBe('127.0.0.1');
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/`);
+    expect(server.port).toBeGreaterThan(0);
+  });
+
+  it('keeps connections alive between requests', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    agent.on('free', (socket) => sockets.add(socket));
+    for (let i = 0; i < 5; i++) {
+      const res = await post(JSON.stringify(getBlockNumber), agent);
+      expect(res.headers.connection).toBe('keep-alive');
+      expect(JSON.parse(res.text)).toMatchObject({ result: '0x0' });
+    }
+    expect(sockets.size).toBe(1);
+    agent.destroy();
+  });
+
+  it('applies its own batch limit', async () => {
+    const res = await post(JSON.stringify(Array(6).fill(getBlockNumber)));
+    expect(JSON.parse(res.text)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('maximum of 5') } });
+  });
+
+  it('answers a body streamed past the limit (chunked, no length) with 413', async () => {
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest(server.url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (r) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => resolve({ status: r.statusCode!, text }));
+      });
+      req.on('error', reject);
+      const chunk = Buffer.alloc(256 * 1024, 0x20);
+      for (let i = 0; i < 6; i++) req.write(chunk);
+      req.end();
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text)).toMatchObject({ error: { code: -32600 } });
+  });
+
+  it('refuses a declared length far over the limit without reading it', async () => {
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest(server.url, { method: 'POST', headers: { 'content-length': String(1 << 30) } }, (r) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => resolve({ status: r.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.write('{');
+    });
+    expect(res.status).toBe(413);
+  });
+
+  it('hangs up on a body streamed far past the limit (413 or a reset), and keeps serving', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const req = httpRequest(server.url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (r) => {
+        r.resume();
+        r.on('end', () => resolve(String(r.statusCode)));
+        r.on('error', () => resolve('reset'));
+      });
+      req.on('error', () => resolve('reset'));
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const pump = (left: number) => {
+        if (left === 0) return req.end();
+        if (req.destroyed) return undefined;
+        req.write(chunk, () => pump(left - 1));
+      };
+      pump(20);
+    });
+    expect(['413', 'reset']).toContain(outcome);
+    const res = await post(JSON.stringify(getBlockNumber));
+    expect(JSON.parse(res.text)).toMatchObject({ result: '0x0' });
+  });
+
+  it('survives garbage on the socket and keeps serving', async () => {
+    await new Promise<void>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1', () => socket.end('NOT HTTP AT ALL\r\n\r\n\0\0\0'));
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+      socket.resume();
+    });
+    const res = await post(JSON.stringify(getBlockNumber));
+    expect(JSON.parse(res.text)).toMatchObject({ result: '0x0' });
+  });
+
+  it('serves many concurrent requests, mixed with hostile ones', async () => {
+    const bodies = [
+      JSON.stringify(getBlockNumber),
+      '{"jsonrpc":"2.0","id":1,"method":"getBlockNumber","params":[-1]}',
+      '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+      '\u0000\u0001',
+      JSON.stringify([getBlockNumber, getBlockNumber]),
+    ];
+    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => post(bodies[i % bodies.length]!)));
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    const codes = replies.slice(0, 5).map((r) => {
+      const json = JSON.parse(r.text) as { result?: string; error?: { code: number } } | unknown[];
+      return Array.isArray(json) ? json.length : (json.result ?? json.error?.code);
+    });
+    expect(codes).toEqual(['0x0', -32602, -32600, -32700, 2]);
+  });
+});

@@ -1,0 +1,120 @@
+/** A fetch-compatible function: the global fetch, an in-process one, or one msw intercepts. */
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface RpcClientOptions {
+  /** Default: the global fetch. */
+  readonly fetch?: FetchFunction;
+  /** Per-request timeout (default 10 s). */
+  readonly timeoutMs?: number;
+}
+
+export interface RpcErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/** One reply envelope as received. */
+export interface RpcResponse {
+  readonly jsonrpc?: unknown;
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: RpcErrorObject;
+}
+
+export interface RawHttpResponse {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly text: string;
+}
+
+/** The endpoint could not be reached, timed out, or did not answer with JSON. */
+export class RpcTransportError extends Error {
+  override readonly name = 'RpcTransportError';
+  constructor(
+    message: string,
+    /** True when no HTTP answer arrived at all (connection refused, DNS, timeout). */
+    readonly unreachable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The endpoint answered with a JSON-RPC error. */
+export class RpcCallError extends Error {
+  override readonly name = 'RpcCallError';
+  readonly code: number;
+  readonly data: unknown;
+  constructor(
+    readonly method: string,
+    error: RpcErrorObject,
+  ) {
+    super(`${method}: ${error.code} ${error.message}`);
+    this.code = error.code;
+    this.data = error.data;
+  }
+}
+
+/** A small JSON-RPC 2.0 client over fetch, with access to raw replies for conformance checks. */
+export class JsonRpcClient {
+  private nextId = 1;
+  private readonly fetchFn: FetchFunction;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly url: string,
+    options: RpcClientOptions = {},
+  ) {
+    this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /** POST a body as is; the status and text of whatever comes back. */
+  async post(body: string, init: { method?: string } = {}): Promise<RawHttpResponse> {
+    let response: Response;
+    try {
+      response = await this.fetchFn(this.url, {
+        method: init.method ?? 'POST',
+        headers: { 'content-type': 'application/json' },
+        ...(init.method === undefined || init.method === 'POST' ? { body } : {}),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (e as Error).message;
+      throw new RpcTransportError(`${this.url}: no answer (${why})`, true);
+    }
+    try {
+      return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+    } catch (e) {
+      throw new RpcTransportError(`${this.url}: the answer broke off (${(e as Error).message})`, false);
+    }
+  }
+
+  /** Send any JSON value and parse the reply (a single envelope or a batch array). */
+  async send(payload: unknown): Promise<unknown> {
+    const raw = await this.post(JSON.stringify(payload));
+    try {
+      return JSON.parse(raw.text) as unknown;
+    } catch {
+      throw new RpcTransportError(`${this.url}: HTTP ${raw.status} with a body that is not JSON: ${raw.text.slice(0, 120)}`, false);
+    }
+  }
+
+  /** One request; the reply envelope, error or not. */
+  async request(method: string, params: unknown[] = [], id: number | string = this.nextId++): Promise<RpcResponse> {
+    const reply = await this.send({ jsonrpc: '2.0', method, params, id });
+    if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) {
+      throw new RpcTransportError(`${this.url}: ${method}: the reply is not a JSON-RPC object: ${JSON.stringify(reply).slice(0, 120)}`, false);
+    }
+    return reply as RpcResponse;
+  }
+
+  /** The result of one call; a JSON-RPC error is thrown as RpcCallError. */
+  async call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+    const reply = await this.request(method, params);
+    if (reply.error) throw new RpcCallError(method, reply.error);
+    if (!('result' in reply)) throw new RpcTransportError(`${this.url}: ${method}: the reply has neither result nor error`, false);
+    return reply.result as T;
+  }
+}
