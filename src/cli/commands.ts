@@ -22,6 +22,37 @@ Example:
     load: () => import('./tx-decode-command.js'),
   },
   {
+    name: 'serve',
+    synopsis: 'serve [--nodes 4] [--consensus pbft|raft] [--rpc-port 8545]',
+    summary: 'run a simulated group paced to the wall clock and serve each node\'s JSON-RPC',
+    help: `Usage: twinchain serve [--nodes 4] [--consensus pbft|raft] [--rpc-port 8545] [--host 127.0.0.1]
+                       [--seed <text>] [--supported-version 2.11.0] [--suite ecdsa|sm]
+                       [--log <file>] [--quiet]
+
+Runs one group of simulated sealers in this process, paced to the wall clock, and serves
+node i's FISCO BCOS 2.x JSON-RPC on port rpc-port + i: a local chain for SDKs, consoles and
+\`twinchain conform\`. Prints the endpoints, a ready line, then one line per block that
+node0 commits. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
+
+  --nodes              sealers in group 1 (1 to 64, default 4)
+  --consensus          pbft (default) or raft
+  --rpc-port           node0's port; node i listens on rpc-port + i (default 8545;
+                       0 lets every node pick a free port)
+  --host               interface to bind (default 127.0.0.1, loopback only)
+  --seed               node keys and every random choice derive from it
+                       (default twinchain-serve)
+  --supported-version  [compatibility] supported_version: 2.0.0-rc1 … 2.11.0 selects the
+                       interface variant (2.0.0-rc1 = earlier, newer = later); default 2.11.0
+  --suite              ecdsa (default) or sm (SM2/SM3; the client version ends with " gm")
+  --log                append every node's log lines (FISCO format) to this file
+  --quiet              no line per block
+
+Example:
+  twinchain serve --nodes 4 --consensus raft --rpc-port 8545
+  curl -s -X POST -d '{"jsonrpc":"2.0","method":"getBlockNumber","params":[1],"id":1}' http://127.0.0.1:8545`,
+    load: () => import('./serve-command.js'),
+  },
+  {
     name: 'conform',
     synopsis: 'conform <url> [--group 1] [--variant earlier|later] [--json file]',
     summary: "check a node's JSON-RPC endpoint against SPEC.md and print a pass/fail table",

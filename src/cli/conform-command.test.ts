@@ -4,23 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRpcService, startHttpServer, type RpcHttpServer } from '../rpc/index.js';
 import { DevNode } from '../rpc/testing/index.js';
-import type { CliIo } from './io.js';
+import { captureIo as capture } from './capture-io.test-helper.js';
 import { main } from './main.js';
-
-function capture(): CliIo & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    isTty: false,
-    out(t: string) {
-      io.stdout += `${t}\n`;
-    },
-    err(t: string) {
-      io.stderr += `${t}\n`;
-    },
-  };
-  return io;
-}
 
 describe('twinchain conform', () => {
   let node: DevNode;

@@ -3,23 +3,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../chain/vectors.test-helper.js';
 import { commands } from './commands.js';
-import type { CliIo } from './io.js';
+import { captureIo as capture } from './capture-io.test-helper.js';
 import { main } from './main.js';
-
-function capture(): CliIo & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    isTty: false,
-    out(t: string) {
-      io.stdout += `${t}\n`;
-    },
-    err(t: string) {
-      io.stderr += `${t}\n`;
-    },
-  };
-  return io;
-}
 
 describe('twinchain CLI', () => {
   it('--help lists every command', async () => {

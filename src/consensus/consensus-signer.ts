@@ -8,6 +8,14 @@ import type { CryptoSuite, KeyPair } from '../crypto/index.js';
 export interface ConsensusSigner {
   /** Scheme name, for traces ("ecdsa", "sm", "simulated"). */
   readonly scheme: string;
+  /** Bytes of every signature of this scheme. */
+  readonly signatureSize: number;
+  /**
+   * Where, within a signature, messages differ: [offset, length). ECDSA and SM2 sign with a
+   * nonce derived from the digest, so r‖s differs for every message; SM2's flat form then ends
+   * with the signer's public key, the same in all its messages.
+   */
+  readonly distinctPart: readonly [number, number];
   sign(digest: Uint8Array): Uint8Array;
   /** Whether `signature` over `digest` was made by the node with this id (64-byte public key). */
   verify(digest: Uint8Array, signature: Uint8Array, nodeId: Uint8Array): boolean;
@@ -22,7 +30,12 @@ export class SuiteSigner implements ConsensusSigner {
     private readonly key: KeyPair,
   ) {
     this.scheme = suite.name;
+    // FISCO's flat forms: r‖s‖v for ECDSA, r‖s‖public key for SM2
+    this.signatureSize = suite.name === 'sm' ? 128 : 65;
   }
+
+  readonly signatureSize: number;
+  readonly distinctPart = [0, 64] as const;
 
   sign(digest: Uint8Array): Uint8Array {
     return this.suite.signatureToBytes(this.suite.sign(digest, this.key));
@@ -47,11 +60,17 @@ export class SimulatedSigner implements ConsensusSigner {
   readonly scheme = 'simulated';
   private readonly secretOf = new Map<string, Uint8Array>();
 
+  readonly signatureSize: number;
+  readonly distinctPart: readonly [number, number];
+
   constructor(
     private readonly hash: (data: Uint8Array) => Uint8Array,
     private readonly salt: Uint8Array,
     private readonly self: Uint8Array,
-  ) {}
+  ) {
+    this.signatureSize = hash(new Uint8Array(0)).length;
+    this.distinctPart = [0, this.signatureSize];
+  }
 
   sign(digest: Uint8Array): Uint8Array {
     return this.hash(concatBytes(this.secret(this.self), digest));

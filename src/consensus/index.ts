@@ -12,4 +12,4 @@ export {
   type CommitDecision,
 } from './pbft/pbft.js';
 export { PBFT_TYPES, type PbftMessage, type PrepareMessage, type SignMessage, type CommitMessage, type ViewChangeMessage } from './pbft/pbft-messages.js';
-export { encodePbftMessage, decodePbftMessage } from './pbft/pbft-wire.js';
+export { encodePbftMessage, decodePbftMessage, pbftMessageTag } from './pbft/pbft-wire.js';

@@ -4,6 +4,7 @@ import {
   decodePbftMessage,
   encodePbftMessage,
   Pbft,
+  pbftMessageTag,
   proposalFromRlp,
   proposalItems,
   type CommitDecision,
@@ -91,7 +92,7 @@ export class PbftDriver implements ConsensusDriver {
 
   async onMessage(_from: NodeId, module: ModuleName, payload: Uint8Array, now: number): Promise<void> {
     if (module !== 'pbft') return;
-    const tag = Buffer.from(payload.subarray(Math.max(0, payload.length - 48))).toString('latin1');
+    const tag = pbftMessageTag(payload, this.group.options.signer);
     if (this.seen.has(tag)) return;
     const sealers = this.group.next.sealers;
     let message;

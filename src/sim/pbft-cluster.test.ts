@@ -13,4 +13,13 @@ describe('4-node PBFT group (simulated)', () => {
     expect(c.submitted.length).toBeGreaterThan(150);
     expect(await c.missing('node2')).toEqual([]);
   });
+
+  it('commits with the SM suite too (SM2 consensus signatures, SM3 hashes)', async () => {
+    const c = cluster({ seed: 'steady-sm', suite: 'sm' });
+    c.startHelloWorldLoad(5, 8_000);
+    await c.sim.run({ until: 10_000 });
+    expect(Math.min(...c.heights())).toBeGreaterThan(3);
+    await c.checkAgreement();
+    expect(await c.missing('node1')).toEqual([]);
+  });
 });

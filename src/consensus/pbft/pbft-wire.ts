@@ -36,6 +36,16 @@ export function encodePbftMessage(message: PbftMessage, signer: ConsensusSigner,
  * Decode and authenticate: `nodeIdOf(idx)` gives the sealer's id; the envelope signature must be
  * that sealer's, and so must the block signature of a sign or commit.
  */
+/**
+ * A key telling apart a node's messages without decoding them: the distinct part of the envelope
+ * signature, which ends the message (a re-sent message has the same key).
+ */
+export function pbftMessageTag(bytes: Uint8Array, signer: ConsensusSigner): string {
+  const [offset, length] = signer.distinctPart;
+  const start = Math.max(0, bytes.length - signer.signatureSize + offset);
+  return Buffer.from(bytes.subarray(start, start + length)).toString('latin1');
+}
+
 export function decodePbftMessage(
   bytes: Uint8Array,
   signer: ConsensusSigner,

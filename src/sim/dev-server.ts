@@ -1,0 +1,154 @@
+import type { ConsensusType } from '../chain/index.js';
+import type { SuiteName } from '../crypto/index.js';
+import type { Node } from '../node/index.js';
+import { createRpcService, startHttpServer, type RpcHttpServer, type RpcReply, type RpcService } from '../rpc/index.js';
+import { SimulationError, type WallClock } from '../runtime/index.js';
+import { SimChain } from './sim-chain.js';
+
+export interface DevServerOptions {
+  /** Sealers in group 1 (default 4). */
+  readonly nodes?: number;
+  readonly consensus?: ConsensusType;
+  /** Node i serves JSON-RPC on `rpcPort + i`; 0 lets every node pick a free port. Default 8545. */
+  readonly rpcPort?: number;
+  readonly host?: string;
+  readonly seed?: string | number;
+  /** `[compatibility] supported_version` (default 2.11.0). */
+  readonly supportedVersion?: string;
+  readonly suite?: SuiteName;
+  /** Genesis timestamp; the dev server passes the wall clock so block timestamps look current. */
+  readonly epochMs?: number;
+  /** Virtual ms per wall ms (default 1). */
+  readonly rate?: number;
+  /** Wall clock for pacing (tests may pass a fake one). */
+  readonly wall?: WallClock;
+  /** Told about every block node0 commits. */
+  readonly onBlock?: (block: { number: number; txs: number; hash: string }) => void;
+  readonly onLog?: (node: string, line: string) => void;
+}
+
+export interface DevServer {
+  readonly chain: SimChain;
+  readonly endpoints: ReadonlyArray<{ node: string; url: string; port: number }>;
+  /** Settles when the simulation stops (after close(), or with an error if it failed). */
+  readonly done: Promise<void>;
+  /** Stops the simulation and the HTTP servers. */
+  close(): Promise<void>;
+}
+
+/** A JSON-RPC error reply for a request the node could not take (it is down), keeping the request's id. */
+function unavailable(body: unknown, message: string): RpcReply | RpcReply[] {
+  const reply = (request: unknown): RpcReply => {
+    const id = typeof request === 'object' && request !== null && 'id' in request ? (request as { id: unknown }).id : null;
+    const safeId = typeof id === 'string' || typeof id === 'number' ? id : null;
+    return { jsonrpc: '2.0', id: safeId, error: { code: -32603, message } };
+  };
+  return Array.isArray(body) && body.length > 0 ? body.map(reply) : reply(body);
+}
+
+/**
+ * Serves one simulated node's JSON-RPC: every request runs as an event on that node, at the
+ * virtual time matching the wall clock, so the node sees it exactly like a message.
+ */
+function nodeService(chain: SimChain, name: string): RpcService {
+  const services = new WeakMap<Node, RpcService>();
+  const current = (): RpcService => {
+    const node = chain.node(name);
+    if (!node) throw new SimulationError(`node ${name} is ${chain.sim.node(name).state}`);
+    let service = services.get(node);
+    if (!service) {
+      service = createRpcService(node);
+      services.set(node, service);
+    }
+    return service;
+  };
+  const base = createRpcService(chain.node(name)!);
+  const run = async <T>(work: () => Promise<T>, fallback: (message: string) => T): Promise<T> => {
+    try {
+      return await chain.sim.inject(work, { node: name, label: 'rpc' });
+    } catch (error) {
+      if (error instanceof SimulationError) return fallback(`${name} cannot answer: ${error.message}`);
+      throw error;
+    }
+  };
+  return {
+    get node() {
+      return chain.node(name) ?? base.node;
+    },
+    methods: base.methods,
+    maxBatch: base.maxBatch,
+    handle: (body, limits) =>
+      run(
+        () => current().handle(body, limits),
+        (message) => {
+          let parsed: unknown = null;
+          try {
+            parsed = JSON.parse(body);
+          } catch {
+            // the node would have answered -32700; with the node down the id is unknown anyway
+          }
+          return JSON.stringify(unavailable(parsed, message));
+        },
+      ),
+    handleParsed: (request, limits) => run(() => current().handleParsed(request, limits), (message) => unavailable(request, message)),
+  };
+}
+
+/**
+ * `twinchain serve`: one simulated group paced to the wall clock, node i's JSON-RPC on
+ * `rpcPort + i`. Returns once every node has booted and every port listens.
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const count = options.nodes ?? 4;
+  if (!Number.isSafeInteger(count) || count < 1 || count > 64) throw new RangeError(`nodes must be an integer from 1 to 64 (got ${String(options.nodes)})`);
+  const basePort = options.rpcPort ?? 8545;
+  if (!Number.isSafeInteger(basePort) || basePort < 0 || (basePort > 0 && basePort + count - 1 > 65535)) {
+    throw new RangeError(`rpc port ${String(options.rpcPort)} leaves no room for ${count} nodes (ports must be ≤ 65535)`);
+  }
+  const names = Array.from({ length: count }, (_, i) => `node${i}`);
+  const chain = new SimChain({
+    seed: options.seed ?? 'twinchain-serve',
+    nodes: count,
+    ...(options.suite ? { suite: options.suite } : {}),
+    ...(options.supportedVersion ? { version: options.supportedVersion } : {}),
+    groups: [{ id: 1, consensus: options.consensus ?? 'pbft', sealers: names }],
+    ...(options.epochMs !== undefined ? { epochMs: options.epochMs } : {}),
+    ...(options.onLog ? { onLog: options.onLog } : {}),
+    onNodeEvent: (node, kind, fields) => {
+      if (node === 'node0' && kind === 'block-committed' && options.onBlock) {
+        options.onBlock({ number: fields['number'] as number, txs: fields['txs'] as number, hash: fields['hash'] as string });
+      }
+    },
+  });
+  // Boot every node before the first request can reach it.
+  await chain.sim.run({ stopWhen: () => names.every((n) => chain.node(n) !== undefined), forMs: 1000 });
+  const missing = names.filter((n) => chain.node(n) === undefined);
+  if (missing.length > 0) throw new Error(`nodes did not boot: ${missing.join(', ')}`);
+
+  const servers: RpcHttpServer[] = [];
+  try {
+    for (const [i, name] of names.entries()) {
+      servers.push(await startHttpServer(nodeService(chain, name), { host: options.host ?? '127.0.0.1', port: basePort === 0 ? 0 : basePort + i }));
+    }
+  } catch (error) {
+    await Promise.all(servers.map((s) => s.close()));
+    throw error;
+  }
+  const done = chain.sim
+    .run({ until: Infinity, pace: { rate: options.rate ?? 1, ...(options.wall ? { wall: options.wall } : {}) } })
+    .then(() => undefined);
+  let closing: Promise<void> | undefined;
+  return {
+    chain,
+    endpoints: servers.map((s, i) => ({ node: names[i]!, url: s.url, port: s.port })),
+    done,
+    close: () => {
+      closing ??= (async () => {
+        await Promise.all(servers.map((s) => s.close()));
+        chain.sim.stop();
+        await done.catch(() => undefined);
+      })();
+      return closing;
+    },
+  };
+}
