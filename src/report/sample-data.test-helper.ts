@@ -118,3 +118,99 @@ export function sampleReportData(): ReportData {
     totals: { submitted, committed, failed: 0, blocks: blockTimes.length, viewChanges: 4 },
   };
 }
+
+/**
+ * A large run: `nodes` PBFT sealers in two groups over `durationMs`, a block every 100 ms per group
+ * (so height series exceed the downsampling threshold), 1,000 tx/s with a latency sample each,
+ * 100 ms throughput buckets, a view change every minute and a crash every two minutes.
+ */
+export function largeReportData(nodes = 16, durationMs = 600_000): ReportData {
+  const random = lcg(7);
+  const names = Array.from({ length: nodes }, (_, i) => `node${i}`);
+  const groupIds = [1, 2];
+  const blockMs = 100;
+  const bucketMs = 100;
+  const heights: ReportData['heights'] = [];
+  const consensusRounds: ReportData['consensusRounds'] = [];
+  for (const group of groupIds) {
+    for (const [i, node] of names.entries()) {
+      const points: Array<[number, number]> = [];
+      for (let h = 0; h * blockMs <= durationMs; h++) points.push([h * blockMs + ((i * 3 + group) % 9), h]);
+      heights.push({ node, group, points });
+      const views: Array<[number, number]> = [[0, 0]];
+      for (let t = 60_000; t < durationMs; t += 60_000) views.push([t + i * 5, views.length]);
+      consensusRounds.push({ node, group, kind: 'view', points: views });
+    }
+  }
+  const samplesMs = Array.from({ length: durationMs }, () => 150 + Math.round(random() * 600 + (random() < 0.002 ? 20_000 : 0)));
+  const buckets = durationMs / bucketMs;
+  const throughput = groupIds.map((group) => ({ group, bucketMs, txPerSecond: Array.from({ length: buckets }, () => 450 + Math.round(random() * 100)) }));
+  const faults: ReportData['faults'] = [];
+  for (let t = 30_000; t < durationMs; t += 120_000) {
+    const node = names[(t / 30_000) % nodes]!;
+    faults.push({ fromMs: t, untilMs: t + 20_000, kind: 'crash', description: `crash ${node}`, nodes: [node] });
+  }
+  return {
+    scenario: { name: 'large-run', file: 'scenarios/large-run.yaml', seed: 7, durationMs },
+    verdict: 'pass',
+    replayCommand: 'npx twinchain run scenarios/large-run.yaml --seed 7',
+    wallMs: durationMs / 3,
+    virtualMs: durationMs,
+    nodes: names.map((name) => ({ name, roles: 'g1 sealer, g2 sealer' })),
+    groups: groupIds.map((id) => ({ id, consensus: 'pbft' as const, sealers: names, observers: [] })),
+    heights,
+    throughput,
+    latency: { samplesMs },
+    consensusRounds,
+    messages: names.map((node, i) => ({ node, sent: 2_000_000 + i, received: 1_990_000 + i, dropped: 1_000 + i })),
+    faults,
+    expectations: [{ name: 'safety', ok: true, detail: 'no fork' }],
+    violations: [],
+    totals: { submitted: durationMs, committed: durationMs, failed: 0, blocks: (durationMs / blockMs) * 2, viewChanges: 9 * nodes },
+  };
+}
+
+/** A run that recorded nothing: no transactions, faults, heights or messages. */
+export function emptyReportData(): ReportData {
+  return {
+    scenario: { name: 'empty', file: 'scenarios/empty.yaml', seed: 1, durationMs: 10_000 },
+    verdict: 'fail',
+    replayCommand: 'npx twinchain run scenarios/empty.yaml --seed 1',
+    wallMs: 0,
+    virtualMs: 0,
+    nodes: [],
+    groups: [],
+    heights: [],
+    throughput: [],
+    latency: { samplesMs: [] },
+    consensusRounds: [],
+    messages: [],
+    faults: [],
+    expectations: [],
+    violations: [],
+    totals: { submitted: 0, committed: 0, failed: 0, blocks: 0, viewChanges: 0 },
+  };
+}
+
+/** Strings that try to break out of the HTML, the JSON script element and JavaScript string literals. */
+export const HOSTILE = {
+  name: '</script><script>window.__pwned=1</script><!--<script>\u2028\u2029',
+  description: '"><img src=x onerror="window.__pwned=2"> </SCRIPT ><!-- & \' --> ]]>',
+  detail: '<b>bold</b> & <script>window.__pwned=3</script>',
+};
+
+/** The sample run with hostile strings wherever the user controls text, failing with a violation. */
+export function hostileReportData(): ReportData {
+  const data = sampleReportData();
+  data.scenario.name = HOSTILE.name;
+  data.scenario.description = HOSTILE.description;
+  data.scenario.file = `scenarios/${HOSTILE.name}.yaml`;
+  data.replayCommand = `npx twinchain run 'scenarios/${HOSTILE.name}.yaml' --seed 42`;
+  data.verdict = 'fail';
+  data.expectations[1] = { name: HOSTILE.name, ok: false, detail: HOSTILE.detail };
+  data.violations = [{ atMs: 41_200, invariant: HOSTILE.name, detail: HOSTILE.detail }];
+  data.faults[0]!.description = HOSTILE.detail;
+  data.faults[0]!.kind = HOSTILE.name;
+  data.nodes[0]!.roles = HOSTILE.detail;
+  return data;
+}
