@@ -189,6 +189,9 @@ function charts(view: ChartsView): string {
       ? `<span class="pct">p50 <b>${formatLatency(latency.p50Ms)}</b></span> <span class="pct">p90 <b>${formatLatency(latency.p90Ms)}</b></span> <span class="pct">p99 <b>${formatLatency(latency.p99Ms)}</b></span> <span class="pct">max <b>${formatLatency(latency.maxMs)}</b></span> <span class="muted">over ${formatCount(latency.count)} transactions</span>`
       : 'submit → commit, per receipted transaction';
   const downsampled = view.heights.some((h) => h.downsampled) ? ' Long series are downsampled (every bucket keeps its first, last, lowest and highest point).' : '';
+  // many series: give the legend room, and the per-node charts the full width
+  const legendPx = (series: number, perRow: number): number => 18 * Math.ceil(series / perRow);
+  const wideLower = view.rounds.length > 8 || view.messages.nodes.length > 8;
   const slots: ChartSlot[] = [
     {
       id: 'chart-heights',
@@ -196,7 +199,7 @@ function charts(view: ChartsView): string {
       hint: `Stepped lines, one per node and group; shaded bands are fault intervals.${downsampled}`,
       empty: view.heights.every((h) => h.points.length === 0) ? 'No block heights were recorded.' : undefined,
       wide: true,
-      heightPx: 380,
+      heightPx: 340 + legendPx(view.heights.length, 9),
     },
     {
       id: 'chart-tps',
@@ -215,12 +218,15 @@ function charts(view: ChartsView): string {
       title: 'Consensus views and terms',
       hint: 'PBFT view or Raft term over time, per node; a rise is a view change or an election.',
       empty: view.rounds.every((r) => r.points.length === 0) ? 'No consensus rounds were recorded.' : undefined,
+      wide: wideLower,
+      heightPx: 270 + legendPx(view.rounds.length, wideLower ? 9 : 4),
     },
     {
       id: 'chart-messages',
       title: 'Messages per node',
       hint: 'Sent, received and dropped by the simulated network.',
       empty: view.messages.nodes.length === 0 ? 'No message counts were recorded.' : undefined,
+      wide: wideLower,
     },
   ];
   return `<section id="charts">

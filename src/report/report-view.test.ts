@@ -25,7 +25,7 @@ describe('buildReportView', () => {
     expect(charts.endS).toBe(10);
     expect(charts.heights[0]!.points).toEqual([[0, 0], [1.5, 1], [2.75, 2], [10, 2]]);
     expect(charts.heights[0]!.label).toBe('node0');
-    expect(charts.rounds[0]).toMatchObject({ label: 'node0 · g1 term', kind: 'term', points: [[0, 1], [10, 1]] });
+    expect(charts.rounds[0]).toMatchObject({ label: 'node0', kind: 'term', points: [[0, 1], [10, 1]] });
   });
 
   it('labels series with their group when there are several, and gives a node the same colour everywhere', () => {
@@ -39,11 +39,14 @@ describe('buildReportView', () => {
       { node: 'b', group: 2, points: [[0, 0]] },
       { node: 'a', group: 1, points: [[0, 0]] },
     ];
-    data.consensusRounds = [{ node: 'b', group: 2, kind: 'term', points: [[0, 1]] }];
+    data.consensusRounds = [
+      { node: 'b', group: 2, kind: 'term', points: [[0, 1]] },
+      { node: 'a', group: 1, kind: 'view', points: [[0, 0]] },
+    ];
     const { charts } = buildReportView(data);
     expect(charts.groups).toEqual([1, 2]);
     expect(charts.heights.map((h) => [h.label, h.color])).toEqual([['b · g2', 1], ['a · g1', 0]]);
-    expect(charts.rounds[0]!.color).toBe(1);
+    expect(charts.rounds.map((r) => [r.label, r.color])).toEqual([['b · g2 term', 1], ['a · g1 view', 0]]);
   });
 
   it('merges throughput buckets into averages when there are more than 2,000', () => {

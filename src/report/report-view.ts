@@ -96,6 +96,7 @@ function buildChartsView(data: ReportData): ChartsView {
     (a, b) => a - b,
   );
   const multiGroup = groups.length > 1;
+  const mixedKinds = new Set(data.consensusRounds.map((r) => r.kind)).size > 1;
 
   const stepSeries = (node: string, group: number, label: string, points: ReadonlyArray<[number, number]>): SeriesView => {
     const sampled = downsampleSteps(points, MAX_SERIES_POINTS);
@@ -113,7 +114,7 @@ function buildChartsView(data: ReportData): ChartsView {
     throughput: data.throughput.map((t) => throughputView(t)),
     latency: summarizeLatency(data.latency.samplesMs),
     rounds: data.consensusRounds.map((r) => ({
-      ...stepSeries(r.node, r.group, `${r.node} · g${r.group} ${r.kind}`, r.points),
+      ...stepSeries(r.node, r.group, `${multiGroup ? `${r.node} · g${r.group}` : r.node}${mixedKinds ? ` ${r.kind}` : ''}`, r.points),
       kind: r.kind,
     })),
     messages: {
