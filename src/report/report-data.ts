@@ -10,13 +10,13 @@ export interface ReportData {
   /** Roles per node, e.g. "g1 sealer, g2 observer". */
   nodes: Array<{ name: string; roles: string }>;
   groups: Array<{ id: number; consensus: 'pbft' | 'raft'; sealers: string[]; observers: string[] }>;
-  /** Block height over virtual time: [virtual ms, height] change points of a step series. */
+  /** Block height over virtual time: [virtual ms, height] change points of a step series, in time order. */
   heights: Array<{ node: string; group: number; points: Array<[number, number]> }>;
   /** Committed transactions per second, one value per bucket of bucketMs starting at t = 0. */
   throughput: Array<{ group: number; bucketMs: number; txPerSecond: number[] }>;
   /** Submit → commit latency of every receipted transaction. */
   latency: { samplesMs: number[] };
-  /** PBFT view or Raft term over virtual time: [virtual ms, view or term] change points. */
+  /** PBFT view or Raft term over virtual time: [virtual ms, view or term] change points, in time order. */
   consensusRounds: Array<{ node: string; group: number; kind: 'view' | 'term'; points: Array<[number, number]> }>;
   messages: Array<{ node: string; sent: number; received: number; dropped: number }>;
   /** untilMs undefined: the fault lasts until the end of the run. */

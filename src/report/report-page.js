@@ -326,6 +326,7 @@
       options: baseOptions({
         interaction: { mode: 'index', intersect: false },
         scales: { y: { beginAtZero: true, title: { display: true, text: 'messages' }, ticks: { callback: formatNumber } } },
+        plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, boxHeight: 12, font: { size: 11 } } } },
       }),
       plugins: [noDataPlugin],
     });

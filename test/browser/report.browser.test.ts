@@ -127,16 +127,26 @@ describe.skipIf(!hasChromium)(`report in headless Chromium${hasChromium ? '' : `
       const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike } }).Chart;
       const chart = Chart.getChart(document.getElementById('chart-heights') as HTMLCanvasElement);
       const y = chart.chartArea.top + 40; // above the height lines at these times
+      const ratio = chart.currentDevicePixelRatio;
+      // one readback of the whole row (a second one makes Chromium warn about willReadFrequently)
+      const row = chart.ctx.getImageData(0, Math.round(y * ratio), chart.ctx.canvas.width, 1).data;
       const rgb = (seconds: number): number[] => {
-        const ratio = chart.currentDevicePixelRatio;
         const x = Math.round(chart.scales.x.getPixelForValue(seconds) * ratio);
-        return [...chart.ctx.getImageData(x, Math.round(y * ratio), 1, 1).data].slice(0, 3);
+        return [row[x * 4]!, row[x * 4 + 1]!, row[x * 4 + 2]!];
       };
       return { inside: rgb(27.3), outside: rgb(7.3) };
     });
     expect(tint.inside[0]! - tint.inside[2]!).toBeGreaterThan(10);
     expect(Math.abs(tint.outside[0]! - tint.outside[2]!)).toBeLessThan(5);
     expect(await page.textContent('#verdict')).toBe('PASS');
+    // the replay command is one click away: copied, or at least selected for Ctrl+C
+    await page.click('#copy-replay');
+    await page.waitForFunction(() => document.getElementById('copy-replay')?.textContent !== 'Copy');
+    const copied = await page.evaluate(() => ({ button: document.getElementById('copy-replay')?.textContent, selection: String(window.getSelection()) }));
+    if (copied.button === 'Copied') expect(copied.selection).toBe('');
+    else expect(copied).toEqual({ button: 'Selected: press Ctrl+C', selection: 'npx twinchain run scenarios/crash-and-partition.yaml --seed 42' });
+    expect(problems).toEqual([]);
+    // set REPORT_SCREENSHOT=/tmp/report-sample.png to look at the page
     if (process.env.REPORT_SCREENSHOT) await page.screenshot({ path: process.env.REPORT_SCREENSHOT, fullPage: true });
     await page.close();
   });
