@@ -17,9 +17,10 @@ export const allowedImports = {
   runtime: ['codec', 'crypto', 'chain', 'storage'],
   node: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime'],
   rpc: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node'],
-  sim: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc'],
+  sim: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc', 'report'],
   replay: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'runtime', 'rpc'],
   conformance: ['codec', 'crypto', 'chain', 'rpc'],
+  report: ['codec'],
   bench: '*',
   cli: '*',
 };

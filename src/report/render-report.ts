@@ -1,0 +1,310 @@
+import { createHash } from 'node:crypto';
+import type { ReportData } from './report-data.js';
+import { escapeHtml, jsonForScript } from './html-escape.js';
+import { formatCount, formatDuration, formatLatency, formatSpeed } from './format.js';
+import { loadPageAssets, type PageAssets } from './page-assets.js';
+import { buildReportView, type ChartsView, type EmbeddedReport } from './report-view.js';
+
+/** The canvas ids of the report's charts, in page order. */
+export const CHART_IDS = ['chart-heights', 'chart-tps', 'chart-latency', 'chart-rounds', 'chart-messages', 'chart-faults'] as const;
+
+/** The whole report: one self-contained HTML document (Chart.js and the data inlined, no network). */
+export function renderReport(data: ReportData): string {
+  return renderReportDocument(data, loadPageAssets());
+}
+
+/** renderReport with the page assets given: a pure function of its arguments. */
+export function renderReportDocument(data: ReportData, assets: PageAssets): string {
+  const report = buildReportView(data);
+  const scripts = [assets.chartJs, assets.pageScript];
+  for (const [name, text] of [['Chart.js bundle', assets.chartJs], ['page script', assets.pageScript]] as const) {
+    if (/<\/script|<!--/i.test(text)) throw new Error(`${name} contains "</script" or "<!--" and cannot be inlined in a <script> element`);
+  }
+  // the page may run its own inline scripts and nothing else: no fetches, fonts, images or frames
+  const csp = [
+    "default-src 'none'",
+    `script-src ${scripts.map((s) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`).join(' ')}`,
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  const verdict = data.verdict === 'pass' ? 'PASS' : 'FAIL';
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="generator" content="twinchain">
+<title>${verdict} · ${escapeHtml(data.scenario.name)} · Twinchain report</title>
+<style>
+${assets.pageStyle}
+</style>
+</head>
+<body>
+<main>
+${banner(data, report)}
+${summary(data, report)}
+${expectations(data)}
+${violations(data)}
+${charts(report.charts)}
+${faultTimeline(report.charts)}
+${topology(data)}
+<footer>Twinchain scenario report · all times are virtual (simulated) unless marked wall · charts drawn with the inlined Chart.js, no network access</footer>
+</main>
+<script type="application/json" id="report-data">${jsonForScript(report)}</script>
+<script>${assets.chartJs}</script>
+<script>${assets.pageScript}</script>
+</body>
+</html>
+`;
+}
+
+function banner(data: ReportData, report: EmbeddedReport): string {
+  const met = data.expectations.filter((e) => e.ok).length;
+  const checks = [
+    data.expectations.length > 0 ? `${met} of ${data.expectations.length} expectations met` : 'no expectations',
+    data.violations.length === 0
+      ? 'no safety violations'
+      : `<strong>${data.violations.length} safety violation${data.violations.length === 1 ? '' : 's'}</strong>`,
+  ];
+  const description = data.scenario.description ? `<p class="description">${escapeHtml(data.scenario.description)}</p>` : '';
+  return `<header class="banner ${data.verdict}">
+<div class="verdict" id="verdict">${data.verdict === 'pass' ? 'PASS' : 'FAIL'}</div>
+<div class="title">
+<h1 id="scenario-name">${escapeHtml(data.scenario.name)}</h1>
+${description}
+<p class="checks">${checks.join(' · ')} · ${formatDuration(report.charts.endS * 1000)} virtual</p>
+</div>
+</header>`;
+}
+
+function summary(data: ReportData, report: EmbeddedReport): string {
+  const facts: Array<[string, string]> = [
+    ['Scenario file', `<code>${escapeHtml(data.scenario.file)}</code>`],
+    ['Seed', `<code>${escapeHtml(String(data.scenario.seed))}</code>`],
+    ['Virtual duration', `${formatDuration(data.virtualMs)}${data.scenario.durationMs !== data.virtualMs ? ` <span class="muted">(scenario: ${formatDuration(data.scenario.durationMs)})</span>` : ''}`],
+    ['Wall time', formatDuration(data.wallMs)],
+    ['Virtual / wall', `${formatSpeed(data.virtualMs, data.wallMs)} <span class="muted">real time</span>`],
+    ['Topology', `${data.nodes.length} node${data.nodes.length === 1 ? '' : 's'}, ${data.groups.length} group${data.groups.length === 1 ? '' : 's'}`],
+  ];
+  const latency = report.charts.latency;
+  const t = data.totals;
+  const virtualS = data.virtualMs / 1000;
+  const stats: Array<[string, string, string?]> = [
+    ['submitted', formatCount(t.submitted)],
+    ['committed', formatCount(t.committed)],
+    ['failed', formatCount(t.failed), t.failed > 0 ? 'warn' : undefined],
+    ['blocks', formatCount(t.blocks)],
+    ['view changes', formatCount(t.viewChanges), t.viewChanges > 0 ? 'warn' : undefined],
+    ['committed tx/s', virtualS > 0 ? formatRate(t.committed / virtualS) : '—'],
+    ['latency p50', formatLatency(latency.p50Ms)],
+    ['latency p99', formatLatency(latency.p99Ms)],
+  ];
+  return `<section class="summary">
+<dl class="facts">
+${facts.map(([k, v], i) => `<div${i === 0 ? ' class="wide"' : ''}><dt>${k}</dt><dd>${v}</dd></div>`).join('\n')}
+</dl>
+<div class="replay">
+<div class="replay-head"><span>Replay this run</span><button type="button" id="copy-replay">Copy</button></div>
+<pre><code id="replay-command">${escapeHtml(data.replayCommand)}</code></pre>
+</div>
+<ul class="stats" id="totals">
+${stats.map(([k, v, cls]) => `<li${cls ? ` class="${cls}"` : ''}><span class="value">${v}</span><span class="label">${k}</span></li>`).join('\n')}
+</ul>
+</section>`;
+}
+
+function formatRate(perSecond: number): string {
+  return perSecond >= 100 ? formatCount(perSecond) : String(Number(perSecond.toFixed(1)));
+}
+
+function expectations(data: ReportData): string {
+  if (data.expectations.length === 0) {
+    return `<section id="expectations"><h2>Expectations</h2><p class="note">The scenario declares no expectations.</p></section>`;
+  }
+  const rows = data.expectations
+    .map(
+      (e) => `<tr class="${e.ok ? 'ok' : 'not-ok'}"><td class="mark" aria-label="${e.ok ? 'met' : 'not met'}">${e.ok ? '✓' : '✗'}</td><td class="name">${escapeHtml(e.name)}</td><td>${escapeHtml(e.detail)}</td></tr>`,
+    )
+    .join('\n');
+  const met = data.expectations.filter((e) => e.ok).length;
+  return `<section id="expectations">
+<h2>Expectations <span class="count">${met} of ${data.expectations.length} met</span></h2>
+<table class="expectations">
+<thead><tr><th></th><th>expectation</th><th>detail</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>`;
+}
+
+function violations(data: ReportData): string {
+  if (data.violations.length === 0) {
+    return `<section id="violations" class="violations none"><p>✓ No safety invariant was violated.</p></section>`;
+  }
+  const rows = data.violations
+    .map((v) => `<tr><td class="num">${seconds(v.atMs)}</td><td class="name">${escapeHtml(v.invariant)}</td><td>${escapeHtml(v.detail)}</td></tr>`)
+    .join('\n');
+  return `<section id="violations" class="violations">
+<h2>⚠ Safety violations <span class="count">${data.violations.length}</span></h2>
+<table>
+<thead><tr><th>at (s)</th><th>invariant</th><th>detail</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>`;
+}
+
+function seconds(ms: number): string {
+  return String(Math.round(ms) / 1000);
+}
+
+interface ChartSlot {
+  id: (typeof CHART_IDS)[number];
+  title: string;
+  hint: string;
+  empty: string | undefined;
+  wide?: boolean;
+  heightPx?: number;
+}
+
+function chartFigure(slot: ChartSlot): string {
+  const style = slot.heightPx ? ` style="height:${slot.heightPx}px"` : '';
+  return `<figure class="chart${slot.wide ? ' wide' : ''}">
+<figcaption><h3>${slot.title}</h3><p class="hint">${slot.hint}</p></figcaption>
+<div class="canvas-box"${style}><canvas id="${slot.id}" role="img" aria-label="${escapeHtml(slot.title)}"></canvas></div>
+${slot.empty ? `<p class="no-data">${slot.empty}</p>` : ''}
+</figure>`;
+}
+
+function charts(view: ChartsView): string {
+  const latency = view.latency;
+  const percentiles =
+    latency.count > 0
+      ? `<span class="pct">p50 <b>${formatLatency(latency.p50Ms)}</b></span> <span class="pct">p90 <b>${formatLatency(latency.p90Ms)}</b></span> <span class="pct">p99 <b>${formatLatency(latency.p99Ms)}</b></span> <span class="pct">max <b>${formatLatency(latency.maxMs)}</b></span> <span class="muted">over ${formatCount(latency.count)} transactions</span>`
+      : 'submit → commit, per receipted transaction';
+  const downsampled = view.heights.some((h) => h.downsampled) ? ' Long series are downsampled (every bucket keeps its first, last, lowest and highest point).' : '';
+  // many series: give the legend room, and the per-node charts the full width
+  const legendPx = (series: number, perRow: number): number => 18 * Math.ceil(series / perRow);
+  const wideLower = view.rounds.length > 8 || view.messages.nodes.length > 8;
+  const slots: ChartSlot[] = [
+    {
+      id: 'chart-heights',
+      title: 'Block height per node',
+      hint: `Stepped lines, one per node and group; shaded bands are fault intervals.${downsampled}`,
+      empty: view.heights.every((h) => h.points.length === 0) ? 'No block heights were recorded.' : undefined,
+      wide: true,
+      heightPx: 340 + legendPx(view.heights.length, 9),
+    },
+    {
+      id: 'chart-tps',
+      title: 'Committed transactions per second',
+      hint: view.throughput.length > 0 ? `Per group, in ${view.throughput[0]!.bucketS} s buckets.` : 'Per group.',
+      empty: view.throughput.every((t) => t.points.every(([, v]) => v === 0)) ? 'No transactions were committed.' : undefined,
+    },
+    {
+      id: 'chart-latency',
+      title: 'Transaction latency',
+      hint: percentiles,
+      empty: latency.count === 0 ? 'No transaction got a receipt.' : undefined,
+    },
+    {
+      id: 'chart-rounds',
+      title: 'Consensus views and terms',
+      hint: 'PBFT view or Raft term over time, per node; a rise is a view change or an election.',
+      empty: view.rounds.every((r) => r.points.length === 0) ? 'No consensus rounds were recorded.' : undefined,
+      wide: wideLower,
+      heightPx: 270 + legendPx(view.rounds.length, wideLower ? 9 : 4),
+    },
+    {
+      id: 'chart-messages',
+      title: 'Messages per node',
+      hint: 'Sent, received and dropped by the simulated network.',
+      empty: view.messages.nodes.length === 0 ? 'No message counts were recorded.' : undefined,
+      wide: wideLower,
+    },
+  ];
+  return `<section id="charts">
+<h2>Charts <span class="count">x: virtual time in seconds</span></h2>
+<div class="chart-grid">
+${slots.map(chartFigure).join('\n')}
+</div>
+</section>`;
+}
+
+function faultTimeline(view: ChartsView): string {
+  const figure = chartFigure({
+    id: 'chart-faults',
+    title: 'Fault timeline',
+    hint: 'One bar per fault, over virtual time.',
+    empty: view.faults.length === 0 ? 'The scenario injected no faults.' : undefined,
+    wide: true,
+    heightPx: Math.max(140, 70 + 28 * view.faults.length),
+  });
+  const table =
+    view.faults.length === 0
+      ? ''
+      : `<table class="faults">
+<thead><tr><th>from (s)</th><th>until (s)</th><th>kind</th><th>nodes</th><th>description</th></tr></thead>
+<tbody>
+${view.faults
+  .map(
+    (f) =>
+      `<tr><td class="num">${f.fromS}</td><td class="num">${f.open ? 'end' : f.untilS}</td><td><span class="kind">${escapeHtml(f.kind)}</span></td><td>${escapeHtml(f.nodes.join(', ') || '—')}</td><td>${escapeHtml(f.description)}</td></tr>`,
+  )
+  .join('\n')}
+</tbody>
+</table>`;
+  return `<section id="faults">
+<h2>Faults <span class="count">${view.faults.length}</span></h2>
+${figure}
+${table}
+</section>`;
+}
+
+function topology(data: ReportData): string {
+  const finalHeights = new Map<string, string[]>();
+  for (const h of data.heights) {
+    const last = h.points[h.points.length - 1];
+    if (!last) continue;
+    const list = finalHeights.get(h.node) ?? [];
+    list.push(data.groups.length > 1 ? `g${h.group}: ${formatCount(last[1])}` : formatCount(last[1]));
+    finalHeights.set(h.node, list);
+  }
+  const messages = new Map(data.messages.map((m) => [m.node, m]));
+  const nodeRows = data.nodes
+    .map((n) => {
+      const m = messages.get(n.name);
+      const cells = m ? [m.sent, m.received, m.dropped].map((x) => `<td class="num">${formatCount(x)}</td>`).join('') : '<td></td><td></td><td></td>';
+      return `<tr><td class="name">${escapeHtml(n.name)}</td><td>${escapeHtml(n.roles)}</td><td class="num">${escapeHtml((finalHeights.get(n.name) ?? []).join(', '))}</td>${cells}</tr>`;
+    })
+    .join('\n');
+  const groupRows = data.groups
+    .map(
+      (g) =>
+        `<tr><td class="num">${g.id}</td><td>${g.consensus.toUpperCase()}</td><td>${escapeHtml(g.sealers.join(', '))}</td><td>${escapeHtml(g.observers.join(', ') || '—')}</td></tr>`,
+    )
+    .join('\n');
+  return `<section id="topology">
+<h2>Nodes and groups</h2>
+<div class="tables">
+<table class="nodes">
+<thead><tr><th>node</th><th>roles</th><th>final height</th><th>sent</th><th>received</th><th>dropped</th></tr></thead>
+<tbody>
+${nodeRows}
+</tbody>
+</table>
+<table class="groups">
+<thead><tr><th>group</th><th>consensus</th><th>sealers</th><th>observers</th></tr></thead>
+<tbody>
+${groupRows}
+</tbody>
+</table>
+</div>
+</section>`;
+}

@@ -1,0 +1,204 @@
+// The report in a real browser: headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core; no browser is downloaded) opens rendered reports from file:// and every chart
+// must render with no console error, no page error and no network request. Skips when Chromium
+// is not installed; .ci/run installs it.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHART_IDS, writeReport, type ReportData } from '../../src/report/index.js';
+import {
+  emptyReportData,
+  HOSTILE,
+  hostileReportData,
+  largeReportData,
+  sampleReportData,
+} from '../../src/report/sample-data.test-helper.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`report browser tests SKIPPED: ${CHROMIUM} not found (install it with: apt-get install -y chromium)`);
+}
+
+interface ReportReady {
+  charts: number;
+  ids: string[];
+  errors: string[];
+}
+
+interface ChartCheck {
+  id: string;
+  width: number;
+  height: number;
+  datasets: number;
+  points: number;
+}
+
+interface Opened {
+  page: Page;
+  ready: ReportReady;
+  /** Console errors and warnings, uncaught page errors, dialogs, and requests for anything but the report. */
+  problems: string[];
+  charts: ChartCheck[];
+}
+
+describe.skipIf(!hasChromium)(`report in headless Chromium${hasChromium ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
+  let browser: Browser;
+  let dir: string;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    dir = await mkdtemp(path.join(tmpdir(), 'twinchain-report-browser-'));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function open(name: string, data: ReportData): Promise<Opened> {
+    const file = path.join(dir, `${name}.html`);
+    await writeReport(file, data);
+    const url = pathToFileURL(file).href;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    page.on('request', (r) => {
+      if (r.url() !== url) problems.push(`request: ${r.url()}`);
+    });
+    await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
+    await page.goto(url);
+    await page.waitForFunction(() => '__reportReady' in window, undefined, { timeout: 10_000 });
+    const ready = await page.evaluate(() => (window as unknown as { __reportReady: ReportReady }).__reportReady);
+    const charts = await page.evaluate((ids) => {
+      interface ChartLike {
+        data: { datasets: Array<{ data: unknown[] }> };
+      }
+      const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike | undefined } }).Chart;
+      return ids.map((id) => {
+        const canvas = document.getElementById(id) as HTMLCanvasElement | null;
+        const box = canvas?.getBoundingClientRect();
+        const chart = canvas ? Chart.getChart(canvas) : undefined;
+        const datasets = chart?.data.datasets ?? [];
+        return {
+          id,
+          width: box?.width ?? 0,
+          height: box?.height ?? 0,
+          datasets: datasets.length,
+          points: datasets.reduce((n, d) => n + d.data.length, 0),
+        };
+      });
+    }, [...CHART_IDS]);
+    return { page, ready, problems, charts };
+  }
+
+  it('renders every chart of the sample report with data, fault bands and no error or request', async () => {
+    const { page, ready, problems, charts } = await open('sample', sampleReportData());
+    expect(problems).toEqual([]);
+    expect(ready).toEqual({ charts: CHART_IDS.length, ids: [...CHART_IDS], errors: [] });
+    for (const chart of charts) {
+      expect(chart.width, chart.id).toBeGreaterThan(200);
+      expect(chart.height, chart.id).toBeGreaterThan(100);
+      expect(chart.datasets, chart.id).toBeGreaterThan(0);
+      expect(chart.points, chart.id).toBeGreaterThan(0);
+    }
+    // the fault-band plugin tints the plot inside the crash interval (20-35 s), not before it
+    const tint = await page.evaluate(() => {
+      interface ScaleLike {
+        getPixelForValue(v: number): number;
+      }
+      interface ChartLike {
+        ctx: CanvasRenderingContext2D;
+        chartArea: { top: number; bottom: number };
+        scales: { x: ScaleLike };
+        currentDevicePixelRatio: number;
+      }
+      const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike } }).Chart;
+      const chart = Chart.getChart(document.getElementById('chart-heights') as HTMLCanvasElement);
+      const y = chart.chartArea.top + 40; // above the height lines at these times
+      const ratio = chart.currentDevicePixelRatio;
+      // one readback of the whole row (a second one makes Chromium warn about willReadFrequently)
+      const row = chart.ctx.getImageData(0, Math.round(y * ratio), chart.ctx.canvas.width, 1).data;
+      const rgb = (seconds: number): number[] => {
+        const x = Math.round(chart.scales.x.getPixelForValue(seconds) * ratio);
+        return [row[x * 4]!, row[x * 4 + 1]!, row[x * 4 + 2]!];
+      };
+      return { inside: rgb(27.3), outside: rgb(7.3) };
+    });
+    expect(tint.inside[0]! - tint.inside[2]!).toBeGreaterThan(10);
+    expect(Math.abs(tint.outside[0]! - tint.outside[2]!)).toBeLessThan(5);
+    expect(await page.textContent('#verdict')).toBe('PASS');
+    // the replay command is one click away: copied, or at least selected for Ctrl+C
+    await page.click('#copy-replay');
+    await page.waitForFunction(() => document.getElementById('copy-replay')?.textContent !== 'Copy');
+    const copied = await page.evaluate(() => ({ button: document.getElementById('copy-replay')?.textContent, selection: String(window.getSelection()) }));
+    if (copied.button === 'Copied') expect(copied.selection).toBe('');
+    else expect(copied).toEqual({ button: 'Selected: press Ctrl+C', selection: 'npx twinchain run scenarios/crash-and-partition.yaml --seed 42' });
+    expect(problems).toEqual([]);
+    // set REPORT_SCREENSHOT=/tmp/report-sample.png to look at the page
+    if (process.env.REPORT_SCREENSHOT) await page.screenshot({ path: process.env.REPORT_SCREENSHOT, fullPage: true });
+    await page.close();
+  });
+
+  it('shows hostile strings as text and runs none of them', async () => {
+    const { page, ready, problems } = await open('hostile', hostileReportData());
+    expect(problems).toEqual([]);
+    expect(ready.errors).toEqual([]);
+    expect(ready.charts).toBe(CHART_IDS.length);
+    const seen = await page.evaluate(() => ({
+      pwned: (window as unknown as { __pwned?: number }).__pwned,
+      title: document.title,
+      name: document.getElementById('scenario-name')?.textContent,
+      description: document.querySelector('.banner .description')?.textContent,
+      images: document.images.length,
+      scripts: document.scripts.length,
+      embeddedName: (JSON.parse(document.getElementById('report-data')!.textContent!) as { scenario: { name: string } }).scenario.name,
+    }));
+    expect(seen).toEqual({
+      pwned: undefined,
+      title: `FAIL · ${HOSTILE.name} · Twinchain report`,
+      name: HOSTILE.name,
+      description: HOSTILE.description,
+      images: 0,
+      scripts: 3,
+      embeddedName: HOSTILE.name,
+    });
+    expect(await page.textContent('#verdict')).toBe('FAIL');
+    expect(await page.locator('#violations tbody tr').count()).toBe(1);
+    await page.close();
+  });
+
+  it('renders a run that recorded nothing: empty charts, no errors', async () => {
+    const { page, ready, problems, charts } = await open('empty', emptyReportData());
+    expect(problems).toEqual([]);
+    expect(ready).toEqual({ charts: CHART_IDS.length, ids: [...CHART_IDS], errors: [] });
+    for (const chart of charts) {
+      expect(chart.width, chart.id).toBeGreaterThan(200);
+      expect(chart.points, chart.id).toBe(0);
+    }
+    expect(await page.locator('.no-data').count()).toBe(6);
+    await page.close();
+  });
+
+  it('renders a 10-minute 16-node run in a few seconds', async () => {
+    const started = performance.now();
+    const { page, ready, problems, charts } = await open('large', largeReportData(16, 600_000));
+    expect(problems).toEqual([]);
+    expect(ready.errors).toEqual([]);
+    expect(ready.charts).toBe(CHART_IDS.length);
+    expect(charts.find((c) => c.id === 'chart-heights')!.datasets).toBe(32);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    await page.close();
+  });
+});
