@@ -14,7 +14,8 @@ describe('SimChain byzantine and twins options', () => {
     expect(chain({ byzantine: { node7: { behaviour: 'silent' } } })).toThrow(/setBehaviour\("node7"\): unknown node/);
     expect(chain({ byzantine: { node1: { behaviour: 'silent', fromMs: 5, untilMs: 5 } } })).toThrow(/untilMs must be after fromMs/);
     expect(chain({ byzantine: { node1: [{ behaviour: 'silent', untilMs: 100 }, { behaviour: 'equivocate', fromMs: 50 }] } })).toThrow(/overlaps the next interval/);
-    expect(chain({ byzantine: { node1: { behaviour: 'silent', group: 2 } } })).toThrow(/not in group 2/);
+    expect(chain({ byzantine: { node1: { behaviour: 'silent', group: 2 } } })).toThrow(/not in PBFT group 2/);
+    expect(chain({ groups: [{ id: 1, consensus: 'raft', sealers: ['node0', 'node1', 'node2'] }], byzantine: { node1: { behaviour: 'silent' } } })).toThrow(/in no PBFT group/);
     expect(chain({ byzantine: { node1: { behaviour: 'equivocate', conflictPeers: ['nobody'] } } })).toThrow(/unknown node "nobody"/);
   });
 

@@ -22,7 +22,7 @@ export interface SimGroupSpec {
 /** How a byzantine node misbehaves (see ByzantineBehaviour in src/node/pbft-adversary.ts). */
 export interface ByzantineSetting {
   readonly behaviour: ByzantineKind;
-  /** Only in this group (default: every group the node is in). */
+  /** Only in this group (default: every PBFT group the node is in). */
   readonly group?: number;
   /** equivocate, double-sign: names of the peers that get the conflicting proposal (first); default the later half of the sealers. */
   readonly conflictPeers?: readonly string[];
@@ -170,7 +170,7 @@ export class SimChain {
   }
 
   /**
-   * Makes a node byzantine from now on (in one group, or every group it keeps), or honest again
+   * Makes a node byzantine from now on (in one PBFT group, or every PBFT group it keeps), or honest again
    * with undefined; a node that is down gets it at its next boot. Call it before the run or from
    * inside an event (`sim.at`), like any change to a node.
    */
@@ -179,8 +179,10 @@ export class SimChain {
     if (!this.index.has(name)) throw new Error(`${where}: unknown node (nodes are ${this.names.join(', ')})`);
     const spec: ByzantineSetting | undefined = typeof setting === 'string' ? { behaviour: setting } : setting;
     const group = spec?.group ?? groupId;
-    const groups = this.groupsOf.get(name)!;
-    if (group !== undefined && !groups.includes(group)) throw new Error(`${where}: the node is not in group ${group}`);
+    // byzantine behaviours exist for PBFT groups only
+    const groups = this.groupsOf.get(name)!.filter((id) => this.genesis.get(id)!.consensusType === 'pbft');
+    if (group !== undefined && !groups.includes(group)) throw new Error(`${where}: the node is not in PBFT group ${group}`);
+    if (groups.length === 0) throw new Error(`${where}: the node is in no PBFT group`);
     let behaviour: ByzantineBehaviour | undefined;
     if (spec) {
       if (!BYZANTINE_KINDS.includes(spec.behaviour)) throw new Error(`${where}: behaviour must be one of ${BYZANTINE_KINDS.join(', ')} (got ${JSON.stringify(spec.behaviour)})`);
