@@ -2,6 +2,7 @@ import type { StoredBlock } from '../ledger/index.js';
 import type { NodeId } from '../runtime/index.js';
 import type { ConsensusStatus } from './node-api.js';
 import type { ModuleName } from './p2p-frame.js';
+import type { ByzantineBehaviour } from './pbft-adversary.js';
 
 /** What a group needs from its consensus engine (PBFT or Raft), whatever its protocol. */
 export interface ConsensusDriver {
@@ -15,4 +16,6 @@ export interface ConsensusDriver {
   status(): ConsensusStatus;
   pbftView(): bigint | undefined;
   stop(): void;
+  /** Byzantine behaviour from now on, or honest again (undefined); engines without any ignore it. */
+  setBehaviour?(behaviour: ByzantineBehaviour | undefined): void;
 }

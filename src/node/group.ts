@@ -26,6 +26,7 @@ import type { ConsensusDriver } from './consensus-driver.js';
 import { logLines } from './log-lines.js';
 import type { GroupApi, Membership, PendingTransaction, SubmitResult, SyncStatus } from './node-api.js';
 import { encodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
+import type { ByzantineBehaviour } from './pbft-adversary.js';
 import { WorkQueue } from './work-queue.js';
 
 /** Consensus parameters in force for a block, read from the chain's system tables. */
@@ -51,6 +52,8 @@ export interface GroupOptions {
   readonly poolLimit?: number;
   /** Simulation only: share block execution results between nodes (see ExecutionMemo). */
   readonly executionMemo?: ExecutionMemo;
+  /** Simulation and fault tests only: the consensus engine starts byzantine (see ByzantineBehaviour). */
+  readonly byzantine?: ByzantineBehaviour;
 }
 
 /** How often the sync machine ticks (status and timeouts). */

@@ -17,6 +17,13 @@ export type {
 export { Node, HEARTBEAT_INTERVAL_MS, type NodeOptions } from './node.js';
 export { Group, type GroupOptions, type HeightConfig } from './group.js';
 export type { ConsensusDriver } from './consensus-driver.js';
+export {
+  BYZANTINE_KINDS,
+  conflictingProposal,
+  type ByzantineKind,
+  type ByzantineBehaviour,
+  type ByzantineStats,
+} from './pbft-adversary.js';
 export { PbftDriver, MIN_BLOCK_INTERVAL_MS, EMPTY_BLOCK_TIMEOUT_MS, RESEND_INTERVAL_MS } from './pbft-driver.js';
 export { MODULE, encodeFrame, decodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
 export { logLines, abridged } from './log-lines.js';

@@ -9,6 +9,7 @@ import { Group } from './group.js';
 import { logLines } from './log-lines.js';
 import type { ClientVersion, GroupApi, NodeApi, PeerInfo } from './node-api.js';
 import { decodeFrame } from './p2p-frame.js';
+import type { ByzantineBehaviour } from './pbft-adversary.js';
 import { PbftDriver } from './pbft-driver.js';
 
 /** FISCO's P2P service logs the connected count every 10 s. */
@@ -41,6 +42,8 @@ export interface NodeOptions {
    * executes for itself, so divergence stays visible).
    */
   readonly executionMemo?: ExecutionMemo;
+  /** Simulation and fault tests only: this node starts byzantine in these PBFT groups, by group id (see setBehaviour). */
+  readonly byzantine?: Readonly<Record<number, ByzantineBehaviour>>;
 }
 
 /**
@@ -76,6 +79,7 @@ export class Node implements NodeApi {
         consensus: factory,
         poolLimit: options.poolLimit,
         ...(options.executionMemo ? { executionMemo: options.executionMemo } : {}),
+        ...(options.byzantine?.[genesis.groupId] ? { byzantine: options.byzantine[genesis.groupId] } : {}),
       });
       node.groups.set(genesis.groupId, group);
     }
@@ -113,6 +117,15 @@ export class Node implements NodeApi {
     this.stopped = true;
     if (this.heartbeatTimer) this.options.env.clock.cancelTimer(this.heartbeatTimer);
     for (const g of this.groups.values()) g.stop();
+  }
+
+  /**
+   * Makes this node byzantine from now on (see ByzantineBehaviour) in one group, or in every PBFT
+   * group it is in when `groupId` is not given; undefined makes it honest again. Simulation and
+   * fault tests only.
+   */
+  setBehaviour(behaviour: ByzantineBehaviour | undefined, groupId?: number): void {
+    for (const g of this.groups.values()) if (groupId === undefined || g.groupId === groupId) g.consensus.setBehaviour?.(behaviour);
   }
 
   /** The group object itself (tests, scenarios, invariant checks). */

@@ -11,6 +11,7 @@ import {
   type PbftConfig,
   type PbftHead,
   type PbftLock,
+  type PbftMessage,
   type PbftOutput,
   type Proposal,
 } from '../consensus/index.js';
@@ -21,6 +22,7 @@ import type { Group } from './group.js';
 import { logLines } from './log-lines.js';
 import type { PbftCacheEntry, PbftConsensusStatus } from './node-api.js';
 import { protocolId, type ModuleName } from './p2p-frame.js';
+import { PbftAdversary, type ByzantineBehaviour, type ByzantineStats } from './pbft-adversary.js';
 
 /** FISCO's min_block_generation_time: a leader with transactions seals no sooner after the last block. */
 export const MIN_BLOCK_INTERVAL_MS = 500;
@@ -48,8 +50,48 @@ export class PbftDriver implements ConsensusDriver {
   private readonly seen = new Set<string>();
   /** Our own messages as encoded (and signed) when first sent: a re-send reuses the bytes. */
   private readonly encoded = new WeakMap<object, Uint8Array>();
+  /** Set only while this sealer is byzantine (see ByzantineBehaviour); the honest path never looks further. */
+  private adversary: PbftAdversary | undefined;
+  readonly byzantineStats: ByzantineStats = { withheld: 0, conflictingProposals: 0, extraVotes: 0 };
 
-  constructor(private readonly group: Group) {}
+  constructor(private readonly group: Group) {
+    if (group.options.byzantine) this.adversary = this.makeAdversary(group.options.byzantine);
+  }
+
+  /** Makes this sealer byzantine from now on, or honest again (undefined). Its state machine stays honest throughout. */
+  setBehaviour(behaviour: ByzantineBehaviour | undefined): void {
+    this.adversary = behaviour ? this.makeAdversary(behaviour) : undefined;
+    this.traceBehaviour();
+  }
+
+  get behaviour(): ByzantineBehaviour | undefined {
+    return this.adversary?.behaviour;
+  }
+
+  private makeAdversary(behaviour: ByzantineBehaviour): PbftAdversary {
+    const sealers = () => this.group.next.sealers;
+    return new PbftAdversary(
+      behaviour,
+      {
+        selfIndex: () => sealers().indexOf(this.group.nodeId),
+        nextHeight: () => this.group.chain.height + 1,
+        peers: () => {
+          const list = sealers();
+          return this.group.connectedPeers(true).sort((a, b) => list.indexOf(a) - list.indexOf(b));
+        },
+        encode: (message) => this.encode(message),
+        signBlock: (hash) => this.group.options.signer.sign(hash),
+        send: (to, bytes) => this.group.send(to, 'pbft', bytes),
+        trace: (kind, fields) => this.group.trace(kind, fields),
+      },
+      this.byzantineStats,
+    );
+  }
+
+  private traceBehaviour(): void {
+    const b = this.adversary?.behaviour;
+    this.group.trace('byzantine-behaviour', { behaviour: b?.kind ?? 'honest', ...(b?.conflictPeers ? { conflictPeers: b.conflictPeers.length } : {}) });
+  }
 
   private get env() {
     return this.group.env;
@@ -63,6 +105,7 @@ export class PbftDriver implements ConsensusDriver {
     const head = await this.group.chain.ledger.blockByNumber(this.group.chain.height);
     this.headTimestamp = head!.block.header.timestamp;
     this.lastCommitAt = now;
+    if (this.adversary) this.traceBehaviour();
     const lock = await this.loadLock();
     this.pbft = new Pbft(this.config(), this.head(), now, (h) => this.group.options.signer.sign(h), lock);
     await this.apply(this.pbft.start(now), now);
@@ -106,6 +149,7 @@ export class PbftDriver implements ConsensusDriver {
     this.seen.add(tag);
     if (this.seen.size > 8192) this.seen.delete(this.seen.values().next().value!);
     await this.apply(this.pbft.onMessage(message, now), now);
+    this.adversary?.observe(message);
   }
 
   async onBlockCommitted(stored: StoredBlock, _via: 'consensus' | 'sync', now: number): Promise<void> {
@@ -133,12 +177,8 @@ export class PbftDriver implements ConsensusDriver {
     }
     if (out.persistLock !== undefined) await this.storeLock(out.persistLock);
     for (const message of out.broadcast) {
-      let bytes = this.encoded.get(message);
-      if (!bytes) {
-        bytes = encodePbftMessage(message, this.group.options.signer, (d) => this.hash(d));
-        this.encoded.set(message, bytes);
-      }
-      this.group.broadcast('pbft', bytes, true);
+      if (this.adversary !== undefined) this.adversary.send(message);
+      else this.group.broadcast('pbft', this.encode(message), true);
     }
     if (out.viewTimerAt !== undefined) this.armViewTimer(out.viewTimerAt, now);
     if (out.execute) await this.execute(out.execute.height, out.execute.view, out.execute.proposal, now);
@@ -147,6 +187,15 @@ export class PbftDriver implements ConsensusDriver {
       this.sealing = { ...out.wantProposal, since: now };
       await this.trySeal(now);
     }
+  }
+
+  private encode(message: PbftMessage): Uint8Array {
+    let bytes = this.encoded.get(message);
+    if (!bytes) {
+      bytes = encodePbftMessage(message, this.group.options.signer, (d) => this.hash(d));
+      this.encoded.set(message, bytes);
+    }
+    return bytes;
   }
 
   private async execute(height: number, view: number, proposal: Proposal, now: number): Promise<void> {

@@ -3,7 +3,7 @@ import { ProtocolVersion, type ConsensusType, type GroupGenesis } from '../chain
 import { toHexNoPrefix } from '../codec/index.js';
 import { getSuite, VerificationCache, withVerificationCache, type CryptoSuite, type KeyPair, type SuiteName } from '../crypto/index.js';
 import { ExecutionMemo } from '../exec/index.js';
-import { Node, type ConsensusDriver, type Group } from '../node/index.js';
+import { BYZANTINE_KINDS, Node, type ByzantineBehaviour, type ByzantineKind, type ConsensusDriver, type Group } from '../node/index.js';
 import { Simulation, type LinkConfig, type SimulationOptions, type TraceOptions } from '../runtime/index.js';
 
 export interface SimGroupSpec {
@@ -19,10 +19,39 @@ export interface SimGroupSpec {
   readonly consensusTimeout?: number;
 }
 
+/** How a byzantine node misbehaves (see ByzantineBehaviour in src/node/pbft-adversary.ts). */
+export interface ByzantineSetting {
+  readonly behaviour: ByzantineKind;
+  /** Only in this group (default: every PBFT group the node is in). */
+  readonly group?: number;
+  /** equivocate, double-sign: names of the peers that get the conflicting proposal (first); default the later half of the sealers. */
+  readonly conflictPeers?: readonly string[];
+}
+
+/** A byzantine interval of one node, in virtual ms. */
+export interface ByzantineSpec extends ByzantineSetting {
+  /** From this virtual time (default 0: from boot). */
+  readonly fromMs?: number;
+  /** Honest again from this virtual time (default: never). */
+  readonly untilMs?: number;
+}
+
 export interface SimChainOptions {
   readonly seed: string | number;
-  /** Node count; names are node0 … node{n-1}. */
+  /** Node count (identities); names are node0 … node{n-1}. Twins come on top. */
   readonly nodes: number;
+  /**
+   * Twins: `[original, twin]` adds a node named `twin` that shares `original`'s key, node id and
+   * groups and runs the same honest code (a bare name N means `[N, "N-twin"]`). A message sent
+   * to the shared id reaches both; partition the network to confine each twin to part of the
+   * group, as in the Twins paper (see VirtualNetwork.transmit).
+   */
+  readonly twins?: ReadonlyArray<string | readonly [string, string]>;
+  /**
+   * Byzantine nodes by name: one interval or several (not overlapping). `setBehaviour` changes
+   * behaviours at run time.
+   */
+  readonly byzantine?: Readonly<Record<string, ByzantineSpec | readonly ByzantineSpec[]>>;
   readonly suite?: SuiteName;
   /** `[compatibility] supported_version` of every node. */
   readonly version?: string;
@@ -57,7 +86,13 @@ export class SimChain {
   readonly genesis = new Map<number, GroupGenesis>();
   readonly memo: ExecutionMemo | undefined;
   readonly verifications: VerificationCache | undefined;
+  /** Twin name → the node whose identity it shares. */
+  readonly twinOf = new Map<string, string>();
   private readonly index = new Map<string, number>();
+  /** Group ids each node keeps. */
+  private readonly groupsOf = new Map<string, number[]>();
+  /** Current byzantine behaviour of each node, by group id (read again at every boot). */
+  private readonly behaviours = new Map<string, Map<number, ByzantineBehaviour>>();
 
   constructor(readonly options: SimChainOptions) {
     const share = options.shareComputation !== false;
@@ -71,9 +106,22 @@ export class SimChain {
     this.names = Array.from({ length: options.nodes }, (_, i) => `node${i}`);
     this.names.forEach((n, i) => this.index.set(n, i));
     this.keys = this.names.map(() => base.generateKeyPair(random));
+    for (const entry of options.twins ?? []) {
+      const [original, twin] = typeof entry === 'string' ? [entry, `${entry}-twin`] : entry;
+      const i = this.index.get(original);
+      if (i === undefined || this.twinOf.has(original)) throw new Error(`twins: "${original}" is not one of the nodes node0 … node${options.nodes - 1}`);
+      if (this.index.has(twin)) throw new Error(`twins: the twin name "${twin}" is already taken`);
+      this.index.set(twin, this.names.length);
+      this.names.push(twin);
+      this.keys.push(this.keys[i]!);
+      this.twinOf.set(twin, original);
+    }
     this.ids = this.keys.map((k) => toHexNoPrefix(k.publicKey));
     const epochMs = options.epochMs ?? DEFAULT_EPOCH_MS;
     for (const g of options.groups) {
+      for (const name of [...g.sealers, ...(g.observers ?? []), ...(g.spare ?? [])]) {
+        if (this.twinOf.has(name)) throw new Error(`group ${g.id}: "${name}" is a twin; it keeps the groups of "${this.twinOf.get(name)}"`);
+      }
       this.genesis.set(g.id, {
         groupId: g.id,
         consensusType: g.consensus,
@@ -94,8 +142,12 @@ export class SimChain {
       ...(options.onNodeEvent ? { onNodeEvent: options.onNodeEvent } : {}),
     });
     const salt = new TextEncoder().encode(`${options.seed}/consensus`);
+    for (const name of this.names) {
+      const as = this.twinOf.get(name) ?? name;
+      this.groupsOf.set(name, options.groups.filter((g) => [...g.sealers, ...(g.observers ?? []), ...(g.spare ?? [])].includes(as)).map((g) => g.id));
+    }
     this.names.forEach((name, i) => {
-      const groups = options.groups.filter((g) => [...g.sealers, ...(g.observers ?? []), ...(g.spare ?? [])].includes(name)).map((g) => this.genesis.get(g.id)!);
+      const groups = this.groupsOf.get(name)!.map((id) => this.genesis.get(id)!);
       this.sim.addNode(
         name,
         (env) =>
@@ -109,10 +161,66 @@ export class SimChain {
             ...(options.consensusSignatures === 'simulated' ? { consensusSignatures: { simulated: salt } } : {}),
             ...(this.memo ? { executionMemo: this.memo } : {}),
             ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
+            ...(this.behaviours.has(name) ? { byzantine: Object.fromEntries(this.behaviours.get(name)!) } : {}),
           }),
-        { nodeId: this.ids[i]! },
+        this.twinOf.has(name) ? { twinOf: this.twinOf.get(name)! } : { nodeId: this.ids[i]! },
       );
     });
+    this.scheduleByzantine(options.byzantine ?? {});
+  }
+
+  /**
+   * Makes a node byzantine from now on (in one PBFT group, or every PBFT group it keeps), or honest again
+   * with undefined; a node that is down gets it at its next boot. Call it before the run or from
+   * inside an event (`sim.at`), like any change to a node.
+   */
+  setBehaviour(name: string, setting: ByzantineKind | ByzantineSetting | undefined, groupId?: number): void {
+    const where = `setBehaviour("${name}")`;
+    if (!this.index.has(name)) throw new Error(`${where}: unknown node (nodes are ${this.names.join(', ')})`);
+    const spec: ByzantineSetting | undefined = typeof setting === 'string' ? { behaviour: setting } : setting;
+    const group = spec?.group ?? groupId;
+    // byzantine behaviours exist for PBFT groups only
+    const groups = this.groupsOf.get(name)!.filter((id) => this.genesis.get(id)!.consensusType === 'pbft');
+    if (group !== undefined && !groups.includes(group)) throw new Error(`${where}: the node is not in PBFT group ${group}`);
+    if (groups.length === 0) throw new Error(`${where}: the node is in no PBFT group`);
+    let behaviour: ByzantineBehaviour | undefined;
+    if (spec) {
+      if (!BYZANTINE_KINDS.includes(spec.behaviour)) throw new Error(`${where}: behaviour must be one of ${BYZANTINE_KINDS.join(', ')} (got ${JSON.stringify(spec.behaviour)})`);
+      behaviour = { kind: spec.behaviour, ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers.map((peer) => this.idOf(peer)) } : {}) };
+    }
+    const current = this.behaviours.get(name) ?? new Map<number, ByzantineBehaviour>();
+    for (const id of group === undefined ? groups : [group]) {
+      if (behaviour) current.set(id, behaviour);
+      else current.delete(id);
+    }
+    if (current.size > 0) this.behaviours.set(name, current);
+    else this.behaviours.delete(name);
+    this.node(name)?.setBehaviour(behaviour, group);
+  }
+
+  /** A node's byzantine behaviour in a group now, or undefined while honest. */
+  behaviourOf(name: string, groupId = 1): ByzantineKind | undefined {
+    return this.behaviours.get(name)?.get(groupId)?.kind;
+  }
+
+  private scheduleByzantine(byzantine: Readonly<Record<string, ByzantineSpec | readonly ByzantineSpec[]>>): void {
+    for (const [name, entry] of Object.entries(byzantine)) {
+      const specs = [...(Array.isArray(entry) ? (entry as readonly ByzantineSpec[]) : [entry as ByzantineSpec])].sort((a, b) => (a.fromMs ?? 0) - (b.fromMs ?? 0));
+      specs.forEach((spec, i) => {
+        const from = spec.fromMs ?? 0;
+        const where = `byzantine.${name}[${i}]`;
+        if (!Number.isFinite(from) || from < 0) throw new Error(`${where}: fromMs must be a number of virtual ms ≥ 0`);
+        if (spec.untilMs !== undefined && !(spec.untilMs > from)) throw new Error(`${where}: untilMs must be after fromMs`);
+        const next = specs[i + 1];
+        if (next && (spec.untilMs === undefined || spec.untilMs > (next.fromMs ?? 0))) throw new Error(`${where}: overlaps the next interval of "${name}"`);
+        const setting: ByzantineSetting = { behaviour: spec.behaviour, ...(spec.group !== undefined ? { group: spec.group } : {}), ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers } : {}) };
+        if (from === 0) this.setBehaviour(name, setting);
+        else this.sim.at(from, () => this.setBehaviour(name, setting), `byzantine ${name} ${spec.behaviour}`);
+        // an interval that ends where the next one (for the same groups) begins hands over without an honest moment
+        const handover = next !== undefined && next.fromMs === spec.untilMs && next.group === spec.group;
+        if (spec.untilMs !== undefined && !handover) this.sim.at(spec.untilMs, () => this.setBehaviour(name, undefined, spec.group), `byzantine ${name} honest`);
+      });
+    }
   }
 
   idOf(name: string): string {

@@ -5,7 +5,7 @@ import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
 import { keccak256, type SuiteName } from '../crypto/index.js';
 import type { ConsensusDriver, Group } from '../node/index.js';
 import type { LinkConfig } from '../runtime/index.js';
-import { SimChain } from './sim-chain.js';
+import { SimChain, type SimChainOptions } from './sim-chain.js';
 
 export interface ClusterOptions {
   readonly sealers?: number;
@@ -24,6 +24,11 @@ export interface ClusterOptions {
   readonly executionMemo?: boolean;
   /** Share signature checks between nodes (pure results; default true). */
   readonly verificationCache?: boolean;
+  /** Twins (see SimChainOptions.twins); twin names join `names` after the others. */
+  readonly twins?: SimChainOptions['twins'];
+  /** Byzantine nodes (see SimChainOptions.byzantine). */
+  readonly byzantine?: SimChainOptions['byzantine'];
+  readonly onNodeEvent?: SimChainOptions['onNodeEvent'];
 }
 
 const HELLO = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
@@ -34,7 +39,7 @@ export function cluster(options: ClusterOptions = {}) {
   const sealerCount = options.sealers ?? 4;
   const observerCount = options.observers ?? 0;
   const total = sealerCount + observerCount + (options.spare ?? 0);
-  const names = Array.from({ length: total }, (_, i) => `node${i}`);
+  const identities = Array.from({ length: total }, (_, i) => `node${i}`);
   const logs: Array<{ node: string; line: string }> = [];
   const chain = new SimChain({
     seed,
@@ -45,9 +50,9 @@ export function cluster(options: ClusterOptions = {}) {
       {
         id: 1,
         consensus: options.consensus ?? 'pbft',
-        sealers: names.slice(0, sealerCount),
-        observers: names.slice(sealerCount, sealerCount + observerCount),
-        spare: names.slice(sealerCount + observerCount),
+        sealers: identities.slice(0, sealerCount),
+        observers: identities.slice(sealerCount, sealerCount + observerCount),
+        spare: identities.slice(sealerCount + observerCount),
         ...(options.genesis?.txCountLimit !== undefined ? { txCountLimit: options.genesis.txCountLimit } : {}),
         ...(options.genesis?.consensusTimeout !== undefined ? { consensusTimeout: options.genesis.consensusTimeout } : {}),
       },
@@ -56,8 +61,13 @@ export function cluster(options: ClusterOptions = {}) {
     ...(options.simulatedSignatures ? { consensusSignatures: 'simulated' as const } : {}),
     ...(options.executionMemo === false || options.verificationCache === false ? { shareComputation: false } : {}),
     ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
+    ...(options.twins ? { twins: options.twins } : {}),
+    ...(options.byzantine ? { byzantine: options.byzantine } : {}),
+    ...(options.onNodeEvent ? { onNodeEvent: options.onNodeEvent } : {}),
     onLog: (node, line) => logs.push({ node, line }),
   });
+  /** Every running process, twins included. */
+  const names = chain.names;
   const { sim, ids, suite } = chain;
   const version = chain.version;
   const genesis = chain.genesis.get(1)!;
@@ -141,9 +151,9 @@ export function cluster(options: ClusterOptions = {}) {
       };
       sim.at(startAt + 50, tick, 'client');
     },
-    /** Every live pair of nodes agrees on hash, state root and receipts root at every common height. */
-    async checkAgreement(): Promise<void> {
-      const live = c.live();
+    /** Every live pair of nodes (of `only`, if given) agrees on hash, state root and receipts root at every common height. */
+    async checkAgreement(only?: readonly string[]): Promise<void> {
+      const live = c.live().filter((l) => !only || only.includes(l.name));
       const minHeight = Math.min(...live.map((l) => l.group.blockNumber()));
       for (let n = 1; n <= minHeight; n++) {
         const blocks = await Promise.all(live.map((l) => l.group.blockByNumber(n)));

@@ -38,6 +38,11 @@ export class SimNode<H = unknown> {
   skewSinceUs = 0;
   peersCache: NodeId[] | null = null;
   peersVersion = -1;
+  /**
+   * Twins: every node sharing this node's id (itself included, in the order they were added), one
+   * array shared by all of them; null while the id is this node's alone.
+   */
+  instances: SimNode<H>[] | null = null;
 
   constructor(
     readonly index: number,

@@ -40,6 +40,12 @@ export interface SimulationOptions {
 export interface AddNodeOptions {
   /** 128 lower-case hex digits; default derived from (seed, "node-id", name). */
   readonly nodeId?: NodeId;
+  /**
+   * Twins (BFT testing): the name of a node already added whose identity this one shares. The
+   * new node gets that node's id (`nodeId`, if also given, must be the same); see
+   * VirtualNetwork.transmit for how messages to a shared id are delivered.
+   */
+  readonly twinOf?: string;
   readonly clockSkew?: ClockSkew;
 }
 
@@ -226,18 +232,29 @@ export class Simulation<H = unknown> {
     if (typeof name !== 'string' || name === '') throw new SimulationError(`addNode: name must be a non-empty string (got ${JSON.stringify(name)})`);
     if (this.byName.has(name)) throw new SimulationError(`addNode: there is already a node named "${name}"`);
     if (typeof boot !== 'function') throw new SimulationError(`addNode("${name}"): boot must be a function (env) => handle`);
-    const nodeId = options.nodeId ?? deriveNodeId(this.seed, name);
+    const original = options.twinOf === undefined ? undefined : this.get(options.twinOf, `addNode("${name}"): twinOf`);
+    if (original && options.nodeId !== undefined && options.nodeId !== original.nodeId) {
+      throw new SimulationError(`addNode("${name}"): a twin of "${original.name}" has its node id; give nodeId or twinOf, not two different ids`);
+    }
+    const nodeId = original?.nodeId ?? options.nodeId ?? deriveNodeId(this.seed, name);
     if (typeof nodeId !== 'string' || !NODE_ID.test(nodeId)) {
       throw new SimulationError(`addNode("${name}"): nodeId must be 128 lower-case hex digits (a FISCO node id), got ${JSON.stringify(nodeId)}`);
     }
     const twin = this.byId.get(nodeId);
-    if (twin) throw new SimulationError(`addNode("${name}"): node id ${nodeId.slice(0, 16)}… is already used by "${twin.name}"`);
+    if (twin && !original) {
+      throw new SimulationError(`addNode("${name}"): node id ${nodeId.slice(0, 16)}… is already used by "${twin.name}" (use twinOf to add a twin on purpose)`);
+    }
     const node = new SimNode<H>(this.nodeList.length, name, nodeId, boot);
     this.nodeList.push(node);
     this.names.push(name);
     this.byName.set(name, node);
-    this.byId.set(nodeId, node);
-    this.trace.entry(this.nowUs, node.index, 'add', { nodeId });
+    if (original) {
+      const instances = original.instances ?? [original];
+      instances.push(node);
+      for (const instance of instances) instance.instances = instances;
+      this.network.topologyChanged();
+    } else this.byId.set(nodeId, node);
+    this.trace.entry(this.nowUs, node.index, 'add', original ? { nodeId, twinOf: original.name } : { nodeId });
     if (options.clockSkew) this.setClockSkew(name, options.clockSkew);
     this.scheduleBoot(node);
     return this.node(name);
@@ -481,6 +498,7 @@ export class Simulation<H = unknown> {
         state: n.state,
         incarnation: n.incarnation,
         clockSkew: { offsetMs: n.offsetUs / 1000, drift: n.drift },
+        ...(n.instances !== null && n.instances[0] !== n ? { twinOf: n.instances[0]!.name } : {}),
       })),
       partitions: this.network.partitions,
     };

@@ -248,7 +248,11 @@ export class VirtualNetwork {
     };
   }
 
-  /** @internal Node ids `node` has a working connection to: live peers with neither direction cut. */
+  /**
+   * @internal Node ids `node` has a working connection to: live peers with neither direction cut.
+   * A twinned id counts once if any of its instances is connected; a node's own id (its twin's)
+   * is never its peer.
+   */
   connectedPeers(node: SimNode): NodeId[] {
     const version = this.topology;
     if (node.peersCache === null || node.peersVersion !== version) {
@@ -256,6 +260,7 @@ export class VirtualNetwork {
       for (const peer of this.host.allNodes()) {
         if (peer === node || (peer.state !== 'up' && peer.state !== 'paused')) continue;
         if ((node.out[peer.index]?.blocked ?? 0) > 0 || (peer.out[node.index]?.blocked ?? 0) > 0) continue;
+        if (peer.instances !== null && (peer.nodeId === node.nodeId || peers.includes(peer.nodeId))) continue;
         peers.push(peer.nodeId);
       }
       node.peersCache = peers;
@@ -264,7 +269,15 @@ export class VirtualNetwork {
     return node.peersCache.slice();
   }
 
-  /** @internal The hot path of Transport.send. */
+  /**
+   * @internal The hot path of Transport.send.
+   *
+   * Twins: a message to an id that several nodes share goes to every one of them except the
+   * sender, each copy over its own link (own latency, loss and random draws, own counters), so
+   * by default every twin hears the whole group and the group hears both twins. To confine
+   * each twin to a part of the group, as the Twins paper does, partition the network: a cut
+   * link drops that copy only, and `connectedPeers` lists the id while any instance is reachable.
+   */
   transmit(from: SimNode, to: NodeId, payload: Uint8Array): void {
     if (!(payload instanceof Uint8Array)) {
       throw new TypeError(`${from.name}: Transport.send needs the payload as a Uint8Array (got ${describe(payload)})`);
@@ -277,6 +290,12 @@ export class VirtualNetwork {
       host.trace.drop(now, from.index, -1, 'unknown-peer', payload.length, now, String(to));
       return;
     }
+    if (dest.instances === null) return this.transmitTo(from, dest, payload, now);
+    for (const instance of dest.instances) if (instance !== from) this.transmitTo(from, instance, payload, now);
+  }
+
+  private transmitTo(from: SimNode, dest: SimNode, payload: Uint8Array, now: number): void {
+    const host = this.host;
     const link = from.out[dest.index] ?? this.link(from, dest);
     const config = link.configVersion === this.version ? link.config : this.refresh(link);
     const rng = link.rng;

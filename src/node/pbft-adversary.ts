@@ -1,0 +1,184 @@
+import { toHex, toHexNoPrefix } from '../codec/index.js';
+import type { CommitMessage, PbftMessage, PrepareMessage, Proposal, SignMessage } from '../consensus/index.js';
+import type { NodeId } from '../runtime/index.js';
+
+export const BYZANTINE_KINDS = ['equivocate', 'double-sign', 'silent'] as const;
+export type ByzantineKind = (typeof BYZANTINE_KINDS)[number];
+
+/**
+ * A byzantine PBFT sealer, for simulations and fault tests. The node's PBFT state machine stays
+ * the honest one; the behaviour acts on what goes on the wire, signed with the node's own key,
+ * so honest peers receive it through the normal network and must tolerate it:
+ *
+ * - `silent`: sends no PBFT message at all (no prepare, sign, commit or view change). The node
+ *   stays up, keeps syncing and keeps its ledger.
+ * - `equivocate`: as leader, sends its proposal to some peers and a conflicting one (same height
+ *   and view, timestamp + 1 ms, and the last transaction left out when there are several) to the
+ *   others, each prepare correctly signed. Its own votes follow its own proposal. With the
+ *   default split (the first ⌊m/2⌋ of the m connected sealers in index order get the node's own
+ *   proposal, the rest the conflicting one) neither proposal can gather n − f signatures, so the
+ *   group must change view past this leader.
+ * - `double-sign`: votes for every block it sees at the current height: each Sign or Commit a
+ *   peer sends for a (view, block hash) this node has not voted for is answered by this node's own
+ *   Sign and Commit for it, and its own Sign comes with an immediate Commit (no prepared
+ *   certificate, no lock respected). As leader it also forges a conflicting proposal and sends
+ *   both prepares to every peer, in opposite orders to the two halves of the split, so honest
+ *   nodes split between the two blocks and it votes for both.
+ */
+export interface ByzantineBehaviour {
+  readonly kind: ByzantineKind;
+  /**
+   * equivocate and double-sign as leader: the peers that get the conflicting proposal (first);
+   * the other connected sealers get this node's own. Default: the later half (see above).
+   */
+  readonly conflictPeers?: readonly NodeId[];
+}
+
+/** What a byzantine sealer did so far (wire actions only). */
+export interface ByzantineStats {
+  /** Messages not sent (silent). */
+  withheld: number;
+  /** Conflicting prepares sent (equivocate, double-sign). */
+  conflictingProposals: number;
+  /** Sign + Commit pairs sent outside the honest protocol (double-sign). */
+  extraVotes: number;
+}
+
+/** What the adversary needs from its driver. */
+export interface AdversaryPort {
+  selfIndex(): number;
+  /** Height in consensus (head + 1). */
+  nextHeight(): number;
+  /** Connected sealers other than this node, in sealer-index order. */
+  peers(): NodeId[];
+  /** The message signed and encoded for the wire (cached per message object). */
+  encode(message: PbftMessage): Uint8Array;
+  signBlock(blockHash: Uint8Array): Uint8Array;
+  send(to: NodeId, bytes: Uint8Array): void;
+  trace(kind: string, fields: Record<string, unknown>): void;
+}
+
+/** The conflicting proposal an equivocating leader sends beside its own. */
+export function conflictingProposal(p: Proposal): Proposal {
+  return { ...p, timestamp: p.timestamp + 1, transactions: p.transactions.length > 1 ? p.transactions.slice(0, -1) : p.transactions };
+}
+
+/** Carries out one ByzantineBehaviour for a PbftDriver. */
+export class PbftAdversary {
+  /** Messages already reported in the trace (re-sends are not reported again). */
+  private readonly reported = new WeakSet<PbftMessage>();
+  private readonly conflicts = new WeakMap<PrepareMessage, Uint8Array>();
+  /** double-sign: (view, hash) pairs voted for at `votedHeight`. */
+  private voted = new Set<string>();
+  private votedHeight = -1;
+
+  constructor(
+    readonly behaviour: ByzantineBehaviour,
+    private readonly port: AdversaryPort,
+    private readonly stats: ByzantineStats,
+  ) {}
+
+  /** Sends (or not) one of this node's own messages, in place of the honest broadcast. */
+  send(message: PbftMessage): void {
+    const first = !this.reported.has(message);
+    this.reported.add(message);
+    const kind = this.behaviour.kind;
+    if (kind === 'silent') {
+      this.stats.withheld++;
+      if (first) this.action('withhold', message, {});
+      return;
+    }
+    if (message.type === 'prepare') return this.sendPrepare(message, first);
+    this.broadcast(this.port.encode(message));
+    if (kind === 'double-sign' && message.type !== 'viewchange') this.vote(message.view, message.blockHash, message.type);
+  }
+
+  /** An authenticated message from a peer (double-sign votes for whatever it votes for). */
+  observe(message: PbftMessage): void {
+    if (this.behaviour.kind !== 'double-sign' || (message.type !== 'sign' && message.type !== 'commit')) return;
+    if (message.height !== this.port.nextHeight()) return;
+    this.vote(message.view, message.blockHash, message.idx);
+  }
+
+  private sendPrepare(message: PrepareMessage, first: boolean): void {
+    const own = this.port.encode(message);
+    let conflict = this.conflicts.get(message);
+    if (!conflict) {
+      conflict = this.port.encode({ ...message, proposal: conflictingProposal(message.proposal) });
+      this.conflicts.set(message, conflict);
+      this.stats.conflictingProposals++;
+    }
+    const { ownPeers, conflictPeers } = this.split();
+    if (this.behaviour.kind === 'equivocate') {
+      for (const peer of ownPeers) this.port.send(peer, own);
+      for (const peer of conflictPeers) this.port.send(peer, conflict);
+    } else {
+      for (const peer of ownPeers) {
+        this.port.send(peer, own);
+        this.port.send(peer, conflict);
+      }
+      for (const peer of conflictPeers) {
+        this.port.send(peer, conflict);
+        this.port.send(peer, own);
+      }
+    }
+    if (first) {
+      const p = message.proposal;
+      this.action(this.behaviour.kind === 'equivocate' ? 'equivocate' : 'double-propose', message, {
+        ownPeers: ownPeers.length,
+        conflictPeers: conflictPeers.length,
+        txs: p.transactions.length,
+        conflictTxs: conflictingProposal(p).transactions.length,
+        timestamp: p.timestamp,
+      });
+    }
+  }
+
+  /**
+   * Sign and Commit for (current height, view, hash), once per pair: after this node's own vote
+   * of type `reason` (already sent), or echoing the vote of peer `reason`.
+   */
+  private vote(view: number, blockHash: Uint8Array, reason: 'sign' | 'commit' | number): void {
+    const height = this.port.nextHeight();
+    if (height !== this.votedHeight) {
+      this.voted = new Set();
+      this.votedHeight = height;
+    }
+    const key = `${view}:${toHexNoPrefix(blockHash)}`;
+    if (this.voted.has(key)) return;
+    this.voted.add(key);
+    const idx = this.port.selfIndex();
+    const blockSignature = this.port.signBlock(blockHash);
+    const own = typeof reason === 'string';
+    if (reason !== 'sign') this.broadcast(this.port.encode({ type: 'sign', height, view, idx, blockHash, blockSignature } satisfies SignMessage));
+    if (reason !== 'commit') this.broadcast(this.port.encode({ type: 'commit', height, view, idx, blockHash, blockSignature } satisfies CommitMessage));
+    this.stats.extraVotes++;
+    this.port.trace('byzantine-action', {
+      behaviour: this.behaviour.kind,
+      action: own ? `early-${reason === 'sign' ? 'commit' : 'sign'}` : 'echo-vote',
+      height,
+      view,
+      blockHash: toHex(blockHash),
+      ...(own ? {} : { echoOf: reason }),
+    });
+  }
+
+  private split(): { ownPeers: NodeId[]; conflictPeers: NodeId[] } {
+    const peers = this.port.peers();
+    const chosen = this.behaviour.conflictPeers;
+    if (chosen) {
+      const set = new Set(chosen);
+      return { ownPeers: peers.filter((p) => !set.has(p)), conflictPeers: peers.filter((p) => set.has(p)) };
+    }
+    const half = Math.floor(peers.length / 2);
+    return { ownPeers: peers.slice(0, half), conflictPeers: peers.slice(half) };
+  }
+
+  private broadcast(bytes: Uint8Array): void {
+    for (const peer of this.port.peers()) this.port.send(peer, bytes);
+  }
+
+  private action(action: string, message: PbftMessage, fields: Record<string, unknown>): void {
+    this.port.trace('byzantine-action', { behaviour: this.behaviour.kind, action, type: message.type, height: message.height, view: message.view, ...fields });
+  }
+}
