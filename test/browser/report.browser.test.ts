@@ -20,6 +20,10 @@ import {
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
+// CI sets this: there a missing browser is a broken install step, not a reason to skip.
+if (!hasChromium && process.env['TWINCHAIN_REQUIRE_BROWSER'] === '1') {
+  throw new Error(`${CHROMIUM} is required (TWINCHAIN_REQUIRE_BROWSER=1) but missing: apt-get install -y chromium`);
+}
 if (!hasChromium) {
   console.warn(`report browser tests SKIPPED: ${CHROMIUM} not found (install it with: apt-get install -y chromium)`);
 }
