@@ -2,6 +2,32 @@ import type { CommandSpec } from './command.js';
 
 export const commands: readonly CommandSpec[] = [
   {
+    name: 'run',
+    synopsis: 'run <scenario.yaml> [--seed N] [--out dir] [--check-determinism] [--quiet]',
+    summary: 'run a scenario deterministically and judge it: summary, trace and HTML report',
+    help: `Usage: twinchain run <scenario.yaml> [--seed N] [--out dir] [--check-determinism] [--quiet]
+
+Runs a scenario file (a chain, workloads, a timeline of faults and expectations; see
+scenarios/ and the README) in one deterministic simulation. Safety is checked on every
+commit; after the timeline, faults are frozen and a probe transaction must reach every
+live honest node within the liveness bound. Prints a progress bar (on a terminal), then a
+summary, and writes summary.json, trace.jsonl and report.html.
+
+  --seed                 overrides the file's seed (a number, or any text)
+  --out                  output folder (default reports/<scenario name>)
+  --check-determinism    run twice and require the same trace digest; on a difference
+                         prints the first differing trace line of the two runs
+  --quiet                no progress bar and no table: one verdict line (and what failed)
+
+Exit status: 0 every expectation held; 1 one failed (printed with the seed and the exact
+command that replays the run); 2 the scenario file is bad (file:line:column: key: problem).
+
+Examples:
+  twinchain run scenarios/quickstart.yaml
+  twinchain run scenarios/pbft-leader-crash.yaml --seed 7 --check-determinism`,
+    load: () => import('./run-command.js'),
+  },
+  {
     name: 'tx decode',
     synopsis: 'tx decode <hex> [--suite ecdsa|sm] [--generation rc1|rc2]',
     summary: 'decode a signed transaction payload and print every field as JSON',

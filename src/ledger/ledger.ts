@@ -1,9 +1,9 @@
-import type {
-  ProtocolVersion} from '../chain/index.js';
+import type { ProtocolVersion } from '../chain/index.js';
 import {
   blockHash,
   checkSignatureList,
   decodeBlock,
+  decodeBlockHeader,
   encodeBlock,
   TX_STATUS,
   type Block,
@@ -18,7 +18,9 @@ import {
   bytesEqual,
   bytesToBigint,
   parseRlpUint,
+  rlpBytesPayload,
   rlpDecode,
+  rlpListItemsShallow,
   rlpEncode,
   toHex,
   type RlpValue,
@@ -198,6 +200,20 @@ export class Ledger {
     const stored: StoredBlock = { block, hash: blockHash(block.header, this.suite), senders: senderItems };
     this.remember(number, stored);
     return stored;
+  }
+
+  /**
+   * A block's header and hash as stored, without decoding its transactions and receipts (for
+   * walking a long chain). Read from the store, never the cache: this is what survives a restart.
+   */
+  async storedHeader(number: number): Promise<{ header: BlockHeader; hash: Uint8Array } | undefined> {
+    if (!Number.isSafeInteger(number) || number < 0 || number > this.headNumber) return undefined;
+    const bytes = await this.store.get(LEDGER_KEYS.block(number));
+    if (!bytes) throw new LedgerError(`block ${number} is missing from the store (head is ${this.headNumber})`);
+    const [blockItem] = rlpListItemsShallow(bytes, `stored block ${number}`);
+    const [headerItem] = rlpListItemsShallow(rlpBytesPayload(blockItem!, `stored block ${number}`), `block ${number}`);
+    const header = decodeBlockHeader(headerItem!);
+    return { header, hash: blockHash(header, this.suite) };
   }
 
   async blockByHash(hash: Uint8Array): Promise<StoredBlock | undefined> {

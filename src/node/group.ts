@@ -1,4 +1,5 @@
 import {
+  type BlockHeader,
   blockHash,
   checkSignatureList,
   decodeBlock,
@@ -447,6 +448,11 @@ export class Group implements GroupApi {
 
   blockByNumber(number: number): Promise<StoredBlock | undefined> {
     return this.chain.ledger.blockByNumber(number);
+  }
+
+  /** A block's header and hash straight from storage (no cache, no transactions decoded). */
+  storedHeader(number: number): Promise<{ header: BlockHeader; hash: Uint8Array } | undefined> {
+    return this.chain.ledger.storedHeader(number);
   }
 
   blockByHash(hash: Uint8Array): Promise<StoredBlock | undefined> {

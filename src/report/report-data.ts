@@ -1,6 +1,6 @@
 /** Everything a scenario run hands to the report: plain values, no simulator types. */
 export interface ReportData {
-  scenario: { name: string; file: string; description?: string; seed: number; durationMs: number };
+  scenario: { name: string; file: string; description?: string; seed: number | string; durationMs: number };
   verdict: 'pass' | 'fail';
   /** The command that reruns this exact scenario, e.g. "npx twinchain run scenarios/x.yaml --seed 42". */
   replayCommand: string;

@@ -1,8 +1,8 @@
 import type { ConsensusType } from '../chain/index.js';
 import type { SuiteName } from '../crypto/index.js';
-import type { Node } from '../node/index.js';
 import { createRpcService, startHttpServer, type RpcHttpServer, type RpcReply, type RpcService } from '../rpc/index.js';
 import { SimulationError, type WallClock } from '../runtime/index.js';
+import { NodeRpc } from './node-rpc.js';
 import { SimChain } from './sim-chain.js';
 
 export interface DevServerOptions {
@@ -50,19 +50,13 @@ function unavailable(body: unknown, message: string): RpcReply | RpcReply[] {
  * Serves one simulated node's JSON-RPC: every request runs as an event on that node, at the
  * virtual time matching the wall clock, so the node sees it exactly like a message.
  */
-function nodeService(chain: SimChain, name: string): RpcService {
-  const services = new WeakMap<Node, RpcService>();
+function nodeService(chain: SimChain, rpc: NodeRpc, name: string): RpcService {
+  const base = createRpcService(chain.node(name)!);
   const current = (): RpcService => {
-    const node = chain.node(name);
-    if (!node) throw new SimulationError(`node ${name} is ${chain.sim.node(name).state}`);
-    let service = services.get(node);
-    if (!service) {
-      service = createRpcService(node);
-      services.set(node, service);
-    }
+    const service = rpc.service(name);
+    if (!service) throw new SimulationError(`node ${name} is ${chain.sim.node(name).state}`);
     return service;
   };
-  const base = createRpcService(chain.node(name)!);
   const run = async <T>(work: () => Promise<T>, fallback: (message: string) => T): Promise<T> => {
     try {
       return await chain.sim.inject(work, { node: name, label: 'rpc' });
@@ -125,10 +119,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const missing = names.filter((n) => chain.node(n) === undefined);
   if (missing.length > 0) throw new Error(`nodes did not boot: ${missing.join(', ')}`);
 
+  const rpc = new NodeRpc(chain);
   const servers: RpcHttpServer[] = [];
   try {
     for (const [i, name] of names.entries()) {
-      servers.push(await startHttpServer(nodeService(chain, name), { host: options.host ?? '127.0.0.1', port: basePort === 0 ? 0 : basePort + i }));
+      servers.push(await startHttpServer(nodeService(chain, rpc, name), { host: options.host ?? '127.0.0.1', port: basePort === 0 ? 0 : basePort + i }));
     }
   } catch (error) {
     await Promise.all(servers.map((s) => s.close()));

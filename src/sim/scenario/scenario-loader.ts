@@ -111,12 +111,13 @@ export function nodeNames(scenario: Scenario): string[] {
 }
 
 function checkSemantics(s: Scenario, fail: Fail): void {
-  const names = new Set(nodeNames(s));
+  const twins = s.byzantine.flatMap((b) => ('twins' in b ? [`${b.twins}-twin`] : []));
+  const names = new Set([...nodeNames(s), ...twins]);
   const end = durationMs(s.duration);
   if (end <= 0) fail(['duration'], 'must be longer than 0');
   const known = (path: Path, value: string | readonly string[]) => {
     for (const n of typeof value === 'string' ? [value] : value) {
-      if (!names.has(n)) fail(path, `unknown node "${n}" (this scenario has node0 … node${s.chain.nodes - 1})`);
+      if (!names.has(n)) fail(path, `unknown node "${n}" (this scenario has node0 … node${s.chain.nodes - 1}${twins.length > 0 ? ` and ${twins.join(', ')}` : ''})`);
     }
   };
   const groupIds = new Set<number>();
@@ -168,11 +169,18 @@ function checkSemantics(s: Scenario, fail: Fail): void {
     known(['network', 'links', i, 'from'], l.from);
     known(['network', 'links', i, 'to'], l.to);
   });
+  const twinned = new Set<string>();
   s.byzantine.forEach((b, i) => {
-    if ('twins' in b) known(['byzantine', i, 'twins'], b.twins);
-    else {
+    if ('twins' in b) {
+      if (!nodeNames(s).includes(b.twins)) fail(['byzantine', i, 'twins'], `unknown node "${b.twins}" (this scenario has node0 … node${s.chain.nodes - 1})`);
+      if (twinned.has(b.twins)) fail(['byzantine', i, 'twins'], `${b.twins} already has a twin`);
+      twinned.add(b.twins);
+    } else {
       known(['byzantine', i, 'node'], b.node);
       group(['byzantine', i, 'group'], b.group);
+      const g = s.groups.find((x) => x.id === b.group);
+      if (g && g.consensus !== 'pbft') fail(['byzantine', i, 'behaviour'], `byzantine behaviours exist for PBFT groups only; group ${b.group} runs ${g.consensus}`);
+      if (b.from !== undefined && b.until !== undefined && durationMs(b.until) <= durationMs(b.from)) fail(['byzantine', i, 'until'], 'must be later than from');
     }
   });
 }

@@ -185,8 +185,12 @@ export const scenarioSchema = z
         maxViewChanges: z.number().int().min(0).optional(),
         /** Committed transactions per virtual second, over the run. */
         minThroughput: z.number().min(0).optional(),
-        /** Share of accepted transactions that failed (status ≠ 0). */
+        /** Share of committed workload transactions that failed (status ≠ 0). */
         maxFailedRatio: z.number().min(0).max(1).optional(),
+        /** At least this many workload transactions committed. */
+        minCommitted: z.number().int().min(0).optional(),
+        /** 99th percentile of submit-to-commit latency of workload transactions. */
+        maxLatencyP99: duration.optional(),
       })
       .strict()
       .default({ safety: true, liveness: { within: '15s' }, allReceipted: true }),

@@ -1,0 +1,7 @@
+export { loadScenarioFile, parseScenario, ScenarioError, durationMs, nodeNames } from './scenario-loader.js';
+export type { Scenario, ScenarioInput, TimelineEntry, Workload, ByzantineEntry } from './scenario-schema.js';
+export { runScenario, replayCommand, type ScenarioResult, type RunScenarioOptions, type RunProgress, type ExpectationResult, type NodeResult } from './scenario-runner.js';
+export { formatSummary, progressLine } from './run-summary.js';
+export { reportData, summaryJson, writeRunOutputs } from './run-outputs.js';
+export { resolveGroups, honestNodes, simChainOptions } from './scenario-chain.js';
+export type { Violation, InvariantName } from './safety-monitor.js';

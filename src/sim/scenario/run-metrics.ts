@@ -1,0 +1,81 @@
+/** What a run measured from node events, for the summary and the report. */
+export class RunMetrics {
+  /** Height steps of each node and group: [virtual ms, height]. */
+  readonly heights = new Map<string, { node: string; group: number; points: Array<[number, number]> }>();
+  /** PBFT views or Raft terms of each node and group over time. */
+  readonly rounds = new Map<string, { node: string; group: number; kind: 'view' | 'term'; points: Array<[number, number]> }>();
+  /** Views (per group) that some honest node timed out into: view changes caused by trouble, not the empty-block handover. */
+  readonly timeoutViews = new Map<number, Set<string>>();
+  /** New Raft terms per group (elections). */
+  readonly terms = new Map<number, Set<number>>();
+  /** Committed transactions of each group by 1-second bucket (first honest commit of each height). */
+  readonly committedPerSecond = new Map<number, number[]>();
+  readonly blocks = new Map<number, number>();
+  readonly byzantineActions = new Map<string, number>();
+
+  constructor(private readonly isHonest: (node: string) => boolean) {}
+
+  readonly onNodeEvent = (node: string, kind: string, fields: Readonly<Record<string, unknown>>, atMs: number): void => {
+    const group = Number(fields['group'] ?? 0);
+    switch (kind) {
+      case 'block-committed': {
+        const key = `${group}/${node}`;
+        let series = this.heights.get(key);
+        if (!series) this.heights.set(key, (series = { node, group, points: [] }));
+        series.points.push([atMs, Number(fields['number'])]);
+        break;
+      }
+      case 'pbft-view':
+        this.round(node, group, 'view', atMs, Number(fields['to']));
+        break;
+      case 'pbft-viewchange-sent':
+        if (fields['reason'] === 'timeout' && this.isHonest(node)) {
+          let views = this.timeoutViews.get(group);
+          if (!views) this.timeoutViews.set(group, (views = new Set()));
+          views.add(`${String(fields['height'])}/${String(fields['toView'])}`);
+        }
+        break;
+      case 'raft-term':
+      case 'raft-leader':
+      case 'raft-role': {
+        const term = Number(fields['term']);
+        if (!Number.isFinite(term)) break;
+        this.round(node, group, 'term', atMs, term);
+        if (this.isHonest(node)) {
+          let terms = this.terms.get(group);
+          if (!terms) this.terms.set(group, (terms = new Set()));
+          terms.add(term);
+        }
+        break;
+      }
+      case 'byzantine-action':
+        this.byzantineActions.set(node, (this.byzantineActions.get(node) ?? 0) + 1);
+        break;
+    }
+  };
+
+  private round(node: string, group: number, kind: 'view' | 'term', atMs: number, value: number): void {
+    const key = `${group}/${node}`;
+    let series = this.rounds.get(key);
+    if (!series) this.rounds.set(key, (series = { node, group, kind, points: [] }));
+    const last = series.points.at(-1);
+    if (last && last[1] === value) return;
+    series.points.push([atMs, value]);
+  }
+
+  /** The first honest commit of a block: throughput counts it once. */
+  onBlock(group: number, atMs: number, txs: number): void {
+    let buckets = this.committedPerSecond.get(group);
+    if (!buckets) this.committedPerSecond.set(group, (buckets = []));
+    const i = Math.floor(atMs / 1000);
+    while (buckets.length <= i) buckets.push(0);
+    buckets[i]! += txs;
+    this.blocks.set(group, (this.blocks.get(group) ?? 0) + 1);
+  }
+
+  /** View changes (PBFT, caused by timeouts) plus elections beyond the first (Raft), per group. */
+  viewChanges(group: number): number {
+    const elections = this.terms.get(group)?.size ?? 0;
+    return (this.timeoutViews.get(group)?.size ?? 0) + Math.max(0, elections - 1);
+  }
+}

@@ -1,0 +1,232 @@
+import { encodeFunctionCall, fromHex } from '../../codec/index.js';
+import type { LinkConfig, Partition } from '../../runtime/index.js';
+import type { SimChain } from '../sim-chain.js';
+import { linkConfigOf } from './scenario-chain.js';
+import { durationMs } from './scenario-loader.js';
+import type { LinkSettings, Scenario, TimelineEntry } from './scenario-schema.js';
+import type { TxClient } from './tx-client.js';
+import type { TxRecord } from './tx-tracker.js';
+
+/** A fault or change of the run, for the report: an interval, or an instant when untilMs = fromMs. */
+export interface FaultInterval {
+  readonly fromMs: number;
+  untilMs: number | undefined;
+  readonly kind: string;
+  readonly description: string;
+  readonly nodes: string[];
+}
+
+/** An administrative transaction of the timeline (membership, system config) and its outcome. */
+export interface AdminAction {
+  readonly atMs: number;
+  readonly description: string;
+  record: TxRecord | undefined;
+}
+
+const list = (value: string | readonly string[]): string[] => (typeof value === 'string' ? [value] : [...value]);
+const precompile = (n: number): Uint8Array => fromHex(`0x${n.toString(16).padStart(40, '0')}`);
+const CONSENSUS = precompile(0x1003);
+const SYSTEM_CONFIG = precompile(0x1000);
+
+function describeLink(settings: LinkSettings): string {
+  const parts: string[] = [];
+  if (settings.latency) {
+    const l = settings.latency;
+    parts.push(
+      l.kind === 'constant' ? `latency ${l.ms} ms` : l.kind === 'uniform' ? `latency ${l.minMs}–${l.maxMs} ms` : l.kind === 'exponential' ? `latency ≥${l.minMs} ms, mean ${l.meanMs} ms` : `latency ${l.meanMs}±${l.stdDevMs} ms`,
+    );
+  }
+  if (settings.loss !== undefined) parts.push(`loss ${settings.loss * 100}%`);
+  if (settings.duplicate !== undefined) parts.push(`duplication ${settings.duplicate * 100}%`);
+  if (settings.reorder !== undefined) parts.push(`reordering ${settings.reorder * 100}%`);
+  if (settings.jitterMs !== undefined) parts.push(`jitter ${settings.jitterMs} ms`);
+  if (settings.queueCapacity !== undefined) parts.push(`queue ${settings.queueCapacity}`);
+  return parts.join(', ') || 'no change';
+}
+
+/**
+ * Plays the scenario's timeline on the simulation (faults, network changes, membership and
+ * config transactions) and keeps the intervals for the report. `freeze` ends every network fault
+ * for the liveness phase.
+ */
+export class TimelinePlayer {
+  readonly faults: FaultInterval[] = [];
+  readonly admin: AdminAction[] = [];
+  private readonly open = new Map<string, FaultInterval>();
+  private readonly partitions: Array<{ partition: Partition; interval: FaultInterval }> = [];
+  private readonly baseNetwork: Partial<LinkConfig>;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly chain: SimChain,
+    private readonly client: TxClient,
+  ) {
+    const { links: _links, ...defaults } = scenario.network;
+    this.baseNetwork = linkConfigOf(defaults);
+  }
+
+  /** Schedules every timeline entry, the static per-link settings, and the byzantine intervals for the report. */
+  schedule(): void {
+    const { sim } = this.chain;
+    for (const link of this.scenario.network.links ?? []) {
+      const { from, to, ...settings } = link;
+      sim.network.setLink(from, to, linkConfigOf(settings));
+    }
+    for (const entry of this.scenario.timeline) {
+      const at = durationMs(entry.at);
+      sim.at(at, () => this.play(entry, at), entry.label ?? 'timeline');
+    }
+    for (const b of this.scenario.byzantine) {
+      if ('twins' in b) this.faults.push({ fromMs: 0, untilMs: undefined, kind: 'twins', description: `${b.twins} has a twin (${b.twins}-twin) with its identity`, nodes: [b.twins, `${b.twins}-twin`] });
+      else {
+        this.faults.push({
+          fromMs: b.from === undefined ? 0 : durationMs(b.from),
+          untilMs: b.until === undefined ? undefined : durationMs(b.until),
+          kind: b.behaviour,
+          description: `${b.node} ${b.behaviour === 'equivocate' ? 'equivocates as leader' : b.behaviour === 'double-sign' ? 'double-signs' : 'is silent'} (group ${b.group})`,
+          nodes: [b.node],
+        });
+      }
+    }
+  }
+
+  private begin(key: string, interval: Omit<FaultInterval, 'untilMs'>): void {
+    this.end(key, interval.fromMs);
+    const full: FaultInterval = { ...interval, untilMs: undefined };
+    this.faults.push(full);
+    this.open.set(key, full);
+  }
+
+  private end(key: string, at: number): void {
+    const interval = this.open.get(key);
+    if (interval) {
+      interval.untilMs = at;
+      this.open.delete(key);
+    }
+  }
+
+  private instant(at: number, kind: string, description: string, nodes: string[]): void {
+    this.faults.push({ fromMs: at, untilMs: at, kind, description, nodes });
+  }
+
+  private async play(entry: TimelineEntry, at: number): Promise<void> {
+    const { sim } = this.chain;
+    const net = sim.network;
+    const why = entry.label ? ` (${entry.label})` : '';
+    if (entry.crash !== undefined) {
+      for (const n of list(entry.crash)) {
+        if (sim.node(n).state === 'down') continue;
+        sim.crash(n);
+        this.begin(`down:${n}`, { fromMs: at, kind: 'crash', description: `${n} crashed${why}`, nodes: [n] });
+      }
+    } else if (entry.restart !== undefined) {
+      for (const n of list(entry.restart)) {
+        sim.restart(n);
+        this.end(`down:${n}`, at);
+        this.end(`paused:${n}`, at);
+      }
+    } else if (entry.pause !== undefined) {
+      for (const n of list(entry.pause)) {
+        if (sim.node(n).state !== 'up') continue;
+        sim.pause(n);
+        this.begin(`paused:${n}`, { fromMs: at, kind: 'pause', description: `${n} paused${why}`, nodes: [n] });
+      }
+    } else if (entry.resume !== undefined) {
+      for (const n of list(entry.resume)) {
+        if (sim.node(n).state !== 'paused') continue;
+        sim.resume(n);
+        this.end(`paused:${n}`, at);
+      }
+    } else if (entry.partition !== undefined) {
+      const partition = net.partition(entry.partition);
+      this.addPartition(partition, at, 'partition', `partition ${entry.partition.map((side) => `[${side.join(', ')}]`).join(' | ')}${why}`, entry.partition.flat());
+    } else if (entry.partitionOneWay !== undefined) {
+      const { from, to } = entry.partitionOneWay;
+      const partition = net.partitionOneWay(from, to);
+      this.addPartition(partition, at, 'one-way partition', `${list(from).join(', ')} cannot reach ${list(to).join(', ')}${why}`, [...list(from), ...list(to)]);
+    } else if (entry.isolate !== undefined) {
+      const partition = net.isolate(entry.isolate);
+      this.addPartition(partition, at, 'isolation', `${entry.isolate} isolated${why}`, [entry.isolate]);
+    } else if (entry.heal !== undefined) {
+      this.healAll(at);
+    } else if (entry.clog !== undefined) {
+      const { between, oneWay } = entry.clog;
+      const ms = durationMs(entry.clog.for);
+      if (oneWay) net.clogOneWay(between[0], between[1], ms);
+      else net.clog(between[0], between[1], ms);
+      this.faults.push({ fromMs: at, untilMs: at + ms, kind: 'clog', description: `${between[0]} ${oneWay ? '→' : '↔'} ${between[1]} clogged for ${ms} ms${why}`, nodes: [...between] });
+    } else if (entry.network !== undefined) {
+      net.setDefaults(linkConfigOf(entry.network));
+      this.begin('network', { fromMs: at, kind: 'network', description: `network: ${describeLink(entry.network)}${why}`, nodes: [] });
+    } else if (entry.link !== undefined) {
+      const { from, to, reset, ...settings } = entry.link;
+      const key = `link:${list(from).join(',')}>${list(to).join(',')}`;
+      if (reset) {
+        net.setLink(from, to, null);
+        this.end(key, at);
+      } else {
+        net.setLink(from, to, linkConfigOf(settings));
+        this.begin(key, { fromMs: at, kind: 'link', description: `links ${list(from).join(', ')} → ${list(to).join(', ')}: ${describeLink(settings)}${why}`, nodes: [...list(from), ...list(to)] });
+      }
+    } else if (entry.clockSkew !== undefined) {
+      const { node, offsetMs, drift } = entry.clockSkew;
+      sim.setClockSkew(node, { offsetMs, drift });
+      if (offsetMs === 0 && drift === 0) this.end(`skew:${node}`, at);
+      else this.begin(`skew:${node}`, { fromMs: at, kind: 'clock skew', description: `${node} clock ${offsetMs >= 0 ? '+' : ''}${offsetMs} ms, drift ${drift}${why}`, nodes: [node] });
+    } else if (entry.addSealer !== undefined || entry.addObserver !== undefined || entry.removeNode !== undefined) {
+      const [method, change] = entry.addSealer ? ['addSealer', entry.addSealer] as const : entry.addObserver ? ['addObserver', entry.addObserver] as const : ['remove', entry.removeNode!] as const;
+      const data = encodeFunctionCall(`${method}(string)`, [this.chain.idOf(change.node)], (d) => this.chain.suite.hash(d));
+      const description = `${method}(${change.node}) in group ${change.group}${why}`;
+      this.instant(at, 'membership', description, [change.node]);
+      await this.adminTransaction(at, description, change.group, CONSENSUS, data);
+    } else if (entry.setConfig !== undefined) {
+      const { group, key, value } = entry.setConfig;
+      const data = encodeFunctionCall('setValueByKey(string,string)', [key, String(value)], (d) => this.chain.suite.hash(d));
+      const description = `setValueByKey(${key}, ${value}) in group ${group}${why}`;
+      this.instant(at, 'system config', description, []);
+      await this.adminTransaction(at, description, group, SYSTEM_CONFIG, data);
+    }
+  }
+
+  /** Sends a precompile call as the chain's admin account; retried each second while no node takes it. */
+  private async adminTransaction(at: number, description: string, group: number, to: Uint8Array, data: Uint8Array): Promise<void> {
+    const action: AdminAction = { atMs: at, description, record: undefined };
+    this.admin.push(action);
+    const attempt = async () => {
+      action.record = await this.client.send('admin', group, 'admin', { to, data });
+      if (!action.record) this.chain.sim.after(1000, attempt, 'admin retry');
+    };
+    await attempt();
+  }
+
+  private addPartition(partition: Partition, at: number, kind: string, description: string, nodes: string[]): void {
+    const interval: FaultInterval = { fromMs: at, untilMs: undefined, kind, description, nodes: [...new Set(nodes)] };
+    this.faults.push(interval);
+    this.partitions.push({ partition, interval });
+  }
+
+  private healAll(at: number): void {
+    this.chain.sim.network.heal();
+    for (const { interval } of this.partitions.splice(0)) interval.untilMs ??= at;
+  }
+
+  /**
+   * The liveness phase: no more network faults. Partitions healed, per-link settings and lost or
+   * duplicated messages gone (latency kept), paused nodes resumed, clocks set right. Crashed nodes
+   * stay down and byzantine nodes stay byzantine: those are within the fault budget.
+   */
+  freeze(at: number): void {
+    const { sim } = this.chain;
+    this.healAll(at);
+    const names = sim.nodes().map((n) => n.name);
+    sim.network.setLink(names, names, null);
+    sim.network.setDefaults({ ...this.baseNetwork, lossRate: 0, duplicateRate: 0 });
+    for (const n of names) {
+      if (sim.node(n).state === 'paused') sim.resume(n);
+    }
+    for (const [key, interval] of this.open) {
+      if (key.startsWith('skew:')) sim.setClockSkew(interval.nodes[0]!, { offsetMs: 0, drift: 0 });
+      if (!key.startsWith('down:')) this.end(key, at);
+    }
+  }
+}
