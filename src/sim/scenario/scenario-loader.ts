@@ -164,6 +164,10 @@ function checkSemantics(s: Scenario, fail: Fail): void {
       }
     }
     if (t.setConfig) group(['timeline', i, 'setConfig', 'group'], t.setConfig.group);
+    if (t.crashLeader) {
+      group(['timeline', i, 'crashLeader', 'group'], t.crashLeader.group);
+      if (t.crashLeader.for !== undefined && durationMs(t.at) + durationMs(t.crashLeader.for) > end) fail(['timeline', i, 'crashLeader', 'for'], 'the restart would come after the end of the scenario');
+    }
   });
   s.network.links?.forEach((l, i) => {
     known(['network', 'links', i, 'from'], l.from);

@@ -75,6 +75,8 @@ const timelineAction = z
     at: duration,
     label: z.string().optional(),
     crash: nodeList.optional(),
+    /** Crash whoever leads the group at that moment (PBFT: the next block's leader; Raft: the leader), and restart it after `for` if given. */
+    crashLeader: z.object({ group: z.number().int().min(1).default(1), for: duration.optional() }).strict().optional(),
     restart: nodeList.optional(),
     pause: nodeList.optional(),
     resume: nodeList.optional(),
@@ -95,6 +97,7 @@ const timelineAction = z
 
 export const ACTION_KEYS = [
   'crash',
+  'crashLeader',
   'restart',
   'pause',
   'resume',

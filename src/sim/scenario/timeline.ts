@@ -4,6 +4,7 @@ import type { SimChain } from '../sim-chain.js';
 import { linkConfigOf } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
 import type { LinkSettings, Scenario, TimelineEntry } from './scenario-schema.js';
+import type { NodeRpc } from '../node-rpc.js';
 import type { TxClient } from './tx-client.js';
 import type { TxRecord } from './tx-tracker.js';
 
@@ -16,10 +17,16 @@ export interface FaultInterval {
   readonly nodes: string[];
 }
 
+/** What an administrative transaction should have changed, checked on every live honest node at the end. */
+export type AdminEffect =
+  | { readonly kind: 'config'; readonly group: number; readonly key: string; readonly value: string }
+  | { readonly kind: 'member'; readonly group: number; readonly node: string; readonly role: 'sealer' | 'observer' | 'none' };
+
 /** An administrative transaction of the timeline (membership, system config) and its outcome. */
 export interface AdminAction {
   readonly atMs: number;
   readonly description: string;
+  readonly effect: AdminEffect;
   record: TxRecord | undefined;
 }
 
@@ -119,6 +126,22 @@ export class TimelinePlayer {
         sim.crash(n);
         this.begin(`down:${n}`, { fromMs: at, kind: 'crash', description: `${n} crashed${why}`, nodes: [n] });
       }
+    } else if (entry.crashLeader !== undefined) {
+      const { group } = entry.crashLeader;
+      const leader = this.leaderOf(group);
+      if (leader === undefined) {
+        this.instant(at, 'crash', `no leader of group ${group} to crash${why}`, []);
+        return;
+      }
+      sim.crash(leader);
+      this.begin(`down:${leader}`, { fromMs: at, kind: 'crash', description: `${leader}, the leader of group ${group}, crashed${why}`, nodes: [leader] });
+      if (entry.crashLeader.for !== undefined) {
+        const back = at + durationMs(entry.crashLeader.for);
+        sim.at(back, () => {
+          sim.restart(leader);
+          this.end(`down:${leader}`, back);
+        }, `restart ${leader}`);
+      }
     } else if (entry.restart !== undefined) {
       for (const n of list(entry.restart)) {
         sim.restart(n);
@@ -178,25 +201,81 @@ export class TimelinePlayer {
       const data = encodeFunctionCall(`${method}(string)`, [this.chain.idOf(change.node)], (d) => this.chain.suite.hash(d));
       const description = `${method}(${change.node}) in group ${change.group}${why}`;
       this.instant(at, 'membership', description, [change.node]);
-      await this.adminTransaction(at, description, change.group, CONSENSUS, data);
+      const role = method === 'addSealer' ? 'sealer' : method === 'addObserver' ? 'observer' : 'none';
+      await this.adminTransaction(at, description, { kind: 'member', group: change.group, node: change.node, role }, CONSENSUS, data);
     } else if (entry.setConfig !== undefined) {
       const { group, key, value } = entry.setConfig;
       const data = encodeFunctionCall('setValueByKey(string,string)', [key, String(value)], (d) => this.chain.suite.hash(d));
       const description = `setValueByKey(${key}, ${value}) in group ${group}${why}`;
       this.instant(at, 'system config', description, []);
-      await this.adminTransaction(at, description, group, SYSTEM_CONFIG, data);
+      await this.adminTransaction(at, description, { kind: 'config', group, key, value: String(value) }, SYSTEM_CONFIG, data);
     }
   }
 
   /** Sends a precompile call as the chain's admin account; retried each second while no node takes it. */
-  private async adminTransaction(at: number, description: string, group: number, to: Uint8Array, data: Uint8Array): Promise<void> {
-    const action: AdminAction = { atMs: at, description, record: undefined };
+  private async adminTransaction(at: number, description: string, effect: AdminEffect, to: Uint8Array, data: Uint8Array): Promise<void> {
+    const action: AdminAction = { atMs: at, description, effect, record: undefined };
     this.admin.push(action);
     const attempt = async () => {
-      action.record = await this.client.send('admin', group, 'admin', { to, data });
+      action.record = await this.client.send('admin', effect.group, 'admin', { to, data });
       if (!action.record) this.chain.sim.after(1000, attempt, 'admin retry');
     };
     await attempt();
+  }
+
+  /** The node that leads the group now, as a live honest sealer sees it. */
+  private leaderOf(group: number): string | undefined {
+    for (const name of this.chain.names) {
+      const g = this.chain.sim.node(name).state === 'up' ? this.chain.group(name, group) : undefined;
+      if (!g || g.membership() !== 'sealer') continue;
+      const status = g.consensusStatus();
+      const id = status.kind === 'raft' ? status.leaderId : status.sealers[(status.currentView + g.blockNumber()) % status.nodeNum];
+      if (!id) continue;
+      const leader = this.chain.nameOf(id);
+      if (leader !== undefined && this.chain.sim.node(leader).state === 'up') return leader;
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether each timeline transaction took effect: committed with status 0, and (the last change
+   * of each setting or node) visible through JSON-RPC on every live honest member of the group.
+   */
+  async verify(rpc: NodeRpc, members: (group: number) => string[]): Promise<Array<{ name: string; ok: boolean; detail: string }>> {
+    const last = new Map<string, AdminAction>();
+    for (const a of this.admin) last.set(a.effect.kind === 'config' ? `c/${a.effect.group}/${a.effect.key}` : `m/${a.effect.group}/${a.effect.node}`, a);
+    const out: Array<{ name: string; ok: boolean; detail: string }> = [];
+    for (const action of this.admin) {
+      const name = `timeline at ${action.atMs} ms: ${action.description} took effect`;
+      const r = action.record;
+      if (!r) out.push({ name, ok: false, detail: 'no node took the transaction' });
+      else if (r.committedAt === undefined) out.push({ name, ok: false, detail: `${r.hash} was not committed` });
+      else if (r.status !== 0) out.push({ name, ok: false, detail: `${r.hash} failed with status ${r.status} in block ${r.height}` });
+      else {
+        const problems: string[] = [];
+        const effect = action.effect;
+        const isLast = [...last.values()].includes(action);
+        const nodes = members(effect.group);
+        for (const node of isLast ? nodes : []) {
+          if (effect.kind === 'config') {
+            const reply = await rpc.call(node, 'getSystemConfigByKey', [effect.group, effect.key]);
+            if (reply?.result !== effect.value) problems.push(`${node} reports ${JSON.stringify(reply?.result ?? reply?.error?.message)}`);
+          } else {
+            const id = this.chain.idOf(effect.node);
+            const sealers = (await rpc.call(node, 'getSealerList', [effect.group]))?.result as string[] | undefined;
+            const observers = (await rpc.call(node, 'getObserverList', [effect.group]))?.result as string[] | undefined;
+            const role = sealers?.includes(id) ? 'sealer' : observers?.includes(id) ? 'observer' : 'none';
+            if (role !== effect.role) problems.push(`${node} lists ${effect.node} as ${role}`);
+          }
+        }
+        out.push({
+          name,
+          ok: problems.length === 0,
+          detail: problems.length > 0 ? problems.join('; ') : `block ${r.height}${isLast ? `; seen by ${nodes.length} live honest member(s)` : '; a later change replaced it'}`,
+        });
+      }
+    }
+    return out;
   }
 
   private addPartition(partition: Partition, at: number, kind: string, description: string, nodes: string[]): void {
