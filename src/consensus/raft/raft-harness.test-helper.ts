@@ -40,6 +40,8 @@ export interface NetOptions {
   readonly syncEveryMs?: number;
   readonly minElectMs?: number;
   readonly maxElectMs?: number;
+  /** A broken world for the checkers' own test: restarts forget the persisted Raft state (not the chain). */
+  readonly amnesia?: boolean;
 }
 
 interface Queued {
@@ -79,6 +81,8 @@ export class RaftNet {
   private readonly checkedUpTo: number[];
   private proposals = 0;
   private digestState = 0n;
+  /** Leaders seal while this is true. */
+  sealingEnabled = true;
   /** Called after every event (on top of the built-in checks). */
   onEvent?: () => void;
 
@@ -138,7 +142,8 @@ export class RaftNet {
 
   private boot(i: number): void {
     const rng = seedrandom(`${this.seed}/node${i}/${this.incarnation[i]}`);
-    const node = new Raft(this.config(i), this.head(i), this.durable[i]!, this.now, signerOf(i), () => rng());
+    const hard = this.options.amnesia ? INITIAL_HARD_STATE : this.durable[i]!;
+    const node = new Raft(this.config(i), this.head(i), hard, this.now, signerOf(i), () => rng());
     this.nodes[i] = node;
     this.handle(i, node.start(this.now));
   }
@@ -273,8 +278,11 @@ export class RaftNet {
       const mine = this.chains[i]!.length;
       for (let j = 0; j < this.n; j++) {
         if (j === i || !this.nodes[j] || !this.reachable(j, i) || this.chains[j]!.length <= mine) continue;
-        const block = this.chains[j]![mine]!;
-        this.commit(i, block.height, block.hash, block.signatures, block.proposal, 'sync');
+        // like FISCO's sync: a shard of up to 32 blocks from one peer
+        for (const block of this.chains[j]!.slice(mine, mine + 32)) {
+          if (this.nodes[i] !== node || block.height !== this.chains[i]!.length + 1) break;
+          this.commit(i, block.height, block.hash, block.signatures, block.proposal, 'sync');
+        }
         break;
       }
     }
@@ -283,7 +291,7 @@ export class RaftNet {
 
   private maybeSeal(i: number): void {
     const node = this.nodes[i];
-    if (!node || this.sealScheduled[i] || (this.options.txs ?? 1) === 0) return;
+    if (!node || this.sealScheduled[i] || !this.sealingEnabled || (this.options.txs ?? 1) === 0) return;
     const slot = node.canSeal();
     if (!slot) return;
     this.sealScheduled[i] = true;
@@ -291,7 +299,7 @@ export class RaftNet {
     this.schedule(1 + Math.floor(this.rng() * 20), () => {
       this.sealScheduled[i] = false;
       const n = this.alive(i, life);
-      if (!n || !n.canSeal()) return;
+      if (!n || !n.canSeal() || !this.sealingEnabled) return;
       const head = this.head(i);
       const k = this.proposals++;
       const proposal: Proposal = {

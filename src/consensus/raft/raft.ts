@@ -148,6 +148,8 @@ export class Raft {
   private lastLeaderTerm = 0;
   private lastLeaderContact = Number.NEGATIVE_INFINITY;
   private lastSeq = 0;
+  /** The highest term seen in vote requests and answers (in memory only). */
+  private seenTerm = 0;
   private electMin: number;
   private electMax: number;
   private electionDeadline = 0;
@@ -414,7 +416,8 @@ export class Raft {
 
   private startCampaign(now: number, reason: string): void {
     const preTerm = this.campaign?.preTerm ?? this.hard.term;
-    const term = Math.max(this.hard.term, this.hard.votedTerm) + 1;
+    // above every term seen in vote traffic, so as not to collide with votes already cast
+    const term = Math.max(this.hard.term, this.hard.votedTerm, this.seenTerm) + 1;
     this.hard.term = term;
     this.hard.votedTerm = term;
     this.hard.votedFor = this.config.sealers[this.self]!;
@@ -460,6 +463,7 @@ export class Raft {
   }
 
   private onVoteRequest(m: VoteRequest, now: number): void {
+    this.seenTerm = Math.max(this.seenTerm, m.term);
     const candidateId = this.config.sealers[m.idx]!;
     const answer = (flag: VoteFlag) =>
       this.send(m.idx, {
@@ -501,10 +505,17 @@ export class Raft {
   }
 
   private onVoteResponse(m: VoteResponse, now: number): void {
+    this.seenTerm = Math.max(this.seenTerm, m.term);
     const c = this.campaign;
     if (this.role !== 'candidate' || !c || m.candidateTerm !== c.term || c.answers.has(m.idx)) return;
     c.answers.set(m.idx, m.flag);
     const count = (flag: VoteFlag) => [...c.answers.values()].filter((f) => f === flag).length;
+    // refusals that will not change within this term: once they make a majority impossible, back off
+    // (a candidate that kept campaigning would keep taking votes an up-to-date candidate needs)
+    const hopeless = count('reject') + count('leaderReject') + count('lastTermError') + count('outdated');
+    if (m.flag !== 'granted' && m.flag !== 'leaderReject' && !(m.flag === 'reject' && m.term > c.term) && this.n - hopeless < this.quorum) {
+      return this.giveUp(now, `${hopeless} of ${this.n} refused`);
+    }
     switch (m.flag) {
       case 'granted':
         if (m.term !== c.term) return;
@@ -516,16 +527,13 @@ export class Raft {
         return this.giveUp(now, `sealer ${m.idx} leads term ${m.term}`, m.term);
       case 'reject':
         if (m.term > c.term) return this.follow(m.term, -1, now);
-        if (count('reject') >= this.quorum) this.giveUp(now, 'a majority rejected');
-        return;
-      case 'lastTermError':
-        if (count('lastTermError') >= this.quorum) this.giveUp(now, 'a majority holds newer entries');
         return;
       case 'firstVote':
         // FISCO waits for the next election timeout; retrying at once (the voters now remember
         // us) replaces a crashed leader within max_elect_time plus a heartbeat
         if (c.granted.size + count('firstVote') >= this.quorum) this.startCampaign(now, 'first votes');
         return;
+      case 'lastTermError':
       case 'outdated':
       case 'discard':
         return;
