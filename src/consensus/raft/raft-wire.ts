@@ -53,7 +53,7 @@ export function decodeRaftMessage(
   } catch (e) {
     throw new MessageDecodeError((e as Error).message);
   }
-  if (!Array.isArray(value) || value.length < 7) throw new MessageDecodeError('a Raft message is a list of at least 7 items');
+  if (!Array.isArray(value) || value.length < 8) throw new MessageDecodeError('a Raft message is a list of at least 8 items');
   const uint = (item: RlpValue | undefined, what: string, max = 8): number => {
     if (!(item instanceof Uint8Array)) throw new MessageDecodeError(`Raft ${what}: expected bytes`);
     try {
@@ -75,7 +75,7 @@ export function decodeRaftMessage(
   const code = uint(value[0], 'type', 1);
   const type = TYPE_BY_CODE.get(code);
   if (!type) throw new MessageDecodeError(`Raft packet type ${code} is unknown`);
-  const expectedItems = { voteReq: 9, voteResp: 9, heartbeat: 8, heartbeatResp: 7 }[type];
+  const expectedItems = { voteReq: 9, voteResp: 9, heartbeat: 9, heartbeatResp: 8 }[type];
   if (value.length !== expectedItems) throw new MessageDecodeError(`Raft ${type}: expected ${expectedItems} items, got ${value.length}`);
   const term = uint(value[1], 'term', 7);
   const idx = uint(value[2], 'idx', 2);
