@@ -18,6 +18,7 @@ export { Node, HEARTBEAT_INTERVAL_MS, type NodeOptions } from './node.js';
 export { Group, type GroupOptions, type HeightConfig } from './group.js';
 export type { ConsensusDriver } from './consensus-driver.js';
 export { PbftDriver, MIN_BLOCK_INTERVAL_MS, EMPTY_BLOCK_TIMEOUT_MS, RESEND_INTERVAL_MS } from './pbft-driver.js';
+export { RaftDriver, RAFT_EMPTY_SEAL_INTERVAL_MS } from './raft-driver.js';
 export { MODULE, encodeFrame, decodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
 export { logLines, abridged } from './log-lines.js';
 export { WorkQueue } from './work-queue.js';

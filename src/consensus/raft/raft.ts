@@ -266,6 +266,7 @@ export class Raft {
 
   /** The timer fired (or any time: it acts only on deadlines that passed). */
   tick(now: number): RaftOutput {
+    this.reportedTimer = undefined; // the caller's timer fired: always say when the next one is due
     return this.run(() => {
       if (!this.isSealer) return;
       if (this.role === 'leader') return this.leaderTick(now);
