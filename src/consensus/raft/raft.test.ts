@@ -179,6 +179,13 @@ describe('Raft replication', () => {
     const out = follower.onMessage({ type: 'heartbeat', term: 1, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 1, headSignatures: [], pending: { height: 1, blockHash: blockHashOf(big), proposal: big } }, T0);
     expect(out.execute).toBeUndefined();
     expect(out.events.find((e) => e.kind === 'raft-block-refused')!.fields.reason).toContain('tx_count_limit');
+    // a block from the far future is refused; an old one (inherited after a long outage) is not
+    const at = (timestamp: number) => {
+      const b = { ...proposalOn(GENESIS, 0, 1, 3), timestamp };
+      return node(1, INITIAL_HARD_STATE, 3).onMessage({ type: 'heartbeat', term: 1, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 1, headSignatures: [], pending: { height: 1, blockHash: blockHashOf(b), proposal: b } }, T0);
+    };
+    expect(at(T0 + 3_600_000).events.find((e) => e.kind === 'raft-block-refused')!.fields.reason).toContain('too far ahead');
+    expect(at(1).execute?.height).toBe(1);
   });
 
   it('a follower executes the block, checks the hash, persists it (synced) and only then acknowledges', () => {

@@ -6,7 +6,7 @@ import type { Heartbeat, HeartbeatResponse, IndexedSignature, RaftMessage, VoteF
 export const HEARTBEAT_RATIO = 4;
 /** FISCO clears its first-vote memory after this many heartbeats sent or received. */
 export const FIRST_VOTE_CLEAR_HEARTBEATS = 2 * HEARTBEAT_RATIO;
-/** A proposal's timestamp may be at most this far from the local clock. */
+/** A proposal's timestamp may be at most this far ahead of the local clock. */
 export const RAFT_MAX_BLOCK_TIME_DIFF_MS = 10 * 60 * 1000;
 /** FISCO's defaults for `[consensus] min_elect_time` and `max_elect_time` (ms). */
 export const DEFAULT_MIN_ELECT_MS = 1000;
@@ -717,7 +717,8 @@ export class Raft {
     if (p.number !== this.head.height + 1) return `number ${p.number}, expected ${this.head.height + 1}`;
     if (!bytesEqual(p.parentHash, this.head.hash)) return `parent ${toHex(p.parentHash).slice(0, 10)}… is not the head ${toHex(this.head.hash).slice(0, 10)}…`;
     if (p.timestamp <= this.head.timestamp) return `timestamp ${p.timestamp} is not after the parent's ${this.head.timestamp}`;
-    if (Math.abs(p.timestamp - now) > RAFT_MAX_BLOCK_TIME_DIFF_MS) return `timestamp ${p.timestamp} is too far from local time ${now}`;
+    // only the future is refused: an inherited block re-proposed after a long outage is old, and must still commit
+    if (p.timestamp - now > RAFT_MAX_BLOCK_TIME_DIFF_MS) return `timestamp ${p.timestamp} is too far ahead of local time ${now}`;
     if (p.sealer >= this.n) return `sealer index ${p.sealer} is out of range`;
     if (p.sealerList.length !== this.n || p.sealerList.some((id, i) => !bytesEqual(id, this.config.sealers[i]!))) return 'sealer list differs from the consensus list';
     if (p.transactions.length === 0) return 'empty block';
