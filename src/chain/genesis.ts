@@ -23,6 +23,9 @@ export interface GroupGenesis {
   readonly stateType?: 'mpt' | 'storage';
   readonly epochSealerNum?: number;
   readonly epochBlockNum?: number;
+  /** Raft: `[consensus] min_elect_time` and `max_elect_time` in ms (FISCO's defaults 1000 and 2000); not in the genesis mark. */
+  readonly minElectTime?: number;
+  readonly maxElectTime?: number;
 }
 
 export const GENESIS_DEFAULTS = {
@@ -31,6 +34,8 @@ export const GENESIS_DEFAULTS = {
   consensusTimeout: 3,
   stateType: 'mpt',
   epochBlockNum: 1000,
+  minElectTime: 1000,
+  maxElectTime: 2000,
 } as const;
 
 export class GenesisError extends Error {
@@ -58,6 +63,10 @@ export function validateGenesis(genesis: GroupGenesis): void {
   if ((genesis.txGasLimit ?? GENESIS_DEFAULTS.txGasLimit) < 100_000n) throw new GenesisError('txGasLimit must be at least 100000');
   const timeout = genesis.consensusTimeout ?? GENESIS_DEFAULTS.consensusTimeout;
   if (!Number.isInteger(timeout) || timeout < 3) throw new GenesisError(`consensusTimeout must be an integer of at least 3 seconds, got ${timeout}`);
+  const minElect = genesis.minElectTime ?? GENESIS_DEFAULTS.minElectTime;
+  const maxElect = genesis.maxElectTime ?? Math.max(minElect, GENESIS_DEFAULTS.maxElectTime);
+  if (!Number.isInteger(minElect) || minElect < 4) throw new GenesisError(`minElectTime must be an integer of at least 4 ms, got ${minElect}`);
+  if (!Number.isInteger(maxElect) || maxElect < minElect) throw new GenesisError(`maxElectTime must be an integer of ms not below minElectTime ${minElect}, got ${maxElect}`);
   if (!Number.isSafeInteger(genesis.timestamp) || genesis.timestamp < 0) throw new GenesisError(`timestamp must be ms since the epoch, got ${genesis.timestamp}`);
 }
 

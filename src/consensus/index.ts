@@ -13,3 +13,32 @@ export {
 } from './pbft/pbft.js';
 export { PBFT_TYPES, type PbftMessage, type PrepareMessage, type SignMessage, type CommitMessage, type ViewChangeMessage } from './pbft/pbft-messages.js';
 export { encodePbftMessage, decodePbftMessage, pbftMessageTag } from './pbft/pbft-wire.js';
+export {
+  Raft,
+  INITIAL_HARD_STATE,
+  HEARTBEAT_RATIO,
+  FIRST_VOTE_CLEAR_HEARTBEATS,
+  DEFAULT_MIN_ELECT_MS,
+  DEFAULT_MAX_ELECT_MS,
+  type RaftConfig,
+  type RaftHead,
+  type RaftEntry,
+  type RaftHardState,
+  type RaftRole,
+  type RaftCommit,
+  type RaftEvent,
+  type RaftOutput,
+} from './raft/raft.js';
+export {
+  RAFT_TYPES,
+  VOTE_FLAGS,
+  type VoteFlag,
+  type IndexedSignature,
+  type RaftMessage,
+  type VoteRequest,
+  type VoteResponse,
+  type Heartbeat,
+  type HeartbeatResponse,
+  type PendingBlock,
+} from './raft/raft-messages.js';
+export { encodeRaftMessage, decodeRaftMessage } from './raft/raft-wire.js';

@@ -11,6 +11,7 @@ import type { ClientVersion, GroupApi, NodeApi, PeerInfo } from './node-api.js';
 import { decodeFrame } from './p2p-frame.js';
 import type { ByzantineBehaviour } from './pbft-adversary.js';
 import { PbftDriver } from './pbft-driver.js';
+import { RaftDriver } from './raft-driver.js';
 
 /** FISCO's P2P service logs the connected count every 10 s. */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
@@ -33,7 +34,7 @@ export interface NodeOptions {
   /** `<ip>:<port>` of a peer, for getPeers. */
   readonly peerAddress?: (nodeId: NodeId) => string;
   readonly clientVersion?: Partial<ClientVersion>;
-  /** Consensus engines other than PBFT (Raft registers here). */
+  /** Consensus engines by consensus type, on top of the built-in 'pbft' and 'raft' (tests may replace them). */
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
   readonly poolLimit?: number;
   /**
@@ -63,7 +64,11 @@ export class Node implements NodeApi {
   static async start(options: NodeOptions): Promise<Node> {
     const node = new Node(options);
     const signer = node.consensusSigner();
-    const factories: Record<string, (group: Group) => ConsensusDriver> = { pbft: (g) => new PbftDriver(g), ...options.consensusFactories };
+    const factories: Record<string, (group: Group) => ConsensusDriver> = {
+      pbft: (g) => new PbftDriver(g),
+      raft: (g) => new RaftDriver(g),
+      ...options.consensusFactories,
+    };
     for (const genesis of options.groups) {
       const factory = factories[genesis.consensusType];
       if (!factory) throw new Error(`group ${genesis.groupId}: no consensus engine for "${genesis.consensusType}"`);

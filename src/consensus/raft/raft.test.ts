@@ -1,0 +1,339 @@
+import { describe, expect, it } from 'vitest';
+import { toHex } from '../../codec/index.js';
+import { keccak256 } from '../../crypto/index.js';
+import type { Proposal } from '../proposal.js';
+import { blockHashOf, ids, RaftNet, signerOf, T0, validSignature } from './raft-harness.test-helper.js';
+import type { RaftMessage, VoteFlag, VoteRequest } from './raft-messages.js';
+import { decodeRaftMessage, encodeRaftMessage } from './raft-wire.js';
+import { INITIAL_HARD_STATE, Raft, type RaftConfig, type RaftHardState, type RaftHead, type RaftOutput } from './raft.js';
+
+const GENESIS: RaftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0, signatures: [] };
+const config = (selfIndex: number, n = 4): RaftConfig => ({ sealers: ids.slice(0, n), selfIndex, minElectMs: 1000, maxElectMs: 2000, txCountLimit: 2 });
+const fixed = (r: number) => () => r;
+const node = (selfIndex: number, hard: RaftHardState = INITIAL_HARD_STATE, n = 4, head = GENESIS) => new Raft(config(selfIndex, n), head, hard, T0, signerOf(selfIndex), fixed(0.5));
+const proposalOn = (head: RaftHead, sealer: number, txs = 1, n = 4): Proposal => ({
+  number: head.height + 1,
+  parentHash: head.hash,
+  timestamp: T0,
+  sealer,
+  sealerList: ids.slice(0, n),
+  transactions: Array.from({ length: txs }, (_, k) => Uint8Array.of(sealer, k)),
+});
+const voteReq = (from: number, term: number, lastHeight = 0, lastEntryTerm = 0): VoteRequest => ({
+  type: 'voteReq',
+  term,
+  idx: from,
+  height: 0,
+  blockHash: GENESIS.hash,
+  lastHeight,
+  lastEntryTerm,
+  lastLeaderTerm: 0,
+});
+const answerOf = (out: RaftOutput): VoteFlag | undefined => {
+  const m = out.send[0]?.message;
+  return m?.type === 'voteResp' ? m.flag : undefined;
+};
+/** A voter whose first-vote memory is already spent (it granted or refused once before). */
+function primed(selfIndex: number, hard: RaftHardState = INITIAL_HARD_STATE) {
+  const v = node(selfIndex, hard);
+  expect(answerOf(v.onMessage(voteReq(3, hard.votedTerm + 1, 99, 99), T0))).toBe('firstVote');
+  return v;
+}
+
+describe('Raft elections', () => {
+  it('4 sealers: the first request is refused as a first vote, the candidate retries at once and wins; timeouts lie in [min, max]', () => {
+    const net = new RaftNet(4, 'elect', { txs: 0, minDelay: 2, maxDelay: 20 });
+    net.run(T0 + 5_000);
+    const campaigns = net.events.filter((e) => e.kind === 'raft-campaign');
+    expect(campaigns[0]!.fields.reason).toBe('election timeout');
+    expect(campaigns[0]!.at - T0).toBeGreaterThanOrEqual(1000);
+    expect(campaigns[0]!.at - T0).toBeLessThanOrEqual(2000);
+    expect(campaigns[1]!.fields.reason).toBe('first votes');
+    const leader = net.events.find((e) => e.kind === 'raft-leader')!;
+    expect(leader.node).toBe(campaigns[0]!.node);
+    expect(leader.fields.term).toBe(2);
+    expect(net.leaders.size).toBe(1); // no further elections while the leader is alive
+    for (let i = 0; i < 4; i++) {
+      const s = net.nodes[i]!.status();
+      expect(s.term).toBe(2);
+      expect(s.leader).toBe(leader.node);
+      if (i !== leader.node) expect(s.electionDeadline - net.now).toBeLessThanOrEqual(2000);
+    }
+  });
+
+  it('draws each election timeout from the seeded stream, uniformly over [min_elect_time, max_elect_time]', () => {
+    const at = (r: number) => new Raft(config(1), GENESIS, INITIAL_HARD_STATE, T0, signerOf(1), fixed(r)).status().electionDeadline - T0;
+    expect(at(0)).toBe(1000);
+    expect(at(0.5)).toBe(1500);
+    expect(at(0.9999)).toBe(2000);
+  });
+
+  it.each<[string, () => { voter: Raft; request: VoteRequest; now?: number }, VoteFlag]>([
+    ['a request of an older term', () => ({ voter: node(1, { ...INITIAL_HARD_STATE, term: 5 }), request: voteReq(0, 4) }), 'reject'],
+    ['a term it already voted in, for another', () => ({ voter: primed(1, { ...INITIAL_HARD_STATE, term: 5, votedTerm: 5, votedFor: ids[2]! }), request: voteReq(0, 5) }), 'discard'],
+    ['its own campaign term', () => ({ voter: primed(1, { ...INITIAL_HARD_STATE, term: 3, votedTerm: 6, votedFor: ids[1]! }), request: voteReq(0, 6) }), 'discard'],
+    ['a candidate whose last entry is of an older term', () => ({ voter: primed(1, { ...INITIAL_HARD_STATE, lastEntryTerm: 3 }), request: voteReq(0, 9, 5, 2) }), 'lastTermError'],
+    ['a candidate with a shorter log of the same entry term', () => ({ voter: primed(1, { ...INITIAL_HARD_STATE, lastEntryTerm: 3, pending: null }), request: voteReq(0, 9, 0, 3) }), 'granted'],
+    ['the first request after a restart (anti-jitter)', () => ({ voter: node(1), request: voteReq(0, 1) }), 'firstVote'],
+    ['the second request, up to date, of a new term', () => ({ voter: primed(1), request: voteReq(0, 2) }), 'granted'],
+  ])('a voter answers %s with the FISCO code', (_what, make, flag) => {
+    const { voter, request, now } = make();
+    expect(answerOf(voter.onMessage(request, now ?? T0))).toBe(flag);
+  });
+
+  it('refuses a candidate with fewer blocks (OUTDATED), and the leader refuses every candidate (LEADER_REJECT)', () => {
+    const head: RaftHead = { height: 3, hash: new Uint8Array(32).fill(3), timestamp: 5, signatures: [] };
+    const voter = new Raft(config(1), head, { ...INITIAL_HARD_STATE, lastEntryTerm: 2 }, T0, signerOf(1), fixed(0.5));
+    expect(answerOf(voter.onMessage(voteReq(2, 1, 99, 99), T0))).toBe('firstVote');
+    expect(answerOf(voter.onMessage(voteReq(0, 9, 2, 2), T0))).toBe('outdated');
+    expect(answerOf(voter.onMessage(voteReq(0, 9, 3, 2), T0))).toBe('granted');
+    const net = new RaftNet(3, 'leader-reject', { txs: 0 });
+    net.run(T0 + 4_000);
+    const leader = net.nodes[net.leaderOf()!]!;
+    expect(answerOf(leader.onMessage(voteReq((net.leaderOf()! + 1) % 3, 99, 99, 99), net.now))).toBe('leaderReject');
+  });
+
+  it('a follower that heard its leader within min_elect_time / 2 rejects candidates (a rejoining node cannot depose a working leader)', () => {
+    const net = new RaftNet(3, 'lease', { txs: 0 });
+    net.run(T0 + 4_000);
+    const leader = net.leaderOf()!;
+    const follower = net.nodes[(leader + 1) % 3]!;
+    const candidate = (leader + 2) % 3;
+    const out = follower.onMessage(voteReq(candidate, 50, 99, 99), net.now);
+    expect(answerOf(out)).toBe('reject');
+    expect(out.persist).toBeUndefined(); // a refusal changes nothing durable, not even the term
+    expect(follower.status().term).toBeLessThan(50);
+  });
+
+  it('persists the vote with a synced write in the same output as the grant, and a restarted node does not vote twice in a term', () => {
+    const voter = primed(1);
+    const out = voter.onMessage(voteReq(0, 7), T0);
+    expect(answerOf(out)).toBe('granted');
+    expect(out.persist).toMatchObject({ sync: true, state: { term: 7, votedTerm: 7, votedFor: ids[0] } });
+    const restarted = node(1, out.persist!.state);
+    restarted.onMessage(voteReq(3, 1, 99, 99), T0); // spend the first vote
+    expect(answerOf(restarted.onMessage(voteReq(2, 7), T0))).toBe('discard');
+    expect(answerOf(restarted.onMessage(voteReq(0, 7), T0))).toBe('granted'); // the same candidate asking again
+  });
+
+  it('a campaign that fails returns to the term before it; its own vote still blocks any other vote in the abandoned term', () => {
+    const c = node(2, { ...INITIAL_HARD_STATE, term: 4, votedTerm: 4 });
+    const out = c.tick(T0 + 5_000);
+    expect(out.send[0]!.message).toMatchObject({ type: 'voteReq', term: 5 });
+    expect(out.persist).toMatchObject({ sync: true, state: { term: 5, votedTerm: 5, votedFor: ids[2] } });
+    const failed = c.tick(T0 + 10_000); // nobody answered
+    expect(failed.events.map((e) => e.kind)).toContain('raft-campaign-failed');
+    expect(c.status()).toMatchObject({ role: 'follower', term: 4, votedTerm: 5 });
+    expect(c.status().electRange).toEqual([1250, 2250]); // FISCO's back-off
+    c.onMessage(voteReq(3, 1, 99, 99), T0 + 10_000); // spend the first vote
+    expect(answerOf(c.onMessage(voteReq(0, 5), T0 + 10_000))).toBe('discard');
+    expect(answerOf(c.onMessage(voteReq(0, 6), T0 + 10_000))).toBe('granted');
+  });
+
+  it('a crashed leader is replaced within max_elect_time plus a heartbeat, and commits resume (10 seeds)', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const net = new RaftNet(4 + (seed % 2), `crash-${seed}`, { minDelay: 2, maxDelay: 20 });
+      net.run(T0 + 5_000);
+      const old = net.leaderOf()!;
+      const oldTerm = net.nodes[old]!.status().term;
+      const height = Math.max(...net.heights());
+      const crashAt = net.now;
+      net.crash(old);
+      net.run(T0 + 10_000);
+      const next = net.events.find((e) => e.kind === 'raft-leader' && (e.fields.term as number) > oldTerm)!;
+      expect(next, `seed ${seed}`).toBeDefined();
+      expect(next.at - crashAt, `seed ${seed}`).toBeLessThanOrEqual(2000 + 250);
+      expect(Math.min(...net.heights().filter((_, i) => i !== old))).toBeGreaterThan(height + 3);
+    }
+  });
+});
+
+describe('Raft replication', () => {
+  it('a block commits on n − f acknowledgements, with their signatures as its signature list; followers commit by the certificate', () => {
+    const net = new RaftNet(4, 'replicate', { minDelay: 2, maxDelay: 20 });
+    net.run(T0 + 8_000);
+    const leader = net.leaderOf()!;
+    const chain = net.chains[leader]!;
+    expect(chain.length).toBeGreaterThan(20);
+    for (const block of chain) {
+      expect(new Set(block.signatures.map((s) => s.index)).size).toBeGreaterThanOrEqual(3);
+      for (const s of block.signatures) expect(validSignature(s, block.hash)).toBe(true);
+      expect(block.proposal.transactions.length).toBeGreaterThan(0);
+    }
+    const followers = net.chains.filter((_, i) => i !== leader).flat();
+    expect(followers.filter((b) => b.via === 'certificate').length).toBeGreaterThan(followers.length / 2);
+    expect(new Set(net.heights()).size).toBeLessThanOrEqual(2);
+  });
+
+  it('a leader never ships an empty block nor one above tx_count_limit; followers refuse them too', () => {
+    const leader = node(0, INITIAL_HARD_STATE, 1);
+    leader.tick(T0 + 3_000); // a single sealer elects itself
+    expect(leader.canSeal()).toEqual({ height: 1 });
+    const empty = leader.propose(proposalOn(GENESIS, 0, 0, 1), T0 + 3_000);
+    expect(empty.execute).toBeUndefined();
+    expect(empty.events[0]).toMatchObject({ kind: 'raft-proposal-ignored', fields: { reason: 'empty block' } });
+    expect(leader.propose(proposalOn(GENESIS, 0, 3, 1), T0 + 3_000).events[0]!.fields.reason).toContain('tx_count_limit');
+    expect(leader.propose(proposalOn(GENESIS, 0, 2, 1), T0 + 3_000).execute?.height).toBe(1);
+    const follower = node(1, INITIAL_HARD_STATE, 3);
+    const big = proposalOn(GENESIS, 0, 3, 3);
+    const out = follower.onMessage({ type: 'heartbeat', term: 1, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 1, headSignatures: [], pending: { height: 1, blockHash: blockHashOf(big), proposal: big } }, T0);
+    expect(out.execute).toBeUndefined();
+    expect(out.events.find((e) => e.kind === 'raft-block-refused')!.fields.reason).toContain('tx_count_limit');
+    // a block from the far future is refused; an old one (inherited after a long outage) is not
+    const at = (timestamp: number) => {
+      const b = { ...proposalOn(GENESIS, 0, 1, 3), timestamp };
+      return node(1, INITIAL_HARD_STATE, 3).onMessage({ type: 'heartbeat', term: 1, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 1, headSignatures: [], pending: { height: 1, blockHash: blockHashOf(b), proposal: b } }, T0);
+    };
+    expect(at(T0 + 3_600_000).events.find((e) => e.kind === 'raft-block-refused')!.fields.reason).toContain('too far ahead');
+    expect(at(1).execute?.height).toBe(1);
+  });
+
+  it('a follower executes the block, checks the hash, persists it (synced) and only then acknowledges', () => {
+    const follower = node(1, INITIAL_HARD_STATE, 3);
+    const p = proposalOn(GENESIS, 0, 1, 3);
+    const hb: RaftMessage = { type: 'heartbeat', term: 3, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 1, headSignatures: [], pending: { height: 1, blockHash: blockHashOf(p), proposal: p } };
+    const first = follower.onMessage(hb, T0);
+    expect(first.execute?.height).toBe(1);
+    expect(first.send[0]!.message).toMatchObject({ type: 'heartbeatResp', term: 3 });
+    expect(first.send[0]!.message).not.toHaveProperty('ack');
+    const wrong = follower.onExecuted(1, keccak256(Uint8Array.of(1)), T0 + 5);
+    expect(wrong.events[0]!.kind).toBe('raft-execution-mismatch');
+    expect(wrong.send).toEqual([]);
+    follower.onMessage(hb, T0 + 10);
+    const done = follower.onExecuted(1, blockHashOf(p), T0 + 15);
+    expect(done.persist).toMatchObject({ sync: true, state: { lastEntryTerm: 3, pending: { height: 1, term: 3 } } });
+    expect(done.send[0]!.message).toMatchObject({ type: 'heartbeatResp', ack: { height: 1, blockHash: blockHashOf(p) } });
+  });
+
+  it('a new leader re-stamps the uncommitted block it inherits with its own term and commits it by acknowledgements of that term', () => {
+    const net = new RaftNet(3, 'restamp', { txs: 0, minDelay: 2, maxDelay: 10 });
+    net.run(T0 + 4_000);
+    for (let i = 0; i < 3; i++) net.crash(i);
+    const p = proposalOn(GENESIS, 0, 1, 3);
+    const term = Math.max(...net.durable.map((d) => d.term));
+    net.durable[0] = { ...net.durable[0]!, term, lastEntryTerm: term, pending: { height: 1, term, blockHash: blockHashOf(p), proposal: p } };
+    net.partition([[1], [2]]); // 1 and 2 cannot elect each other: node 0, the only one holding the block, must lead
+    for (let i = 0; i < 3; i++) net.restart(i);
+    net.run(net.now + 6_000);
+    const reproposed = net.events.find((e) => e.kind === 'raft-reproposed')!;
+    expect(reproposed).toMatchObject({ node: 0, fields: { height: 1, fromTerm: term } });
+    expect(reproposed.fields.term as number).toBeGreaterThan(term);
+    expect(net.chains.map((c) => c[0] && toHex(c[0].hash))).toEqual([toHex(blockHashOf(p)), toHex(blockHashOf(p)), toHex(blockHashOf(p))]);
+    const commit = net.events.find((e) => e.kind === 'raft-commit')!;
+    expect(commit.fields.term).toBe(reproposed.fields.term);
+  });
+
+  it('a leader cut off in a minority keeps its block uncommitted; the majority elects and commits; after healing the old block is dropped and all converge', () => {
+    const net = new RaftNet(5, 'minority', { minDelay: 2, maxDelay: 20 });
+    net.run(T0 + 5_000);
+    const old = net.leaderOf()!;
+    const minority = [old, (old + 1) % 5];
+    const majority = [0, 1, 2, 3, 4].filter((i) => !minority.includes(i));
+    // cut just as the leader ships a new block: nobody in the majority gets it
+    net.sealingEnabled = false;
+    net.run(net.now + 600);
+    net.partition([minority, majority]);
+    net.sealingEnabled = true;
+    const frozen = net.chains[old]!.length;
+    net.run(net.now + 8_000);
+    expect(net.chains[old]!.length).toBe(frozen); // the minority cannot commit
+    const stranded = net.nodes[old]!.status().pending;
+    expect(stranded?.height).toBe(frozen + 1);
+    expect(Math.min(...majority.map((i) => net.chains[i]!.length))).toBeGreaterThan(frozen + 5); // the majority can
+    net.heal();
+    net.run(net.now + 5_000);
+    const dropped = net.events.filter((e) => e.kind === 'raft-pending-dropped' && e.node === old);
+    expect(dropped.map((e) => e.fields.hash)).toContain(toHex(stranded!.blockHash));
+    expect(net.chains.every((c) => c.every((b) => toHex(b.hash) !== toHex(stranded!.blockHash)))).toBe(true);
+    const heights = net.heights();
+    expect(Math.max(...heights) - Math.min(...heights)).toBeLessThanOrEqual(1);
+    expect(net.leaders.size).toBeGreaterThan(1);
+  });
+
+  it('a stale leader learns the newer term from a heartbeat answer and steps down', () => {
+    const stale = node(0, { ...INITIAL_HARD_STATE, term: 2 }, 3);
+    const follower = node(1, { ...INITIAL_HARD_STATE, term: 6 }, 3);
+    const answer = follower.onMessage({ type: 'heartbeat', term: 2, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 9, headSignatures: [] }, T0);
+    const reply = answer.send[0]!.message;
+    expect(reply).toMatchObject({ type: 'heartbeatResp', term: 6 });
+    stale.onMessage(reply, T0);
+    expect(stale.status()).toMatchObject({ role: 'follower', term: 6 });
+  });
+
+  it('a leader that hears from fewer than n − f within min_elect_time campaigns again', () => {
+    const net = new RaftNet(3, 'isolated-leader', { txs: 0 });
+    net.run(T0 + 4_000);
+    const leader = net.leaderOf()!;
+    net.partition([[leader], [0, 1, 2].filter((i) => i !== leader)]);
+    net.run(net.now + 1_300);
+    expect(net.events.some((e) => e.kind === 'raft-leader-isolated' && e.node === leader)).toBe(true);
+    expect(net.nodes[leader]!.status().role).not.toBe('leader');
+  });
+
+  it('heartbeats go out every min_elect_time / 4', () => {
+    const n = node(0, INITIAL_HARD_STATE, 1);
+    const first = n.tick(T0 + 3_000); // a single sealer elects itself at once
+    expect(n.status().role).toBe('leader');
+    expect(first.timerAt).toBe(T0 + 3_000 + 250);
+  });
+});
+
+describe('Raft membership and roles', () => {
+  it('an observer (not a sealer) never votes, never campaigns and arms no timer', () => {
+    const observer = node(-1);
+    expect(observer.start(T0)).toEqual({ send: [], events: [] });
+    expect(observer.onMessage(voteReq(0, 3), T0)).toEqual({ send: [], events: [] });
+    expect(observer.tick(T0 + 60_000)).toEqual({ send: [], events: [] });
+  });
+
+  it('membership follows the config of the next block: an added sealer starts its election timer, a removed one stops', () => {
+    const head1: RaftHead = { height: 1, hash: new Uint8Array(32).fill(1), timestamp: 1, signatures: [] };
+    const joiner = new Raft(config(-1, 3), GENESIS, INITIAL_HARD_STATE, T0, signerOf(3), fixed(0));
+    expect(joiner.tick(T0 + 5_000).send).toEqual([]);
+    const joined = joiner.onCommitted(head1, config(3, 4), T0 + 5_000);
+    expect(joined.timerAt).toBe(T0 + 6_000);
+    expect(joiner.tick(T0 + 6_000).send[0]!.message).toMatchObject({ type: 'voteReq', idx: 3 });
+    const single = node(0, INITIAL_HARD_STATE, 1);
+    single.tick(T0 + 3_000);
+    expect(single.status().role).toBe('leader');
+    single.onCommitted(head1, { ...config(-1, 1), sealers: [ids[5]!] }, T0 + 3_100);
+    expect(single.status()).toMatchObject({ role: 'follower', leader: -1 });
+    expect(single.tick(T0 + 60_000).send).toEqual([]);
+  });
+});
+
+describe('Raft wire codec', () => {
+  const hash = (d: Uint8Array) => keccak256(d);
+  const signerFor = (i: number) => ({
+    scheme: 'test',
+    signatureSize: 33,
+    distinctPart: [0, 33] as const,
+    sign: (d: Uint8Array) => signerOf(i)(d),
+    verify: (d: Uint8Array, s: Uint8Array, id: Uint8Array) => s.length === 33 && s[0] === id[0]! - 1 && toHex(s.subarray(1)) === toHex(d),
+  });
+  const nodeIdOf = (idx: number) => ids[idx];
+  const p = proposalOn(GENESIS, 0, 2);
+  const messages: RaftMessage[] = [
+    voteReq(2, 7, 4, 3),
+    { type: 'voteResp', term: 7, idx: 1, height: 3, blockHash: new Uint8Array(32).fill(3), candidateTerm: 7, flag: 'firstVote', lastLeaderTerm: 5 },
+    { type: 'heartbeat', term: 7, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 12, headSignatures: [{ index: 1, signature: signerOf(1)(GENESIS.hash) }], pending: { height: 1, blockHash: blockHashOf(p), proposal: p } },
+    { type: 'heartbeat', term: 7, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 13, headSignatures: [], pending: { height: 1, blockHash: blockHashOf(p) } },
+    { type: 'heartbeat', term: 7, idx: 0, height: 0, blockHash: GENESIS.hash, seq: 14, headSignatures: [] },
+    { type: 'heartbeatResp', term: 7, idx: 3, height: 0, blockHash: GENESIS.hash, seq: 12, ack: { height: 1, blockHash: blockHashOf(p), signature: signerOf(3)(blockHashOf(p)) } },
+    { type: 'heartbeatResp', term: 7, idx: 3, height: 0, blockHash: GENESIS.hash, seq: 12 },
+  ];
+
+  it.each(messages.map((m) => [`${m.type}${'pending' in m && m.pending ? (m.pending.proposal ? ' with block' : ' with block hash') : ''}`, m] as const))('round-trips a %s', (_name, message) => {
+    const bytes = encodeRaftMessage(message, signerFor(message.idx), hash);
+    expect(decodeRaftMessage(bytes, signerFor(9), hash, nodeIdOf)).toEqual(message);
+  });
+
+  it('rejects a message signed by another sealer than its index, an acknowledgement signed by another, and unknown codes', () => {
+    const forged = encodeRaftMessage(messages[0]!, signerFor(1), hash);
+    expect(() => decodeRaftMessage(forged, signerFor(9), hash, nodeIdOf)).toThrow(/signature is not that sealer's/);
+    const badAck = { ...(messages[5] as Extract<RaftMessage, { type: 'heartbeatResp' }>), ack: { height: 1, blockHash: blockHashOf(p), signature: signerOf(2)(blockHashOf(p)) } };
+    expect(() => decodeRaftMessage(encodeRaftMessage(badAck, signerFor(3), hash), signerFor(9), hash, nodeIdOf)).toThrow(/block signature is not that sealer's/);
+    expect(() => decodeRaftMessage(encodeRaftMessage({ ...messages[0]!, idx: 8 }, signerFor(8), hash), signerFor(9), hash, (i) => (i < 4 ? ids[i] : undefined))).toThrow(/not a sealer/);
+    expect(() => decodeRaftMessage(Uint8Array.of(0xc0), signerFor(9), hash, nodeIdOf)).toThrow(/at least 8 items/);
+  });
+});

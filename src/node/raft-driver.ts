@@ -1,0 +1,350 @@
+import { blockHash, GENESIS_DEFAULTS, type BlockHeader } from '../chain/index.js';
+import { bigintToBytes, bytesEqual, fromHex, parseRlpUint, rlpDecode, rlpEncode, toHex, type RlpValue } from '../codec/index.js';
+import {
+  decodeRaftMessage,
+  encodeRaftMessage,
+  INITIAL_HARD_STATE,
+  proposalFromRlp,
+  proposalItems,
+  Raft,
+  type Proposal,
+  type RaftCommit,
+  type RaftConfig,
+  type RaftHardState,
+  type RaftHead,
+  type RaftOutput,
+} from '../consensus/index.js';
+import type { StoredBlock } from '../ledger/index.js';
+import type { NodeId, TimerHandle } from '../runtime/index.js';
+import type { ConsensusDriver } from './consensus-driver.js';
+import type { Group } from './group.js';
+import { logLines } from './log-lines.js';
+import type { RaftConsensusStatus } from './node-api.js';
+import { protocolId, type ModuleName } from './p2p-frame.js';
+import { MIN_BLOCK_INTERVAL_MS } from './pbft-driver.js';
+
+/** FISCO's Raft sealer "seals" (and drops) an empty block about once a second on an idle leader; it logs the line each time. */
+export const RAFT_EMPTY_SEAL_INTERVAL_MS = 1000;
+
+const STATE_KEY = new TextEncoder().encode('c/raft/state');
+const ZERO_HASH = new Uint8Array(32);
+/** The Consensus precompile: a block carries at most one call to it (one membership change per block). */
+const CONSENSUS_PRECOMPILE = fromHex('0000000000000000000000000000000000001003');
+
+/**
+ * Wires the Raft state machine to a group: wire codec and signatures, the durable Raft state,
+ * execution and commits through the group's chain, sealing from the pool, the one timer.
+ */
+export class RaftDriver implements ConsensusDriver {
+  readonly kind = 'raft' as const;
+  private raft!: Raft;
+  private headTimestamp = 0;
+  private lastCommitAt = 0;
+  private lastEmptySealAt = Number.NEGATIVE_INFINITY;
+  private timer: { handle: TimerHandle; at: number } | undefined;
+  private sealTimer: { handle: TimerHandle; at: number } | undefined;
+  private stopped = false;
+  /** Our own messages as encoded (and signed) once: a message object sent to several peers is signed once. */
+  private readonly encoded = new WeakMap<object, Uint8Array>();
+
+  constructor(private readonly group: Group) {}
+
+  private get env() {
+    return this.group.env;
+  }
+
+  private hash(data: Uint8Array): Uint8Array {
+    return this.group.suite.hash(data);
+  }
+
+  async start(now: number): Promise<void> {
+    const head = (await this.group.chain.ledger.blockByNumber(this.group.chain.height))!;
+    this.headTimestamp = head.block.header.timestamp;
+    this.lastCommitAt = now;
+    const random = this.env.random.stream('raft');
+    this.raft = new Raft(this.config(), this.headOf(head), await this.loadState(), now, (h) => this.group.options.signer.sign(h), () => random.next());
+    await this.apply(this.raft.start(now), now);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of [this.timer, this.sealTimer]) if (t) this.env.clock.cancelTimer(t.handle);
+  }
+
+  private config(): RaftConfig {
+    const next = this.group.next;
+    const genesis = this.group.options.genesis;
+    const minElectMs = genesis.minElectTime ?? GENESIS_DEFAULTS.minElectTime;
+    return {
+      sealers: next.sealers.map((id) => fromHex(id)),
+      selfIndex: next.sealers.indexOf(this.group.nodeId),
+      minElectMs,
+      maxElectMs: genesis.maxElectTime ?? Math.max(minElectMs, GENESIS_DEFAULTS.maxElectTime),
+      txCountLimit: next.txCountLimit,
+    };
+  }
+
+  private headOf(stored: StoredBlock): RaftHead {
+    return {
+      height: stored.block.header.number,
+      hash: stored.hash,
+      timestamp: stored.block.header.timestamp,
+      signatures: stored.block.signatureList.map((s) => ({ index: s.index, signature: s.signature })),
+    };
+  }
+
+  /** The state machine's view, for tests and invariant checks. */
+  inspect() {
+    return this.raft.status();
+  }
+
+  // --- inputs --------------------------------------------------------------------------
+
+  async onMessage(from: NodeId, module: ModuleName, payload: Uint8Array, now: number): Promise<void> {
+    if (module !== 'raft' || this.stopped || this.group.membership() !== 'sealer') return;
+    const sealers = this.group.next.sealers;
+    let message;
+    try {
+      message = decodeRaftMessage(payload, this.group.options.signer, (d) => this.hash(d), (idx) => (sealers[idx] ? fromHex(sealers[idx]!) : undefined));
+      if (sealers[message.idx] !== from) throw new Error(`a ${message.type} claiming sealer ${message.idx} came from another node`);
+    } catch (e) {
+      this.group.counters.badMessages++;
+      this.group.trace('bad-message', { from, module: 'raft', error: (e as Error).message });
+      return;
+    }
+    await this.apply(this.raft.onMessage(message, now), now);
+  }
+
+  async onBlockCommitted(stored: StoredBlock, _via: 'consensus' | 'sync', now: number): Promise<void> {
+    const header = stored.block.header;
+    this.headTimestamp = header.timestamp;
+    this.lastCommitAt = now;
+    // FISCO's RaftEngine reports every new block, however it arrived
+    this.group.log('info', logLines.raftReport(this.group.groupId, header.number, stored.hash, stored.block.transactions.length));
+    await this.apply(this.raft.onCommitted(this.headOf(stored), this.config(), now), now);
+  }
+
+  async onPoolChanged(now: number): Promise<void> {
+    await this.trySeal(now);
+  }
+
+  // --- outputs -------------------------------------------------------------------------
+
+  private async apply(out: RaftOutput, now: number): Promise<void> {
+    if (this.stopped) return;
+    for (const e of out.events) this.group.trace(e.kind, e.fields);
+    // durable before any message that depends on it leaves this node
+    if (out.persist) await this.storeState(out.persist.state, out.persist.sync);
+    for (const { to, message } of out.send) {
+      let bytes = this.encoded.get(message);
+      if (!bytes) {
+        bytes = encodeRaftMessage(message, this.group.options.signer, (d) => this.hash(d));
+        this.encoded.set(message, bytes);
+      }
+      if (to === 'all') this.group.broadcast('raft', bytes, true);
+      else {
+        const id = this.group.next.sealers[to];
+        if (id) this.group.send(id, 'raft', bytes);
+      }
+    }
+    if (out.timerAt !== undefined) this.armTimer(out.timerAt, now);
+    if (out.commit) await this.commit(out.commit, now);
+    if (out.execute) await this.execute(out.execute.height, out.execute.proposal, now);
+    await this.trySeal(now);
+  }
+
+  private async execute(height: number, proposal: Proposal, now: number): Promise<void> {
+    if (this.stopped) return;
+    if (height !== this.group.chain.height + 1) return this.apply(this.raft.onExecutionFailed(height, `the head moved to ${this.group.chain.height}`), now);
+    const txs = await this.group.proposalTransactions(proposal.transactions, height);
+    if (typeof txs === 'string') return this.apply(this.raft.onExecutionFailed(height, txs), now);
+    let hash: Uint8Array;
+    try {
+      hash = (await this.group.chain.execute(draftOf(proposal), txs)).hash;
+    } catch (e) {
+      return this.apply(this.raft.onExecutionFailed(height, (e as Error).message), now);
+    }
+    await this.apply(this.raft.onExecuted(height, hash, now), now);
+  }
+
+  private async commit(decision: RaftCommit, now: number): Promise<void> {
+    if (this.stopped) return;
+    const { chain } = this.group;
+    const refuse = (reason: string) => this.apply(this.raft.onCommitFailed(decision.height, reason), now);
+    if (decision.height !== chain.height + 1) return refuse(`the head is ${chain.height}`);
+    if (decision.by === 'certificate') {
+      // the leader's word is not enough: the signature list must hold n − f valid signatures
+      const sealers = this.group.next.sealers;
+      const valid = new Set<number>();
+      for (const { index, signature } of decision.signatures) {
+        const id = sealers[index];
+        if (id && this.group.options.signer.verify(decision.blockHash, signature, fromHex(id))) valid.add(index);
+      }
+      const needed = sealers.length - Math.floor((sealers.length - 1) / 2);
+      if (valid.size < needed) return refuse(`${valid.size} valid signatures in the leader's certificate, ${needed} needed`);
+    }
+    const pending = chain.executor.pending;
+    if (!pending || !bytesEqual(pending.hash, decision.blockHash)) {
+      // the executor moved on (a restart, another proposal): execute the agreed block again
+      const txs = await this.group.proposalTransactions(decision.proposal.transactions, decision.height);
+      if (typeof txs === 'string') return refuse(`the agreed block no longer validates: ${txs}`);
+      const executed = await chain.execute(draftOf(decision.proposal), txs);
+      if (!bytesEqual(executed.hash, decision.blockHash)) return refuse(`re-execution gives ${toHex(executed.hash)}`);
+    }
+    const stored = await chain.commit(decision.signatures);
+    await this.group.afterCommit(stored, 'consensus');
+  }
+
+  // --- sealing -------------------------------------------------------------------------
+
+  private async trySeal(now: number): Promise<void> {
+    if (this.stopped) return;
+    const slot = this.raft.canSeal();
+    if (!slot || slot.height !== this.group.chain.height + 1) return;
+    const config = this.group.next;
+    const candidates = [];
+    let membershipChange = false;
+    for (const pooled of this.group.pool.select(config.txCountLimit, slot.height)) {
+      const to = pooled.transaction.body.to;
+      if (to && bytesEqual(to, CONSENSUS_PRECOMPILE)) {
+        if (membershipChange) continue;
+        membershipChange = true;
+      }
+      candidates.push(pooled);
+    }
+    const self = this.config().selfIndex;
+    const draft = (transactions: Uint8Array[]): Proposal => ({
+      number: slot.height,
+      parentHash: this.group.chain.headHash,
+      timestamp: Math.max(now, this.headTimestamp + 1),
+      sealer: self,
+      sealerList: this.config().sealers,
+      transactions,
+    });
+    const earliest = this.lastCommitAt + MIN_BLOCK_INTERVAL_MS;
+    if (candidates.length > 0 && now >= earliest) {
+      const proposal = draft(candidates.map((p) => p.transaction.raw));
+      this.group.log('info', logLines.raftSealing(this.group.groupId, slot.height, proposal.transactions.length, this.sealedHash(proposal)));
+      await this.apply(this.raft.propose(proposal, now), now);
+      return;
+    }
+    if (candidates.length === 0 && now >= this.lastEmptySealAt + RAFT_EMPTY_SEAL_INTERVAL_MS) {
+      // FISCO seals, logs and drops the empty block ("Empty block will not be committed")
+      this.lastEmptySealAt = now;
+      this.group.log('info', logLines.raftSealing(this.group.groupId, slot.height, 0, this.sealedHash(draft([]))));
+    }
+    this.armSealTimer(candidates.length > 0 ? earliest : this.lastEmptySealAt + RAFT_EMPTY_SEAL_INTERVAL_MS, now);
+  }
+
+  /** The hash FISCO prints when sealing: the header before execution (roots still zero). */
+  private sealedHash(p: Proposal): Uint8Array {
+    const header: BlockHeader = {
+      ...draftOf(p),
+      stateRoot: ZERO_HASH,
+      transactionsRoot: ZERO_HASH,
+      receiptsRoot: ZERO_HASH,
+      dbHash: ZERO_HASH,
+      logsBloom: new Uint8Array(256),
+      gasLimit: 0n,
+      gasUsed: 0n,
+      extraData: [],
+    };
+    return blockHash(header, this.group.suite);
+  }
+
+  // --- timers --------------------------------------------------------------------------
+
+  private armTimer(at: number, now: number): void {
+    if (this.timer?.at === at) return;
+    if (this.timer) this.env.clock.cancelTimer(this.timer.handle);
+    const handle = this.env.clock.setTimer(Math.max(0, at - now), () =>
+      this.group.queue.run(async () => {
+        if (this.timer?.handle !== handle) return;
+        this.timer = undefined;
+        const t = this.env.clock.now();
+        await this.apply(this.raft.tick(t), t);
+      }),
+    );
+    this.timer = { handle, at };
+  }
+
+  private armSealTimer(at: number, now: number): void {
+    if (this.sealTimer?.at === at) return;
+    if (this.sealTimer) this.env.clock.cancelTimer(this.sealTimer.handle);
+    const handle = this.env.clock.setTimer(Math.max(0, at - now), () =>
+      this.group.queue.run(async () => {
+        if (this.sealTimer?.handle !== handle) return;
+        this.sealTimer = undefined;
+        await this.trySeal(this.env.clock.now());
+      }),
+    );
+    this.sealTimer = { handle, at };
+  }
+
+  // --- durable state -------------------------------------------------------------------
+
+  private async storeState(state: RaftHardState, sync: boolean): Promise<void> {
+    const int = (n: number) => bigintToBytes(BigInt(n));
+    const p = state.pending;
+    const value = rlpEncode([
+      int(state.term),
+      int(state.votedTerm),
+      state.votedFor ?? new Uint8Array(0),
+      int(state.lastEntryTerm),
+      p ? [int(p.height), int(p.term), p.blockHash, proposalItems(p.proposal)] : [],
+    ] as never);
+    await this.group.store.batch([{ type: 'put', key: STATE_KEY, value }], { sync });
+  }
+
+  private async loadState(): Promise<RaftHardState> {
+    const bytes = await this.group.store.get(STATE_KEY);
+    if (!bytes) return INITIAL_HARD_STATE;
+    const [term, votedTerm, votedFor, lastEntryTerm, pending] = rlpDecode(bytes, 'Raft state') as RlpValue[];
+    const int = (v: RlpValue | undefined, what: string) => Number(parseRlpUint(v as Uint8Array, what));
+    const p = pending as RlpValue[];
+    return {
+      term: int(term, 'term'),
+      votedTerm: int(votedTerm, 'votedTerm'),
+      votedFor: (votedFor as Uint8Array).length > 0 ? (votedFor as Uint8Array) : null,
+      lastEntryTerm: int(lastEntryTerm, 'lastEntryTerm'),
+      pending: p.length === 4 ? { height: int(p[0], 'height'), term: int(p[1], 'term'), blockHash: p[2] as Uint8Array, proposal: proposalFromRlp(p[3]!) } : null,
+    };
+  }
+
+  // --- status --------------------------------------------------------------------------
+
+  pbftView(): undefined {
+    return undefined;
+  }
+
+  status(): RaftConsensusStatus {
+    const s = this.raft.status();
+    const config = this.config();
+    const n = config.sealers.length;
+    const sealers = this.group.next.sealers;
+    const leaderId = s.leader >= 0 ? (sealers[s.leader] ?? '') : '';
+    return {
+      kind: 'raft',
+      accountType: config.selfIndex >= 0 ? 1 : 0,
+      allowFutureBlocks: true,
+      cfgErr: config.selfIndex < 0,
+      consensusedBlockNumber: s.height + 1,
+      groupId: this.group.groupId,
+      highestblockHash: toHex(s.headHash),
+      highestblockNumber: s.height,
+      maxFaultyLeader: Math.floor((n - 1) / 2),
+      sealers,
+      nodeIndex: config.selfIndex,
+      nodeId: this.group.nodeId,
+      nodeNum: n,
+      omitEmptyBlock: true,
+      protocolId: protocolId(this.group.groupId, 'raft'),
+      leaderId,
+      leaderIdx: leaderId ? s.leader : -1,
+    };
+  }
+}
+
+function draftOf(p: Proposal) {
+  return { number: p.number, parentHash: p.parentHash, timestamp: p.timestamp, sealer: p.sealer, sealerList: p.sealerList };
+}
