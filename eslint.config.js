@@ -5,7 +5,7 @@ import { layerRule } from './eslint/layer-rule.js';
 import { protocolFolders, sansIoRules } from './eslint/sans-io-rules.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'reports/**', 'fixtures/**/*.json', 'dist/**'] },
+  { ignores: ['node_modules/**', 'reports/**', 'fixtures/**/*.json', 'dist/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -17,6 +17,9 @@ export interface SimGroupSpec {
   readonly txCountLimit?: number;
   readonly txGasLimit?: bigint;
   readonly consensusTimeout?: number;
+  /** Raft election timeout bounds in ms (defaults 1000 and 2000). */
+  readonly minElectTime?: number;
+  readonly maxElectTime?: number;
 }
 
 /** How a byzantine node misbehaves (see ByzantineBehaviour in src/node/pbft-adversary.ts). */
@@ -131,6 +134,8 @@ export class SimChain {
         ...(g.txCountLimit !== undefined ? { txCountLimit: g.txCountLimit } : {}),
         ...(g.txGasLimit !== undefined ? { txGasLimit: g.txGasLimit } : {}),
         ...(g.consensusTimeout !== undefined ? { consensusTimeout: g.consensusTimeout } : {}),
+        ...(g.minElectTime !== undefined ? { minElectTime: g.minElectTime } : {}),
+        ...(g.maxElectTime !== undefined ? { maxElectTime: g.maxElectTime } : {}),
       });
     }
     this.sim = new Simulation<Node>({

@@ -6,7 +6,7 @@ export class RunMetrics {
   readonly rounds = new Map<string, { node: string; group: number; kind: 'view' | 'term'; points: Array<[number, number]> }>();
   /** Views (per group) that some honest node timed out into: view changes caused by trouble, not the empty-block handover. */
   readonly timeoutViews = new Map<number, Set<string>>();
-  /** New Raft terms per group (elections). */
+  /** Terms in which an honest node became Raft leader, per group (elections won). */
   readonly terms = new Map<number, Set<number>>();
   /** Committed transactions of each group by 1-second bucket (first honest commit of each height). */
   readonly committedPerSecond = new Map<number, number[]>();
@@ -35,13 +35,12 @@ export class RunMetrics {
           views.add(`${String(fields['height'])}/${String(fields['toView'])}`);
         }
         break;
-      case 'raft-term':
       case 'raft-leader':
-      case 'raft-role': {
+      case 'raft-follow': {
         const term = Number(fields['term']);
         if (!Number.isFinite(term)) break;
         this.round(node, group, 'term', atMs, term);
-        if (this.isHonest(node)) {
+        if (kind === 'raft-leader' && this.isHonest(node)) {
           let terms = this.terms.get(group);
           if (!terms) this.terms.set(group, (terms = new Set()));
           terms.add(term);

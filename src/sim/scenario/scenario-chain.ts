@@ -81,6 +81,8 @@ export function simChainOptions(scenario: Scenario, seed: string | number): SimC
       ...(spec.txCountLimit !== undefined ? { txCountLimit: spec.txCountLimit } : {}),
       ...(spec.txGasLimit !== undefined ? { txGasLimit: BigInt(spec.txGasLimit) } : {}),
       ...(spec.consensusTimeout !== undefined ? { consensusTimeout: spec.consensusTimeout } : {}),
+      ...(spec.minElectTime !== undefined ? { minElectTime: spec.minElectTime } : {}),
+      ...(spec.maxElectTime !== undefined ? { maxElectTime: spec.maxElectTime } : {}),
     };
   });
   const byzantine: Record<string, ByzantineSpec[]> = {};

@@ -128,6 +128,7 @@ function checkSemantics(s: Scenario, fail: Fail): void {
     if (Array.isArray(g.sealers)) known(['groups', i, 'sealers'], g.sealers);
     if (Array.isArray(g.observers)) known(['groups', i, 'observers'], g.observers);
     if (g.spare) known(['groups', i, 'spare'], g.spare);
+    if (g.minElectTime !== undefined && g.maxElectTime !== undefined && g.maxElectTime < g.minElectTime) fail(['groups', i, 'maxElectTime'], `must not be below minElectTime (${g.minElectTime})`);
   });
   const group = (path: Path, id: number) => {
     if (!groupIds.has(id)) fail(path, `unknown group ${id}`);

@@ -109,6 +109,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const safety = new SafetyMonitor(honestNodes(scenario));
   const metrics = new RunMetrics((n) => safety.isHonest(n));
   const tracker = new TxTracker();
+  /** Something that may settle the liveness phase happened since the last look. */
   let committedSince = true;
   const sink = options.tracePath ? new TraceFileSink(options.tracePath) : undefined;
   const chain = new SimChain({
@@ -149,6 +150,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
         });
         tracker.onBlock(group, height, block.atMs, txs);
         metrics.onBlock(group, block.atMs, txs.length);
+        committedSince = true;
         return;
       }
     }, 'observe block');
@@ -180,13 +182,13 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     if (record) probes.push(record);
     else if (sim.now + 1000 < deadline) sim.after(1000, () => sendProbe(group), 'liveness probe');
   };
-  const settled = (): boolean => {
-    if (liveness !== undefined && probes.length < groupIds.length) return false;
+  /** The probes reached every live honest member of their group. */
+  const probesArrived = (): boolean => {
+    if (probes.length < groupIds.length) return false;
     for (const probe of probes) {
       if (probe.height === undefined) return false;
       for (const n of members(probe.group, true)) if (chain.group(n, probe.group)!.blockNumber() < probe.height) return false;
     }
-    if (scenario.expect.allReceipted && !allReceipted().ok) return false;
     return true;
   };
   const finish = async (): Promise<void> => {
@@ -254,10 +256,8 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
         if (finished) return true;
         if (phase === 'liveness' && !finishing && committedSince) {
           committedSince = false;
-          if (settled()) {
-            livenessMs = sim.now - endMs;
-            sim.at(sim.now, finish, 'settled');
-          }
+          if (liveness !== undefined && livenessMs === undefined && probesArrived()) livenessMs = sim.now - endMs;
+          if ((liveness === undefined || livenessMs !== undefined) && (!scenario.expect.allReceipted || allReceipted().ok)) sim.at(sim.now, finish, 'settled');
         }
         return false;
       },

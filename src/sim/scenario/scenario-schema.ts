@@ -41,6 +41,9 @@ const groupSchema = z
     txCountLimit: z.number().int().min(1).optional(),
     txGasLimit: z.number().int().min(100_000).optional(),
     consensusTimeout: z.number().int().min(3).optional(),
+    /** Raft election timeout bounds in ms (FISCO's min_elect_time / max_elect_time; defaults 1000, 2000). */
+    minElectTime: z.number().int().min(4).optional(),
+    maxElectTime: z.number().int().min(4).optional(),
   })
   .strict();
 

@@ -69,14 +69,15 @@ export class TxClient {
     return record;
   }
 
-  /** Sends a record's payload (again) to `target` or a live node of its group. */
-  async transmit(record: TxRecord, target = this.pick(record.group)): Promise<void> {
+  /** Sends a record's payload (again) to `target` or a live node of its group it was not sent to yet. */
+  async transmit(record: TxRecord, target = this.pick(record.group, undefined, record.tried)): Promise<void> {
     record.attempts++;
     record.lastTryAt = this.chain.sim.now;
     if (target === undefined) {
       record.rejection ??= `no node of group ${record.group} was up`;
       return;
     }
+    if (!record.tried.includes(target)) record.tried.push(target);
     const reply = await this.rpc.call(target, 'sendRawTransaction', [record.group, `0x${record.raw}`]);
     if (!reply) {
       record.rejection ??= `${target} went down`;
@@ -100,10 +101,12 @@ export class TxClient {
     }
   }
 
-  /** A live candidate node of the group, drawn from the client stream. */
-  pick(group: number, targets?: readonly string[]): string | undefined {
+  /** A live candidate node of the group, drawn from the client stream; one not in `avoid` if there is one. */
+  pick(group: number, targets?: readonly string[], avoid: readonly string[] = []): string | undefined {
     const live = this.candidates(group, targets);
-    return live.length === 0 ? undefined : live[this.rng.int(live.length)];
+    const fresh = live.filter((n) => !avoid.includes(n));
+    const from = fresh.length > 0 ? fresh : live;
+    return from.length === 0 ? undefined : from[this.rng.int(from.length)];
   }
 
   /** The group's height as the client knows it (getBlockNumber at most once a second). */

@@ -14,6 +14,8 @@ export interface TxRecord {
   lastTryAt: number;
   /** Node whose JSON-RPC took it last. */
   node: string | undefined;
+  /** Nodes it was sent to, so a re-send goes somewhere new. */
+  readonly tried: string[];
   /** A node's pool accepted it at least once. */
   accepted: boolean;
   /** The last refusal (JSON-RPC error), if never accepted. */
@@ -53,6 +55,7 @@ export class TxTracker {
       attempts: 0,
       lastTryAt: now,
       node: undefined,
+      tried: [],
       accepted: false,
       rejection: undefined,
       committedAt: undefined,

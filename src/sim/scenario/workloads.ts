@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { decodeAbi, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../../codec/index.js';
+import { keccak256 } from '../../crypto/index.js';
 import type { Rng } from '../../runtime/index.js';
 import type { NodeRpc } from '../node-rpc.js';
 import type { SimChain } from '../sim-chain.js';
@@ -128,7 +129,8 @@ export class WorkloadDriver {
     }
   }
 
-  private readonly selectorHash = (data: Uint8Array) => this.ctx.chain.suite.hash(data);
+  /** Our fixture contracts are compiled by solc, which dispatches on keccak selectors on any chain. */
+  private readonly selectorHash = keccak256;
 
   private choose(): Kind | undefined {
     if (this.spec.kind !== 'mix') return this.spec.kind;
@@ -177,8 +179,13 @@ export class WorkloadDriver {
       const data = encodeFunctionCall('balanceOf(address)', [toHex(address)], this.selectorHash);
       const reply = await this.ctx.rpc.call(node, 'call', [this.group, { from: toHex(owner), to: toHex(this.token), data: toHex(data) }]);
       const output = (reply?.result as { output?: string } | undefined)?.output;
-      if (!output) return [{ name, ok: false, detail: `call balanceOf on ${node} failed: ${reply?.error?.message ?? 'no answer'}` }];
-      sum += decodeAbi('uint256', fromHex(output))[0] as bigint;
+      let balance: bigint;
+      try {
+        balance = decodeAbi('uint256', fromHex(output ?? '0x'))[0] as bigint;
+      } catch (e) {
+        return [{ name, ok: false, detail: `call balanceOf(${toHex(address)}) on ${node} answered ${reply?.error ? `error ${reply.error.message}` : `output ${output}`}: ${(e as Error).message}` }];
+      }
+      sum += balance;
     }
     return [{ name, ok: sum === TOKEN_SUPPLY, detail: `sum of ${this.addresses.length + 1} balances on ${node}: ${sum}, supply ${TOKEN_SUPPLY}` }];
   }
