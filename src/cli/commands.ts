@@ -48,6 +48,30 @@ Example:
     load: () => import('./tx-decode-command.js'),
   },
   {
+    name: 'swarm',
+    synopsis: 'swarm <scenario.yaml> --seeds N [--from S] [--seed S] [--out dir]',
+    summary: 'run many seeds with faults drawn within the file\'s bounds; list failing seeds',
+    help: `Usage: twinchain swarm <scenario.yaml> --seeds N [--from S] [--out dir]
+       twinchain swarm <scenario.yaml> --seed S          (replay one seed, with its report)
+
+Runs the scenario once per seed (S, S+1, … S+N−1; default from 1), each time adding faults
+drawn from the seed within the bounds of the file's swarm section: crashes, pauses and
+partitions (each undone after a drawn time, one at a time, never more nodes than every
+group's fault budget f minus its byzantine nodes), a message loss rate and a mean latency.
+Prints what each seed drew and its verdict, writes swarm.json and a report for every
+failing seed, and lists the failing seeds with the command that replays each exactly.
+
+  swarm section (all optional):  crashes: [min, max]   pauses: [min, max]
+    partitions: [min, max]   loss: [min, max]   latencyMs: [min, max]
+    window: [from, to]   (when faults may start)   faultDuration: [min, max]
+
+Exit status: 0 all seeds passed, 1 a seed failed, 2 bad file or usage.
+
+Example:
+  twinchain swarm scenarios/pbft-swarm.yaml --seeds 20`,
+    load: () => import('./swarm-command.js'),
+  },
+  {
     name: 'serve',
     synopsis: 'serve [--nodes 4] [--consensus pbft|raft] [--rpc-port 8545]',
     summary: 'run a simulated group paced to the wall clock and serve each node\'s JSON-RPC',

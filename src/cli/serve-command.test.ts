@@ -27,6 +27,8 @@ describe('the dev server (twinchain serve) over real HTTP', () => {
   it.each([
     ['later', 'pbft', '2.11.0', 'ecdsa'],
     ['earlier', 'pbft', '2.0.0-rc1', 'ecdsa'],
+    ['later', 'raft', '2.11.0', 'ecdsa'],
+    ['earlier', 'raft', '2.0.0-rc1', 'ecdsa'],
     ['later', 'pbft', '2.4.0', 'sm'],
   ] as const)('passes the conformance suite: %s variant, %s, supported_version %s, %s', async (variant, consensus, supportedVersion, suite) => {
     server = await startDevServer({ rpcPort: 0, consensus, supportedVersion, suite, seed: `serve-${variant}-${consensus}-${suite}` });
@@ -34,6 +36,8 @@ describe('the dev server (twinchain serve) over real HTTP', () => {
     const report = await runConformance({ url: server.endpoints[1]!.url, pollIntervalMs: 50 });
     expect(failures(report)).toEqual([]);
     expect(report).toMatchObject({ variant, variantSource: 'detected', consensus, suite, failed: 0 });
+    // only the consensus-specific check (getPbftView on PBFT / -40007 on Raft) and -40009 may skip
+    for (const r of report.results.filter((x) => x.status === 'skip')) expect(r.name).toMatch(/getPbftView|-40007|-40009|pending/);
     // Every node serves the same chain: node3 sees the block node1's client waited for.
     const heights = await Promise.all(server.endpoints.map(async (e) => (await rpc(e.url, 'getBlockNumber')).result));
     expect(new Set(heights).size).toBeLessThanOrEqual(2);
@@ -68,8 +72,10 @@ describe('the dev server (twinchain serve) over real HTTP', () => {
     }
   });
 
-  it('runs as a process: prints endpoints and a ready line, serves, and stops cleanly on Ctrl-C (SIGINT)', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--nodes', '2', '--rpc-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  it('runs as a process: endpoints and a ready line, `twinchain conform` passes against it, Ctrl-C (SIGINT) stops it cleanly', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--nodes', '3', '--consensus', 'raft', '--supported-version', '2.0.0-rc1', '--rpc-port', '0', '--quiet'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -82,9 +88,14 @@ describe('the dev server (twinchain serve) over real HTTP', () => {
     });
     await ready;
     const urls = [...stdout.matchAll(/^node\d+\s+JSON-RPC\s+(\S+)$/gm)].map((m) => m[1]!);
-    expect(urls).toHaveLength(2);
-    expect(stdout).toMatch(/ready: 2 PBFT sealers in group 1, supported_version 2\.11\.0, ecdsa, seed twinchain-serve; Ctrl-C stops/);
-    expect(await rpc(urls[1]!, 'getClientVersion', [])).toMatchObject({ result: { 'Supported Version': '2.11.0' } });
+    expect(urls).toHaveLength(3);
+    expect(stdout).toMatch(/ready: 3 RAFT sealers in group 1, supported_version 2\.0\.0-rc1, ecdsa, seed twinchain-serve; Ctrl-C stops/);
+    // the earlier variant's client version has no "Supported Version" key; its FISCO-BCOS Version is the rc
+    expect(await rpc(urls[1]!, 'getClientVersion', [])).toMatchObject({ result: { 'FISCO-BCOS Version': '2.0.0-rc1' } });
+    const conform = captureIo();
+    expect(await main(['conform', urls[2]!], conform)).toBe(0);
+    expect(conform.stdout).toMatch(/earlier interface variant \(detected\); RAFT/);
+    expect(conform.stdout).toMatch(/\d+ checks: \d+ passed, 0 failed/);
     const exited = once(child, 'exit');
     child.kill('SIGINT');
     const [code] = (await exited) as [number | null];

@@ -54,7 +54,14 @@ export class PbftDriver implements ConsensusDriver {
   private adversary: PbftAdversary | undefined;
   readonly byzantineStats: ByzantineStats = { withheld: 0, conflictingProposals: 0, extraVotes: 0 };
 
-  constructor(private readonly group: Group) {
+  /**
+   * `createPbft` replaces the state machine: for checker meta-tests, which need a deliberately
+   * broken protocol (say, a quorum of f + 1) to prove the safety checks catch it.
+   */
+  constructor(
+    private readonly group: Group,
+    private readonly options: { readonly createPbft?: (...args: ConstructorParameters<typeof Pbft>) => Pbft } = {},
+  ) {
     if (group.options.byzantine) this.adversary = this.makeAdversary(group.options.byzantine);
   }
 
@@ -107,7 +114,8 @@ export class PbftDriver implements ConsensusDriver {
     this.lastCommitAt = now;
     if (this.adversary) this.traceBehaviour();
     const lock = await this.loadLock();
-    this.pbft = new Pbft(this.config(), this.head(), now, (h) => this.group.options.signer.sign(h), lock);
+    const args: ConstructorParameters<typeof Pbft> = [this.config(), this.head(), now, (h) => this.group.options.signer.sign(h), lock];
+    this.pbft = this.options.createPbft ? this.options.createPbft(...args) : new Pbft(...args);
     await this.apply(this.pbft.start(now), now);
     this.scheduleResend();
   }

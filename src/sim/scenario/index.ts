@@ -3,5 +3,6 @@ export type { Scenario, ScenarioInput, TimelineEntry, Workload, ByzantineEntry }
 export { runScenario, replayCommand, type ScenarioResult, type RunScenarioOptions, type RunProgress, type ExpectationResult, type NodeResult } from './scenario-runner.js';
 export { formatSummary, progressLine } from './run-summary.js';
 export { reportData, summaryJson, writeRunOutputs } from './run-outputs.js';
+export { drawSwarm, faultBudget, type SwarmDraw } from './swarm.js';
 export { resolveGroups, honestNodes, simChainOptions } from './scenario-chain.js';
 export type { Violation, InvariantName } from './safety-monitor.js';

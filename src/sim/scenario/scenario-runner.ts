@@ -37,6 +37,8 @@ export interface RunScenarioOptions {
   readonly seed?: string | number;
   /** Scenario file path, for the replay command and the report. */
   readonly file?: string;
+  /** The command that replays this run (default: twinchain run <file> --seed <seed>). */
+  readonly replayCommand?: string;
   /** Write the trace (JSON lines) here. */
   readonly tracePath?: string;
   readonly onProgress?: (progress: RunProgress) => void;
@@ -366,6 +368,6 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     faults: timeline.faults,
     metrics,
     latenciesMs,
-    replayCommand: replayCommand(file, seed),
+    replayCommand: options.replayCommand ?? replayCommand(file, seed),
   };
 }
