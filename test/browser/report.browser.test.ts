@@ -17,6 +17,7 @@ import {
   largeReportData,
   sampleReportData,
 } from '../../src/report/sample-data.test-helper.js';
+import { parseScenario, reportData, runScenario } from '../../src/sim/index.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -192,6 +193,36 @@ describe.skipIf(!hasChromium)(`report in headless Chromium${hasChromium ? '' : `
       expect(chart.points, chart.id).toBe(0);
     }
     expect(await page.locator('.no-data').count()).toBe(6);
+    await page.close();
+  });
+
+  it('renders the report of a real scenario run (crash, partition, equivocation, view changes) with every chart filled', async () => {
+    const scenario = parseScenario(`
+name: browser-e2e
+seed: 21
+duration: 20s
+chain: { nodes: 4 }
+network: { latency: { kind: uniform, minMs: 2, maxMs: 20 } }
+workloads: [{ kind: mix, rate: 10, weights: { helloworld: 2, token: 1, deploy: 1 } }]
+byzantine: [{ node: node3, behaviour: equivocate, from: 12s }]
+timeline:
+  - { at: 4s, crashLeader: { group: 1, for: 3s } }
+  - { at: 9s, partition: [[node0], [node1, node2, node3]] }
+  - { at: 11s, heal: true }
+expect: { liveness: { within: 15s } }
+`);
+    const result = await runScenario(scenario, { file: 'browser-e2e.yaml' });
+    expect(result.verdict).toBe('pass');
+    const { page, ready, problems, charts } = await open('e2e', reportData(result));
+    expect(problems).toEqual([]);
+    expect(ready).toEqual({ charts: CHART_IDS.length, ids: [...CHART_IDS], errors: [] });
+    for (const chart of charts) {
+      expect(chart.width, chart.id).toBeGreaterThan(200);
+      expect(chart.points, chart.id).toBeGreaterThan(0);
+    }
+    expect(charts.find((c) => c.id === 'chart-heights')!.datasets).toBe(4);
+    expect(await page.textContent('#verdict')).toBe('PASS');
+    expect(await page.locator('table.faults tbody tr').count()).toBe(3);
     await page.close();
   });
 

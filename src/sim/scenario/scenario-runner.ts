@@ -343,7 +343,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       state: info.state,
       honest: safety.isHonest(info.name),
       roles: [...roles, ...(original ? [`twin of ${original}`] : [])].join(', ') || 'no group',
-      heights: Object.fromEntries(groupIds.map((g) => [g, chain.group(info.name, g)?.blockNumber() ?? safety.heightOf(info.name, g)])),
+      heights: Object.fromEntries(groupIds.map((g) => [g, chain.group(info.name, g)?.blockNumber() ?? metrics.heights.get(`${g}/${info.name}`)?.points.at(-1)?.[1] ?? 0])),
       sent: stats.sent,
       received: stats.received,
       dropped: d.loss + d.partition + d.queueFull + d.nodeDown + d.noHandler,

@@ -169,7 +169,7 @@ export class WorkloadDriver {
   /** End-of-run checks through `call`: the token's balances still add up to its supply. */
   async checks(): Promise<WorkloadCheck[]> {
     if (!this.needs('token')) return [];
-    const name = `workload ${this.index} (token): balances add up to the supply`;
+    const name = `workloads[${this.index}] (${this.spec.kind}): token balances add up to the supply`;
     if (!this.token) return [{ name, ok: false, detail: 'the token contract was never deployed' }];
     const node = this.ctx.readable(this.group);
     if (!node) return [{ name, ok: false, detail: 'no honest node of the group is up to read from' }];

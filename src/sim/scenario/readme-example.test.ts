@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from './scenario-loader.js';
+
+describe("the README's scenario file reference", () => {
+  it('is a valid scenario using every timeline action', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Scenario files'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    const scenario = parseScenario(yaml, 'README.md');
+    const actions = new Set(scenario.timeline.flatMap((t) => Object.keys(t).filter((k) => k !== 'at' && k !== 'label')));
+    expect([...actions].sort()).toEqual(
+      ['addSealer', 'clockSkew', 'clog', 'crash', 'crashLeader', 'heal', 'isolate', 'link', 'network', 'partition', 'partitionOneWay', 'setConfig'].sort(),
+    );
+    expect(scenario.workloads.map((w) => w.kind)).toEqual(['helloworld', 'deploy', 'token', 'mix']);
+  });
+});
