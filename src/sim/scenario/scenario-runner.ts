@@ -42,7 +42,7 @@ export interface RunScenarioOptions {
   /** Write the trace (JSON lines) here. */
   readonly tracePath?: string;
   readonly onProgress?: (progress: RunProgress) => void;
-  /** Events between progress calls (default 5,000). */
+  /** Events between progress calls (default 500; the CLI redraws at most every 100 ms). */
   readonly progressEvery?: number;
   /** For checker meta-tests: replace a consensus engine (e.g. a deliberately broken one). */
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
@@ -227,7 +227,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   }, 'liveness phase');
   sim.at(deadline, finish, 'deadline');
 
-  const every = options.progressEvery ?? 5000;
+  const every = options.progressEvery ?? 500;
   let sinceProgress = 0;
   const progress = (): RunProgress => {
     let min = Infinity;
