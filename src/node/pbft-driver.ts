@@ -1,4 +1,3 @@
-import { blockHash, type BlockHeader } from '../chain/index.js';
 import { bigintToBytes, fromHex, parseRlpUint, rlpDecode, rlpEncode, toHex, type RlpValue } from '../codec/index.js';
 import {
   decodePbftMessage,
@@ -20,6 +19,7 @@ import type { NodeId, TimerHandle } from '../runtime/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
 import type { Group } from './group.js';
 import { logLines } from './log-lines.js';
+import { draftOf, sealedHash } from './proposal-header.js';
 import type { PbftCacheEntry, PbftConsensusStatus } from './node-api.js';
 import { protocolId, type ModuleName } from './p2p-frame.js';
 import { PbftAdversary, type ByzantineBehaviour, type ByzantineStats } from './pbft-adversary.js';
@@ -260,36 +260,20 @@ export class PbftDriver implements ConsensusDriver {
         sealerList: this.config().sealers,
         transactions: candidates.map((p) => p.transaction.raw),
       };
-      this.group.log('info', logLines.sealing(this.group.groupId, s.height, candidates.length, proposal.sealer, this.sealedHash(proposal)));
+      this.group.log('info', logLines.sealing(this.group.groupId, s.height, candidates.length, proposal.sealer, sealedHash(proposal, this.group.suite)));
       await this.apply(this.pbft.propose(proposal, now), now);
       return;
     }
     if (candidates.length === 0 && now >= giveUpAt) {
       this.sealing = undefined;
       const empty: Proposal = { number: s.height, parentHash: this.group.chain.headHash, timestamp: Math.max(now, this.headTimestamp + 1), sealer: this.config().selfIndex, sealerList: this.config().sealers, transactions: [] };
-      this.group.log('info', logLines.sealing(this.group.groupId, s.height, 0, empty.sealer, this.sealedHash(empty)));
+      this.group.log('info', logLines.sealing(this.group.groupId, s.height, 0, empty.sealer, sealedHash(empty, this.group.suite)));
       await this.apply(this.pbft.emptyBlock(now), now);
       return;
     }
     const at = candidates.length > 0 ? earliest : giveUpAt;
     if (this.sealTimer) this.env.clock.cancelTimer(this.sealTimer);
     this.sealTimer = this.env.clock.setTimer(Math.max(0, at - now), () => this.group.queue.run(() => this.trySeal(this.env.clock.now())));
-  }
-
-  /** The hash FISCO prints when sealing: the header before execution (roots still zero). */
-  private sealedHash(p: Proposal): Uint8Array {
-    const header: BlockHeader = {
-      ...draftOf(p),
-      stateRoot: ZERO_HASH,
-      transactionsRoot: ZERO_HASH,
-      receiptsRoot: ZERO_HASH,
-      dbHash: ZERO_HASH,
-      logsBloom: new Uint8Array(256),
-      gasLimit: 0n,
-      gasUsed: 0n,
-      extraData: [],
-    };
-    return blockHash(header, this.group.suite);
   }
 
   // --- timers --------------------------------------------------------------------------
@@ -376,9 +360,9 @@ export class PbftDriver implements ConsensusDriver {
       protocolId: protocolId(this.group.groupId, 'pbft'),
       toView: s.toView,
       prepareCache: s.executed ? entry(s.executed.hash, s.view, s.leader) : EMPTY_CACHE,
-      rawPrepareCache: s.proposal ? entry(this.sealedHash(s.proposal.proposal), s.view, s.proposal.from) : EMPTY_CACHE,
+      rawPrepareCache: s.proposal ? entry(sealedHash(s.proposal.proposal, this.group.suite), s.view, s.proposal.from) : EMPTY_CACHE,
       committedPrepareCache: s.lock ? entry(s.lock.blockHash, s.lock.view, s.lock.proposal.sealer, s.lock.height) : EMPTY_CACHE,
-      futureCache: future ? entry(this.sealedHash(future.proposal), future.view, future.idx, future.height) : EMPTY_CACHE,
+      futureCache: future ? entry(sealedHash(future.proposal, this.group.suite), future.view, future.idx, future.height) : EMPTY_CACHE,
       signCacheSize: s.signCount,
       commitCacheSize: s.commitCount,
       viewChangeCacheSize: s.viewChangeCount,
@@ -386,6 +370,3 @@ export class PbftDriver implements ConsensusDriver {
   }
 }
 
-function draftOf(p: Proposal) {
-  return { number: p.number, parentHash: p.parentHash, timestamp: p.timestamp, sealer: p.sealer, sealerList: p.sealerList };
-}

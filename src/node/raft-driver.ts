@@ -1,4 +1,4 @@
-import { blockHash, GENESIS_DEFAULTS, type BlockHeader } from '../chain/index.js';
+import { GENESIS_DEFAULTS } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, fromHex, parseRlpUint, rlpDecode, rlpEncode, toHex, type RlpValue } from '../codec/index.js';
 import {
   decodeRaftMessage,
@@ -19,6 +19,7 @@ import type { NodeId, TimerHandle } from '../runtime/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
 import type { Group } from './group.js';
 import { logLines } from './log-lines.js';
+import { draftOf, sealedHash } from './proposal-header.js';
 import type { RaftConsensusStatus } from './node-api.js';
 import { protocolId, type ModuleName } from './p2p-frame.js';
 import { MIN_BLOCK_INTERVAL_MS } from './pbft-driver.js';
@@ -27,7 +28,6 @@ import { MIN_BLOCK_INTERVAL_MS } from './pbft-driver.js';
 export const RAFT_EMPTY_SEAL_INTERVAL_MS = 1000;
 
 const STATE_KEY = new TextEncoder().encode('c/raft/state');
-const ZERO_HASH = new Uint8Array(32);
 /** The Consensus precompile: a block carries at most one call to it (one membership change per block). */
 const CONSENSUS_PRECOMPILE = fromHex('0000000000000000000000000000000000001003');
 
@@ -224,32 +224,16 @@ export class RaftDriver implements ConsensusDriver {
     const earliest = this.lastCommitAt + MIN_BLOCK_INTERVAL_MS;
     if (candidates.length > 0 && now >= earliest) {
       const proposal = draft(candidates.map((p) => p.transaction.raw));
-      this.group.log('info', logLines.raftSealing(this.group.groupId, slot.height, proposal.transactions.length, this.sealedHash(proposal)));
+      this.group.log('info', logLines.raftSealing(this.group.groupId, slot.height, proposal.transactions.length, sealedHash(proposal, this.group.suite)));
       await this.apply(this.raft.propose(proposal, now), now);
       return;
     }
     if (candidates.length === 0 && now >= this.lastEmptySealAt + RAFT_EMPTY_SEAL_INTERVAL_MS) {
       // FISCO seals, logs and drops the empty block ("Empty block will not be committed")
       this.lastEmptySealAt = now;
-      this.group.log('info', logLines.raftSealing(this.group.groupId, slot.height, 0, this.sealedHash(draft([]))));
+      this.group.log('info', logLines.raftSealing(this.group.groupId, slot.height, 0, sealedHash(draft([]), this.group.suite)));
     }
     this.armSealTimer(candidates.length > 0 ? earliest : this.lastEmptySealAt + RAFT_EMPTY_SEAL_INTERVAL_MS, now);
-  }
-
-  /** The hash FISCO prints when sealing: the header before execution (roots still zero). */
-  private sealedHash(p: Proposal): Uint8Array {
-    const header: BlockHeader = {
-      ...draftOf(p),
-      stateRoot: ZERO_HASH,
-      transactionsRoot: ZERO_HASH,
-      receiptsRoot: ZERO_HASH,
-      dbHash: ZERO_HASH,
-      logsBloom: new Uint8Array(256),
-      gasLimit: 0n,
-      gasUsed: 0n,
-      extraData: [],
-    };
-    return blockHash(header, this.group.suite);
   }
 
   // --- timers --------------------------------------------------------------------------
@@ -345,6 +329,3 @@ export class RaftDriver implements ConsensusDriver {
   }
 }
 
-function draftOf(p: Proposal) {
-  return { number: p.number, parentHash: p.parentHash, timestamp: p.timestamp, sealer: p.sealer, sealerList: p.sealerList };
-}
