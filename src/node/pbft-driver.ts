@@ -215,7 +215,7 @@ export class PbftDriver implements ConsensusDriver {
     } catch (e) {
       return this.apply(this.pbft.onExecutionFailed(height, view, (e as Error).message), now);
     }
-    await this.apply(this.pbft.onExecuted(height, view, hash), now);
+    await this.apply(this.pbft.onExecuted(height, view, hash, now), now);
   }
 
   private async commit(decision: CommitDecision, now: number): Promise<void> {

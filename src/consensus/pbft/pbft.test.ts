@@ -85,7 +85,7 @@ class Net {
     if (out.execute) {
       const { height, view, proposal } = out.execute;
       this.stamps.set(toHex(blockHashOf(proposal)), proposal.timestamp);
-      this.schedule(this.delay(), () => this.handle(i, this.nodes[i]!.onExecuted(height, view, blockHashOf(proposal))));
+      this.schedule(this.delay(), () => this.handle(i, this.nodes[i]!.onExecuted(height, view, blockHashOf(proposal), this.now)));
     }
     if (out.wantProposal) {
       const { height, view } = out.wantProposal;
@@ -243,9 +243,38 @@ describe('PBFT, faults', () => {
     const other = new Pbft({ sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 1000 }, head, T0, (h) => h, { ...lock });
     const different = proposalFor(head, 0, 0, T0 + 5, 4, 1);
     const exec = other.onMessage({ type: 'prepare', height: 1, view: 0, idx: 0, proposal: different }, T0 + 5).execute!;
-    const signed = other.onExecuted(exec.height, exec.view, blockHashOf(different));
-    expect(signed.broadcast).toEqual([]);
-    expect(signed.events[0]!.kind).toBe('pbft-locked');
+    const signed = other.onExecuted(exec.height, exec.view, blockHashOf(different), T0);
+    expect(signed.broadcast.map((m) => m.type)).toEqual(['viewchange']);
+    expect(signed.broadcast[0]).toMatchObject({ type: 'viewchange', view: 1 });
+    expect(signed.events.map((e) => [e.kind, e.fields.reason])).toEqual([
+      ['pbft-locked', undefined],
+      ['pbft-viewchange-sent', 'locked-elsewhere'],
+    ]);
+  });
+
+  it('a leader that is not locked re-proposes a block it executed and saw a Commit for (a lock hint), not a new one', () => {
+    const sealers = ids.slice(0, 4);
+    const head: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
+    const config = (selfIndex: number) => ({ sealers, selfIndex, viewTimeoutMs: 3000, txCountLimit: 1000 });
+    // node 1 leads view 0 at height 0 … (view + height) % 4: view 0 → node 0, view 1 → node 1
+    const node = new Pbft(config(1), head, T0, (h) => h);
+    node.start(T0);
+    const x = proposalFor(head, 0, 0, T0 + 10, 4, 2);
+    const exec = node.onMessage({ type: 'prepare', height: 1, view: 0, idx: 0, proposal: x }, T0 + 10).execute!;
+    node.onExecuted(exec.height, exec.view, blockHashOf(x), T0 + 20);
+    // node 3 saw n − f signs for x in view 0 and committed (it is locked on x); nobody else did
+    node.onMessage({ type: 'commit', height: 1, view: 0, idx: 3, blockHash: blockHashOf(x), blockSignature: new Uint8Array(1) }, T0 + 30);
+    // the group moves to view 1, where node 1 leads
+    const all = [
+      node.onMessage({ type: 'viewchange', height: 0, view: 1, idx: 2, blockHash: head.hash }, T0 + 3000),
+      node.onMessage({ type: 'viewchange', height: 0, view: 1, idx: 3, blockHash: head.hash }, T0 + 3001),
+    ];
+    expect(node.status().view).toBe(1);
+    const prepare = all.flatMap((o) => o.broadcast).find((m) => m.type === 'prepare') as { view: number; proposal: Proposal } | undefined;
+    expect(all.some((o) => o.wantProposal)).toBe(false);
+    expect(prepare?.view).toBe(1);
+    expect(encodeProposal(prepare!.proposal)).toEqual(encodeProposal(x));
+    expect(all.flatMap((o) => o.events).find((e) => e.kind === 'pbft-reproposed')?.fields).toMatchObject({ height: 1, view: 1, fromView: 0 });
   });
 
   it('an equivocating leader (different proposals to different nodes) cannot get two blocks committed', () => {

@@ -104,6 +104,10 @@ export class Pbft {
   private futurePrepares = new Map<number, PrepareMessage[]>();
   /** This node's latest messages of the current height, re-sent by resend() until the height is decided. */
   private outbox = new Map<PbftMessage['type'], PbftMessage>();
+  /** What this node executed at this height, by view: proposals it can vouch for. */
+  private executedByView = new Map<number, { hash: Uint8Array; proposal: Proposal }>();
+  /** Block hashes some sealer sent a Commit for at this height, by view (of any view, lower ones too). */
+  private committedByView = new Map<number, Set<string>>();
 
   /** `signBlock` signs a block hash with this node's key (for Sign and Commit votes). */
   constructor(
@@ -209,14 +213,22 @@ export class Pbft {
     return out;
   }
 
-  /** The proposal of (height, view) executed to `blockHash`. */
-  onExecuted(height: number, view: number, blockHash: Uint8Array): PbftOutput {
+  /**
+   * The proposal of (height, view) executed to `blockHash`. A node locked on another block does
+   * not sign it and asks at once for the next view (rather than waiting out a timeout that may
+   * have grown long): with f + 1 such nodes the group moves on, towards a leader that re-proposes
+   * the locked block.
+   */
+  onExecuted(height: number, view: number, blockHash: Uint8Array, now: number): PbftOutput {
     const out = emptyOutput();
     if (height !== this.head.height + 1 || view !== this.view || this.requestedExecution !== view) return out;
     this.requestedExecution = undefined;
     this.executed = { view, hash: blockHash };
+    const proposal = this.proposals.get(view)?.proposal;
+    if (proposal) this.executedByView.set(view, { hash: blockHash, proposal });
     if (this.lock && !bytesEqual(this.lock.blockHash, blockHash)) {
       out.events.push({ kind: 'pbft-locked', fields: { height, view, locked: toHex(this.lock.blockHash), proposed: toHex(blockHash) } });
+      if (this.toView <= this.view) this.requestViewChange(this.view + 1, now, out, 'locked-elsewhere');
     } else if (!this.sentSign.has(view)) {
       this.sentSign.add(view);
       this.send(out, this.vote('sign', view, blockHash));
@@ -352,7 +364,13 @@ export class Pbft {
   }
 
   private onVote(message: SignMessage | CommitMessage, now: number, out: PbftOutput): void {
-    if (message.height !== this.head.height + 1 || message.view < this.view) return;
+    if (message.height !== this.head.height + 1) return;
+    if (message.type === 'commit') {
+      let hashes = this.committedByView.get(message.view);
+      if (!hashes) this.committedByView.set(message.view, (hashes = new Set()));
+      if (hashes.size < 4) hashes.add(toHexNoPrefix(message.blockHash));
+    }
+    if (message.view < this.view) return;
     const votes = message.type === 'sign' ? this.signs : this.commits;
     const k = voteKey(message.view, message.blockHash);
     let byIdx = votes.get(k);
@@ -473,7 +491,32 @@ export class Pbft {
       out.events.push({ kind: 'pbft-reproposed', fields: { height: proposal.number, view: this.view } });
       return;
     }
+    const hint = this.lockHint();
+    if (hint) {
+      // another sealer committed (so may be locked on) a block this node executed: propose it
+      // again rather than a new block the locked sealers would refuse
+      this.proposedViews.add(this.view);
+      this.send(out, { type: 'prepare', height: hint.proposal.number, view: this.view, idx: this.config.selfIndex, proposal: hint.proposal });
+      this.proposals.set(this.view, { proposal: hint.proposal, from: this.config.selfIndex });
+      this.requestExecution(this.view, out);
+      out.events.push({ kind: 'pbft-reproposed', fields: { height: hint.proposal.number, view: this.view, fromView: hint.view } });
+      return;
+    }
     out.wantProposal = { height: this.head.height + 1, view: this.view };
+  }
+
+  /**
+   * The block of the highest lower view that some sealer sent a Commit for and that this node
+   * executed to that same hash: re-proposing it is always safe (it was a valid proposal), and it
+   * is the block locked sealers wait for.
+   */
+  private lockHint(): { view: number; proposal: Proposal } | undefined {
+    let best: { view: number; proposal: Proposal } | undefined;
+    for (const [view, executed] of this.executedByView) {
+      if (view >= this.view || (best && best.view > view)) continue;
+      if (this.committedByView.get(view)?.has(toHexNoPrefix(executed.hash))) best = { view, proposal: executed.proposal };
+    }
+    return best;
   }
 
   private send(out: PbftOutput, message: PbftMessage): void {
@@ -508,6 +551,8 @@ export class Pbft {
     this.sentCommit.clear();
     this.decided = false;
     this.outbox.clear();
+    this.executedByView.clear();
+    this.committedByView.clear();
   }
 
   private timeout(): number {
