@@ -13,7 +13,11 @@ export class RunMetrics {
   readonly blocks = new Map<number, number>();
   readonly byzantineActions = new Map<string, number>();
 
-  constructor(private readonly isHonest: (node: string) => boolean) {}
+  /** `pbftGroups`: FISCO's PBFT view starts again at 0 with every block, so a commit puts the view series back to 0. */
+  constructor(
+    private readonly isHonest: (node: string) => boolean,
+    private readonly pbftGroups: ReadonlySet<number> = new Set(),
+  ) {}
 
   readonly onNodeEvent = (node: string, kind: string, fields: Readonly<Record<string, unknown>>, atMs: number): void => {
     const group = Number(fields['group'] ?? 0);
@@ -23,6 +27,7 @@ export class RunMetrics {
         let series = this.heights.get(key);
         if (!series) this.heights.set(key, (series = { node, group, points: [] }));
         series.points.push([atMs, Number(fields['number'])]);
+        if (this.pbftGroups.has(group) && this.rounds.has(key)) this.round(node, group, 'view', atMs, 0);
         break;
       }
       case 'pbft-view':

@@ -109,7 +109,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const groupIds = groups.map((g) => g.id);
 
   const safety = new SafetyMonitor(honestNodes(scenario));
-  const metrics = new RunMetrics((n) => safety.isHonest(n));
+  const metrics = new RunMetrics((n) => safety.isHonest(n), new Set(groups.filter((g) => g.consensus === 'pbft').map((g) => g.id)));
   const tracker = new TxTracker();
   /** Something that may settle the liveness phase happened since the last look. */
   let committedSince = true;
