@@ -211,12 +211,20 @@ export class BlockExecutor {
 
   /** A system config value in force for block `at` (committed state). */
   async systemConfig(key: string, at: number): Promise<string | undefined> {
-    return (await this.readEngine()).tables.config(key, at);
+    const read = async () => (await this.readEngine()).tables.config(key, at);
+    return this.memo ? this.memo.read(this.readKey(`config/${key}/${at}`), read) : read();
   }
 
   /** Sealers and observers in force for block `at` (committed state). */
   async consensusNodes(at: number): Promise<ConsensusNodes> {
-    return (await this.readEngine()).tables.consensusNodes(at);
+    const read = async () => (await this.readEngine()).tables.consensusNodes(at);
+    const nodes = this.memo ? await this.memo.read(this.readKey(`nodes/${at}`), read) : await read();
+    return this.memo ? { sealers: [...nodes.sealers], observers: [...nodes.observers] } : nodes;
+  }
+
+  /** Memo key of a read of the committed state. */
+  private readKey(question: string): string {
+    return `${this.suite.name}/${this.version.text}/${toHexNoPrefix(this.state.root)}/${question}`;
   }
 
   /** Contract code in the committed state ("0x" for none, precompiles included). */

@@ -20,8 +20,11 @@ export interface MemoEntry {
  */
 export class ExecutionMemo {
   private readonly entries = new Map<string, MemoEntry>();
+  /** Reads of committed state (system config, consensus nodes), by state root and question. */
+  private readonly reads = new Map<string, unknown>();
   hits = 0;
   misses = 0;
+  readHits = 0;
 
   constructor(private readonly capacity = 256) {}
 
@@ -35,6 +38,21 @@ export class ExecutionMemo {
   put(key: string, entry: MemoEntry): void {
     this.entries.set(key, entry);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /**
+   * A read of a committed state, which is a pure function of `key` (the state root and the
+   * question): nodes at the same state ask once. Values are shared: callers must not mutate them.
+   */
+  async read<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    if (this.reads.has(key)) {
+      this.readHits++;
+      return this.reads.get(key) as T;
+    }
+    const value = await compute();
+    this.reads.set(key, value);
+    if (this.reads.size > this.capacity * 4) this.reads.delete(this.reads.keys().next().value!);
+    return value;
   }
 
   get size(): number {

@@ -276,18 +276,24 @@ export class Group implements GroupApi {
     const seen = new Set<string>();
     const nonces = new Set<string>();
     for (let i = 0; i < raws.length; i++) {
+      const raw = raws[i]!;
+      // a transaction in our pool with these very bytes was decoded and verified at admission: take it as is
+      const pooled = this.pool.get(this.suite.hash(raw));
       let tx: Transaction;
-      try {
-        tx = decodeTransaction(raws[i]!, { suite: this.suite, generation: this.version.txGeneration });
-      } catch (e) {
-        return `transaction ${i}: ${(e as Error).message}`;
+      if (pooled && bytesEqual(pooled.transaction.raw, raw)) tx = pooled.transaction;
+      else {
+        try {
+          tx = decodeTransaction(raw, { suite: this.suite, generation: this.version.txGeneration });
+        } catch (e) {
+          return `transaction ${i}: ${(e as Error).message}`;
+        }
       }
       const id = toHexNoPrefix(tx.hash);
       if (seen.has(id)) return `transaction ${i} appears twice`;
       seen.add(id);
-      const pooled = this.pool.get(tx.hash);
-      if (pooled) adoptSender(tx, pooled.transaction);
-      else {
+      if (pooled) {
+        if (tx !== pooled.transaction) adoptSender(tx, pooled.transaction);
+      } else {
         try {
           recoverSender(tx, this.suite);
         } catch (e) {

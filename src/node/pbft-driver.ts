@@ -1,12 +1,12 @@
 import { blockHash, type BlockHeader } from '../chain/index.js';
-import { bigintToBytes, fromHex, parseRlpUint, rlpDecode, rlpEncode, toHex, type RlpValue } from '../codec/index.js';
+import { bigintToBytes, fromHex, parseRlpUint, rlpDecode, rlpEncode, rlpListOfEncoded, toHex, type RlpValue } from '../codec/index.js';
 import {
   decodePbftMessage,
   encodePbftMessage,
+  encodeProposal,
   Pbft,
   pbftMessageTag,
   proposalFromRlp,
-  proposalItems,
   type CommitDecision,
   type PbftConfig,
   type PbftHead,
@@ -314,7 +314,12 @@ export class PbftDriver implements ConsensusDriver {
       await this.group.store.batch([{ type: 'del', key: LOCK_KEY }]);
       return;
     }
-    const value = rlpEncode([bigintToBytes(BigInt(lock.height)), bigintToBytes(BigInt(lock.view)), lock.blockHash, proposalItems(lock.proposal)] as never);
+    const value = rlpListOfEncoded([
+      rlpEncode(bigintToBytes(BigInt(lock.height))),
+      rlpEncode(bigintToBytes(BigInt(lock.view))),
+      rlpEncode(lock.blockHash),
+      encodeProposal(lock.proposal),
+    ]);
     // durable before the Commit leaves this node: a restart must not forget what it voted for
     await this.group.store.batch([{ type: 'put', key: LOCK_KEY, value }], { sync: true });
   }
