@@ -55,6 +55,7 @@ export class SuiteSigner implements ConsensusSigner {
   }
 
   verify(digest: Uint8Array, signature: Uint8Array, nodeId: Uint8Array): boolean {
+    if (this.suite.verifyFlat) return this.suite.verifyFlat(digest, signature, nodeId);
     try {
       return this.suite.verify(digest, this.suite.signatureFromBytes(signature), nodeId);
     } catch {

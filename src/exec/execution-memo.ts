@@ -1,4 +1,4 @@
-import type { Block } from '../chain/index.js';
+import { TransactionCache, type Block } from '../chain/index.js';
 import type { KvOperation } from '../storage/index.js';
 
 /** The complete, deterministic result of executing a block on a given parent state. */
@@ -22,6 +22,8 @@ export class ExecutionMemo {
   private readonly entries = new Map<string, MemoEntry>();
   /** Reads of committed state (system config, consensus nodes), by state root and question. */
   private readonly reads = new Map<string, unknown>();
+  /** Transactions decoded (and their senders verified) once for all nodes. */
+  readonly transactions = new TransactionCache();
   hits = 0;
   misses = 0;
   readHits = 0;

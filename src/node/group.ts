@@ -106,7 +106,14 @@ export class Group implements GroupApi {
     const { env } = this.options;
     this.genesisHash = (await this.chain.ledger.blockByNumber(0))!.hash;
     this.pool = new TxPool(
-      { suite: this.suite, generation: this.version.txGeneration, chainId: this.options.chainId, groupId: BigInt(this.groupId), limit: this.options.poolLimit },
+      {
+        suite: this.suite,
+        generation: this.version.txGeneration,
+        chainId: this.options.chainId,
+        groupId: BigInt(this.groupId),
+        limit: this.options.poolLimit,
+        ...(this.options.executionMemo ? { decode: (raw, options) => this.options.executionMemo!.transactions.decode(raw, options) } : {}),
+      },
       { height: () => this.chain.height, hasTransaction: (h) => this.chain.ledger.hasTransaction(h) },
     );
     for (let n = Math.max(1, this.chain.height - BLOCK_LIMIT_RANGE + 1); n <= this.chain.height; n++) {
@@ -159,9 +166,17 @@ export class Group implements GroupApi {
 
   /** Group members (sealers and observers) other than this node that we have a connection to. */
   connectedPeers(onlySealers = false): NodeId[] {
-    const members = new Set(onlySealers ? this.next.sealers : [...this.next.sealers, ...this.next.observers]);
+    let sets = this.memberSets;
+    if (sets?.config !== this.next) {
+      sets = { config: this.next, sealers: new Set(this.next.sealers), all: new Set([...this.next.sealers, ...this.next.observers]) };
+      this.memberSets = sets;
+    }
+    const members = onlySealers ? sets.sealers : sets.all;
     return this.env.transport.connectedPeers().filter((p) => p !== this.nodeId && members.has(p));
   }
+
+  /** Member sets of `next`, for connectedPeers. */
+  private memberSets: { config: HeightConfig; sealers: Set<string>; all: Set<string> } | undefined;
 
   send(to: NodeId, module: ModuleName, payload: Uint8Array): void {
     if (to !== this.nodeId) this.env.transport.send(to, encodeFrame(this.groupId, module, payload));
@@ -283,7 +298,8 @@ export class Group implements GroupApi {
       if (pooled && bytesEqual(pooled.transaction.raw, raw)) tx = pooled.transaction;
       else {
         try {
-          tx = decodeTransaction(raw, { suite: this.suite, generation: this.version.txGeneration });
+          const options = { suite: this.suite, generation: this.version.txGeneration };
+          tx = this.options.executionMemo ? this.options.executionMemo.transactions.decode(raw, options) : decodeTransaction(raw, options);
         } catch (e) {
           return `transaction ${i}: ${(e as Error).message}`;
         }

@@ -86,8 +86,7 @@ export function cluster(options: ClusterOptions = {}) {
 
   sim.afterEvent(() => {
     for (const name of names) {
-      const info = sim.node(name);
-      const h = info.state === 'up' ? info.handle?.groupById(1)?.blockNumber() : undefined;
+      const h = sim.stateOf(name) === 'up' ? sim.handle(name)?.groupById(1)?.blockNumber() : undefined;
       if (h !== undefined && h !== lastHeight.get(name)) {
         lastHeight.set(name, h);
         commits.push({ at: sim.now, node: name, height: h });

@@ -3,6 +3,7 @@ import {
   recoverSender,
   TxDecodeError,
   type Transaction,
+  type TxCodecOptions,
   type TxGeneration,
 } from '../chain/index.js';
 import { toHexNoPrefix } from '../codec/index.js';
@@ -28,6 +29,8 @@ export interface TxPoolOptions {
   readonly chainId: bigint;
   readonly groupId: bigint;
   readonly limit?: number;
+  /** Decodes payloads (default decodeTransaction); a simulation shares decoded transactions between nodes. */
+  readonly decode?: (raw: Uint8Array, options: TxCodecOptions) => Transaction;
 }
 
 export interface PooledTransaction {
@@ -77,7 +80,7 @@ export class TxPool {
   async admitRaw(raw: Uint8Array): Promise<PooledTransaction> {
     let tx: Transaction;
     try {
-      tx = decodeTransaction(raw, { suite: this.options.suite, generation: this.options.generation });
+      tx = (this.options.decode ?? decodeTransaction)(raw, { suite: this.options.suite, generation: this.options.generation });
     } catch (e) {
       if (e instanceof TxDecodeError) throw new TxRejectedError(e.status, e.message.slice(e.status.length + 2));
       throw e;
