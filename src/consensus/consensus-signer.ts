@@ -96,7 +96,7 @@ export class SimulatedSigner implements ConsensusSigner {
   }
 
   private secret(nodeId: Uint8Array): Uint8Array {
-    const id = Buffer.from(nodeId).toString('hex');
+    const id = Buffer.from(nodeId.buffer, nodeId.byteOffset, nodeId.byteLength).toString('latin1');
     let s = this.secretOf.get(id);
     if (!s) {
       s = this.hash(concatBytes(this.salt, nodeId));

@@ -57,6 +57,18 @@ export class ExecutionMemo {
     return value;
   }
 
+  /** Genesis state writes by genesis (and suite and version): every node of a group builds the same. */
+  private readonly genesisStates = new Map<string, { readonly root: Uint8Array; readonly writes: readonly KvOperation[]; readonly touched: readonly string[] }>();
+
+  genesisState(key: string) {
+    return this.genesisStates.get(key);
+  }
+
+  rememberGenesisState(key: string, state: { readonly root: Uint8Array; readonly writes: readonly KvOperation[]; readonly touched: readonly string[] }): void {
+    this.genesisStates.set(key, state);
+    if (this.genesisStates.size > 16) this.genesisStates.delete(this.genesisStates.keys().next().value!);
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -84,14 +84,17 @@ export function cluster(options: ClusterOptions = {}) {
   const submitted: string[] = [];
   let contract: Uint8Array | undefined;
 
-  sim.afterEvent(() => {
-    for (const name of names) {
-      const h = sim.stateOf(name) === 'up' ? sim.handle(name)?.groupById(1)?.blockNumber() : undefined;
-      if (h !== undefined && h !== lastHeight.get(name)) {
-        lastHeight.set(name, h);
-        commits.push({ at: sim.now, node: name, height: h });
-      }
+  const noteHeight = (name: string) => {
+    const h = sim.stateOf(name) === 'up' ? sim.handle(name)?.groupById(1)?.blockNumber() : undefined;
+    if (h !== undefined && h !== lastHeight.get(name)) {
+      lastHeight.set(name, h);
+      commits.push({ at: sim.now, node: name, height: h });
     }
+  };
+  sim.afterEvent((event) => {
+    // a delivery, timer or boot runs one node's code alone; actions and outside work may touch any
+    if (event.node !== null && (event.kind === 'deliver' || event.kind === 'timer' || event.kind === 'boot')) noteHeight(event.node);
+    else for (const name of names) noteHeight(name);
   });
 
   const c = {
