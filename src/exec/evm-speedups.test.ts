@@ -38,6 +38,8 @@ describe('EVM speed-ups', () => {
     const b = await fast.runCode({ code: program, gasLimit: 1_000_000n });
     expect(b.exceptionError).toBeUndefined();
     expect(b.returnValue).toEqual(a.returnValue);
+    expect((fast.common.isActivatedEIP as { fast?: boolean }).fast).toBe(true);
+    for (const eip of [0, 145, 1014, 1052, 1283, 2929, 3540, 6800, 7864]) expect(fast.common.isActivatedEIP(eip)).toBe(plain.common.isActivatedEIP(eip));
     expect(b.executionGasUsed).toBe(a.executionGasUsed);
     expect(Buffer.from(b.returnValue.subarray(40, 72)).toString('hex')).toBe('ff'.repeat(32));
   });

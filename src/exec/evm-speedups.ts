@@ -54,8 +54,37 @@ function fastMstore(original: OpcodeEntry['opHandler']): OpcodeEntry['opHandler'
   };
 }
 
-/** Swaps faster, equivalent handlers into one EVM's opcode table (call after construction). */
+interface CommonLike {
+  _activatedEIPsCache?: number[];
+  isActivatedEIP(eip: number): boolean;
+}
+
+/**
+ * isActivatedEIP answers from a Set built from the active EIP list (rebuilt if that list is ever
+ * replaced) instead of scanning the list; the interpreter asks several times per opcode.
+ */
+function speedUpEipChecks(common: CommonLike): void {
+  if (!Array.isArray(common._activatedEIPsCache) || (common.isActivatedEIP as { fast?: boolean }).fast) return;
+  let list: number[] | undefined;
+  let length = 0;
+  let active = new Set<number>();
+  const isActivatedEIP = function (this: CommonLike, eip: number): boolean {
+    const current = this._activatedEIPsCache!;
+    if (current !== list || current.length !== length) {
+      list = current;
+      length = current.length;
+      active = new Set(current);
+    }
+    return active.has(eip);
+  };
+  (isActivatedEIP as { fast?: boolean }).fast = true;
+  common.isActivatedEIP = isActivatedEIP;
+}
+
+/** Swaps faster, equivalent handlers into one EVM's opcode table and its Common (call after construction). */
 export function speedUpOpcodes(evm: object): void {
+  const common = (evm as { common?: CommonLike }).common;
+  if (common) speedUpEipChecks(common);
   const table = (evm as { _opcodeMap?: Array<OpcodeEntry | undefined> })._opcodeMap;
   const mstore = table?.[MSTORE];
   if (!mstore || typeof mstore.opHandler !== 'function' || (mstore.opHandler as { fast?: boolean }).fast) return;
