@@ -113,14 +113,14 @@ export function cluster(options: ClusterOptions = {}) {
     group,
     /** Groups of the nodes that are up. */
     live(): Array<{ name: string; group: Group }> {
-      return names.filter((n) => sim.node(n).state === 'up' && group(n)).map((n) => ({ name: n, group: group(n)! }));
+      return names.filter((n) => sim.stateOf(n) === 'up' && group(n)).map((n) => ({ name: n, group: group(n)! }));
     },
     /** Highest height any up node reached by virtual time `t`. */
     maxHeightAt(t: number): number {
       return Math.max(0, ...commits.filter((e) => e.at <= t).map((e) => e.height));
     },
     heights(): number[] {
-      return names.map((n) => (sim.node(n).state === 'up' ? (group(n)?.blockNumber() ?? -1) : -1));
+      return names.map((n) => (sim.stateOf(n) === 'up' ? (group(n)?.blockNumber() ?? -1) : -1));
     },
     /** Submit a raw transaction to a node's group through its API, as a client would. */
     async submit(name: string, raw: Uint8Array) {

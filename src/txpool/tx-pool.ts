@@ -91,7 +91,8 @@ export class TxPool {
   /** Admit a decoded transaction or throw TxRejectedError saying which check failed. */
   async admit(tx: Transaction): Promise<PooledTransaction> {
     if (this.byHash.size >= this.limit) throw new TxRejectedError('TxPoolIsFull', `the pool holds its limit of ${this.limit} transactions`);
-    if (this.byHash.has(key(tx.hash))) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool');
+    const id = key(tx.hash);
+    if (this.byHash.has(id)) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool');
     if (await this.chain.hasTransaction(tx.hash)) throw new TxRejectedError('AlreadyInChain', 'the transaction is already on chain');
     const nonce = tx.body.nonce.toString(16);
     const usedAt = this.chainNonces.get(nonce);
@@ -114,7 +115,7 @@ export class TxPool {
       }
     }
     const pooled: PooledTransaction = { transaction: tx, sender, seq: this.seq++ };
-    this.byHash.set(key(tx.hash), pooled);
+    this.byHash.set(id, pooled);
     this.poolNonces.add(nonce);
     return pooled;
   }
