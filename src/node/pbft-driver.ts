@@ -119,13 +119,22 @@ export class PbftDriver implements ConsensusDriver {
 
   private config(): PbftConfig {
     const next = this.group.next;
-    return {
-      sealers: next.sealers.map((id) => fromHex(id)),
-      selfIndex: next.sealers.indexOf(this.group.nodeId),
-      viewTimeoutMs: next.consensusTimeoutMs,
-      txCountLimit: next.txCountLimit,
-    };
+    if (this.configOf?.next !== next) {
+      this.configOf = {
+        next,
+        config: {
+          sealers: next.sealers.map((id) => fromHex(id)),
+          selfIndex: next.sealers.indexOf(this.group.nodeId),
+          viewTimeoutMs: next.consensusTimeoutMs,
+          txCountLimit: next.txCountLimit,
+        },
+      };
+    }
+    return this.configOf.config;
   }
+
+  /** config() of the current height config (group.next is replaced, never changed, when a block commits). */
+  private configOf: { readonly next: object; readonly config: PbftConfig } | undefined;
 
   private head(): PbftHead {
     return { height: this.group.chain.height, hash: this.group.chain.headHash, timestamp: this.headTimestamp };
@@ -233,7 +242,7 @@ export class PbftDriver implements ConsensusDriver {
   private async trySeal(now: number): Promise<void> {
     const s = this.sealing;
     if (!s || this.stopped) return;
-    const status = this.pbft.status();
+    const status = this.pbft.viewState();
     if (status.view !== s.view || this.group.chain.height + 1 !== s.height || status.leaderFailed) {
       this.sealing = undefined;
       return;

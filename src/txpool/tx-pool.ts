@@ -134,9 +134,10 @@ export class TxPool {
    */
   select(max: number, number: number): PooledTransaction[] {
     const out: PooledTransaction[] = [];
+    const height = BigInt(number);
     for (const pooled of this.byHash.values()) {
       if (out.length >= max) break;
-      if (pooled.transaction.body.blockLimit >= BigInt(number)) out.push(pooled);
+      if (pooled.transaction.body.blockLimit >= height) out.push(pooled);
     }
     return out;
   }
@@ -163,8 +164,9 @@ export class TxPool {
       for (const nonce of expired) if (this.chainNonces.get(nonce) === number - BLOCK_LIMIT_RANGE) this.chainNonces.delete(nonce);
       this.chainNoncesByBlock.delete(number - BLOCK_LIMIT_RANGE);
     }
+    const height = BigInt(number);
     for (const pooled of [...this.byHash.values()]) {
-      if (pooled.transaction.body.blockLimit <= BigInt(number)) this.remove(pooled.transaction.hash);
+      if (pooled.transaction.body.blockLimit <= height) this.remove(pooled.transaction.hash);
     }
   }
 
