@@ -49,8 +49,21 @@ const HEADER_FIELDS = [
   'sealerList',
 ] as const;
 
+/**
+ * Encodings and hashes of header objects already seen: headers are immutable, and the same object
+ * is hashed at execution, commit and storage (and, in a simulation, by every node that shares an
+ * execution result), so it is encoded once.
+ */
+const encodedHeaders = new WeakMap<BlockHeader, Uint8Array>();
+const headerHashes = new WeakMap<BlockHeader, { readonly suite: CryptoSuite; readonly hash: Uint8Array }>();
+
 export function encodeBlockHeader(header: BlockHeader): Uint8Array {
-  return rlpEncode(blockHeaderItems(header));
+  let bytes = encodedHeaders.get(header);
+  if (!bytes) {
+    bytes = rlpEncode(blockHeaderItems(header));
+    encodedHeaders.set(header, bytes);
+  }
+  return bytes;
 }
 
 export function blockHeaderItems(header: BlockHeader): Array<Uint8Array | Uint8Array[]> {
@@ -72,7 +85,11 @@ export function blockHeaderItems(header: BlockHeader): Array<Uint8Array | Uint8A
 }
 
 export function blockHash(header: BlockHeader, suite: CryptoSuite): Uint8Array {
-  return suite.hash(encodeBlockHeader(header));
+  const known = headerHashes.get(header);
+  if (known && known.suite === suite) return known.hash;
+  const hash = suite.hash(encodeBlockHeader(header));
+  headerHashes.set(header, { suite, hash });
+  return hash;
 }
 
 export function decodeBlockHeader(bytes: Uint8Array): BlockHeader {

@@ -17,6 +17,7 @@ export {
   signTransaction,
   transactionFromRlp,
   transactionToJson,
+  TransactionCache,
   type TxBody,
   type TxCodecOptions,
 } from './transaction.js';

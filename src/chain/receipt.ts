@@ -39,8 +39,15 @@ export function receiptItems(receipt: Receipt, withRemainGas: boolean): RlpInput
   return items;
 }
 
+/** Encodings of receipt objects already seen (receipts are immutable; see encodeBlockHeader). */
+const encodedReceipts = new WeakMap<Receipt, { readonly withRemainGas: boolean; readonly bytes: Uint8Array }>();
+
 export function encodeReceipt(receipt: Receipt, withRemainGas: boolean): Uint8Array {
-  return rlpEncode(receiptItems(receipt, withRemainGas));
+  const known = encodedReceipts.get(receipt);
+  if (known && known.withRemainGas === withRemainGas) return known.bytes;
+  const bytes = rlpEncode(receiptItems(receipt, withRemainGas));
+  encodedReceipts.set(receipt, { withRemainGas, bytes });
+  return bytes;
 }
 
 export function decodeReceipt(bytes: Uint8Array, withRemainGas: boolean): Receipt {

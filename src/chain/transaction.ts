@@ -8,6 +8,9 @@ import {
   parseRlpUint,
   rlpDecode,
   rlpEncode,
+  rlpItemEnd,
+  rlpListOfEncodedRange,
+  rlpListPayload,
   toHex,
   type RlpInput,
   type RlpValue,
@@ -233,7 +236,10 @@ export function transactionFromRlp(decoded: RlpValue, raw: Uint8Array, options: 
   };
   const [v, r, s] = fields.slice(names.length) as [Uint8Array, Uint8Array, Uint8Array];
   const signature = decodeSignature(v, r, s, suite);
-  const signingHash = suite.hash(rlpEncode(fields.slice(0, names.length)));
+  // the unsigned field list is the signed payload's first items, byte for byte
+  let unsignedEnd = rlpListPayload(raw).start;
+  for (let i = 0; i < names.length; i++) unsignedEnd = rlpItemEnd(raw, unsignedEnd);
+  const signingHash = suite.hash(rlpListOfEncodedRange(raw, rlpListPayload(raw).start, unsignedEnd));
   return new Transaction(generation, suite.name, body, signature, raw, suite.hash(raw), signingHash);
 }
 
@@ -284,4 +290,32 @@ export function transactionToJson(tx: Transaction): Record<string, unknown> {
         ? { r: toHex(bigintToFixedBytes(signature.r, 32)), s: toHex(bigintToFixedBytes(signature.s, 32)), v: q(BigInt(signature.v)) }
         : { r: toHex(bigintToFixedBytes(signature.r, 32)), s: toHex(bigintToFixedBytes(signature.s, 32)), publicKey: toHex(signature.publicKey) },
   };
+}
+
+/**
+ * Decoded transactions shared by simulated nodes, by payload: decoding is a pure function of the
+ * bytes (and suite and generation) and a Transaction is immutable apart from its verified sender,
+ * itself a pure function of the bytes. Simulation only (see ExecutionMemo).
+ */
+export class TransactionCache {
+  private readonly byPayload = new Map<string, Transaction>();
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly capacity = 50_000) {}
+
+  /** decodeTransaction(raw, options), shared. */
+  decode(raw: Uint8Array, options: TxCodecOptions): Transaction {
+    const key = `${options.suite.name}/${options.generation}/${Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1')}`;
+    const known = this.byPayload.get(key);
+    if (known) {
+      this.hits++;
+      return known;
+    }
+    this.misses++;
+    const tx = decodeTransaction(raw, options);
+    this.byPayload.set(key, tx);
+    if (this.byPayload.size > this.capacity) this.byPayload.delete(this.byPayload.keys().next().value!);
+    return tx;
+  }
 }

@@ -1,13 +1,37 @@
-import { decodeAbiParameters, encodeAbiParameters, parseAbiParameters, type Hex } from 'viem';
+import { decodeAbiParameters, encodeAbiParameters, parseAbiParameters, type AbiParameter, type Hex } from 'viem';
 import { CodecError } from './codec-error.js';
-import { parseHexBytes, toHex } from './hex.js';
+import { toHex } from './hex.js';
 
 /** A hash function (keccak256, or SM3 on guomi chains, where function selectors are SM3-based). */
 export type HashFunction = (data: Uint8Array) => Uint8Array;
 
 /** `name(type1,type2)` → the 4-byte selector under the given hash. */
 export function functionSelector(signature: string, hash: HashFunction): Uint8Array {
-  return hash(new TextEncoder().encode(signature)).subarray(0, 4);
+  let known = selectors.get(hash);
+  if (!known) selectors.set(hash, (known = new Map()));
+  let selector = known.get(signature);
+  if (!selector) {
+    selector = hash(new TextEncoder().encode(signature)).slice(0, 4);
+    if (known.size > 1024) known.clear();
+    known.set(signature, selector);
+  }
+  return selector.slice();
+}
+
+/** Selectors already computed, by hash function and signature. */
+const selectors = new WeakMap<HashFunction, Map<string, Uint8Array>>();
+
+/** Parsed parameter lists by their text (viem parses the human-readable form every time). */
+const parsedParameters = new Map<string, readonly AbiParameter[]>();
+
+function parameters(types: string): readonly AbiParameter[] {
+  let parsed = parsedParameters.get(types);
+  if (!parsed) {
+    parsed = parseAbiParameters(types) as readonly AbiParameter[];
+    if (parsedParameters.size > 1024) parsedParameters.clear();
+    parsedParameters.set(types, parsed);
+  }
+  return parsed;
 }
 
 /** The parameter list of a signature: `set(string,uint256)` → `string,uint256`. */
@@ -24,7 +48,7 @@ export function encodeAbi(types: string, values: readonly unknown[]): Uint8Array
     return new Uint8Array(0);
   }
   try {
-    return parseHexBytes(encodeAbiParameters(parseAbiParameters(types), values as unknown[]));
+    return fromHexTrusted(encodeAbiParameters(parameters(types), values as unknown[]));
   } catch (e) {
     throw new CodecError(`abi(${types})`, values, (e as { shortMessage?: string }).shortMessage ?? (e as Error).message);
   }
@@ -34,10 +58,15 @@ export function encodeAbi(types: string, values: readonly unknown[]): Uint8Array
 export function decodeAbi(types: string, data: Uint8Array): unknown[] {
   if (types.trim() === '') return [];
   try {
-    return [...decodeAbiParameters(parseAbiParameters(types), toHex(data) as Hex)];
+    return [...decodeAbiParameters(parameters(types), toHex(data) as Hex)];
   } catch (e) {
     throw new CodecError(`abi(${types})`, toHex(data.subarray(0, 36)), (e as { shortMessage?: string }).shortMessage ?? (e as Error).message);
   }
+}
+
+/** Bytes of the 0x-hex viem returns (always well formed). */
+function fromHexTrusted(hex: string): Uint8Array {
+  return new Uint8Array(Buffer.from(hex.slice(2), 'hex'));
 }
 
 /** selector ‖ encoded arguments. */

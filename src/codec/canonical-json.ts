@@ -25,10 +25,17 @@ function write(value: unknown): string {
       if (value instanceof Uint8Array) return JSON.stringify(`0x${Buffer.from(value).toString('hex')}`);
       if (Array.isArray(value)) return `[${value.map(write).join(',')}]`;
       if (value instanceof Map) return write(Object.fromEntries(value));
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${write(v)}`).join(',')}}`;
+      const record = value as Record<string, unknown>;
+      // own enumerable string keys in code-unit order (what sorting Object.entries by key gives)
+      const keys = Object.keys(record).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      let out = '{';
+      for (const k of keys) {
+        const v = record[k];
+        if (v === undefined) continue;
+        if (out.length > 1) out += ',';
+        out += `${JSON.stringify(k)}:${write(v)}`;
+      }
+      return `${out}}`;
     }
     default:
       throw new TypeError(`canonicalJson: cannot encode a ${typeof value}`);

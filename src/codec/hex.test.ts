@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bytesEqual, compareBytes, concatBytes, parseHexBytes, toHex } from './hex.js';
-import { bigintToBytes, bigintToFixedBytes, parseRlpUint } from './integer.js';
+import { bigintToBytes, bigintToFixedBytes, bytesToBigint, parseRlpUint } from './integer.js';
 import { rlpDecode, rlpEncode, rlpListOfEncoded } from './rlp.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -61,5 +61,17 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, a: [Uint8Array.of(255), 2n], c: undefined })).toBe('{"a":["0xff","2"],"b":1}');
     expect(canonicalJson({ z: { y: 1, x: null } })).toBe('{"z":{"x":null,"y":1}}');
     expect(() => canonicalJson({ n: NaN })).toThrowError('non-finite');
+  });
+});
+
+describe('integer bytes', () => {
+  it('round-trips across the small-number fast paths', () => {
+    const values = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 0xffffn, 0x10000n, 0xffffffn, 0x1000000n, 0xffffffffn, 0x100000000n, 0xffffffffffffn, 0x1000000000000n, 2n ** 255n + 12345n];
+    for (const v of values) {
+      const hex = v === 0n ? '' : v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0');
+      expect(Buffer.from(bigintToBytes(v)).toString('hex')).toBe(hex);
+      expect(bytesToBigint(bigintToBytes(v))).toBe(v);
+      expect(bytesToBigint(Uint8Array.of(0, ...bigintToBytes(v)))).toBe(v);
+    }
   });
 });

@@ -36,12 +36,26 @@ export class SuiteSigner implements ConsensusSigner {
 
   readonly signatureSize: number;
   readonly distinctPart = [0, 64] as const;
+  /**
+   * The last few signatures made, by digest. Both suites sign deterministically (the nonce comes
+   * from key and digest), so signing a digest again gives these very bytes: a PBFT Sign and the
+   * Commit that follows carry the same block signature, made once.
+   */
+  private readonly recent = new Map<string, Uint8Array>();
 
   sign(digest: Uint8Array): Uint8Array {
-    return this.suite.signatureToBytes(this.suite.sign(digest, this.key));
+    const id = Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('latin1');
+    let signature = this.recent.get(id);
+    if (!signature) {
+      signature = this.suite.signatureToBytes(this.suite.sign(digest, this.key));
+      this.recent.set(id, signature);
+      if (this.recent.size > 8) this.recent.delete(this.recent.keys().next().value!);
+    }
+    return signature;
   }
 
   verify(digest: Uint8Array, signature: Uint8Array, nodeId: Uint8Array): boolean {
+    if (this.suite.verifyFlat) return this.suite.verifyFlat(digest, signature, nodeId);
     try {
       return this.suite.verify(digest, this.suite.signatureFromBytes(signature), nodeId);
     } catch {
@@ -82,7 +96,7 @@ export class SimulatedSigner implements ConsensusSigner {
   }
 
   private secret(nodeId: Uint8Array): Uint8Array {
-    const id = Buffer.from(nodeId).toString('hex');
+    const id = Buffer.from(nodeId.buffer, nodeId.byteOffset, nodeId.byteLength).toString('latin1');
     let s = this.secretOf.get(id);
     if (!s) {
       s = this.hash(concatBytes(this.salt, nodeId));

@@ -31,15 +31,24 @@ export function proposalItems(p: Proposal): RlpValue[] {
   ];
 }
 
+/** Encodings of proposal objects (immutable) already encoded or decoded from the wire. */
+const encodedProposals = new WeakMap<Proposal, Uint8Array>();
+
 export function encodeProposal(p: Proposal): Uint8Array {
-  return rlpEncode(proposalItems(p) as never);
+  let bytes = encodedProposals.get(p);
+  if (!bytes) {
+    bytes = rlpEncode(proposalItems(p) as never);
+    encodedProposals.set(p, bytes);
+  }
+  return bytes;
 }
 
 export class MessageDecodeError extends Error {
   override readonly name = 'MessageDecodeError';
 }
 
-export function proposalFromRlp(value: RlpValue): Proposal {
+/** `encoded`: the item's bytes as received, when known (they are its encoding, so it is not re-encoded later). */
+export function proposalFromRlp(value: RlpValue, encoded?: Uint8Array): Proposal {
   if (!Array.isArray(value) || value.length !== 6) throw new MessageDecodeError('a proposal is a list of 6 items');
   const [number, parentHash, timestamp, sealer, sealerList, transactions] = value;
   const bytes = (v: RlpValue | undefined, what: string): Uint8Array => {
@@ -59,7 +68,7 @@ export function proposalFromRlp(value: RlpValue): Proposal {
   };
   const parent = bytes(parentHash, 'parentHash');
   if (parent.length !== 32) throw new MessageDecodeError('proposal parentHash: expected 32 bytes');
-  return {
+  const proposal: Proposal = {
     number: int(number, 'number', 7),
     parentHash: parent,
     timestamp: int(timestamp, 'timestamp', 7),
@@ -67,6 +76,8 @@ export function proposalFromRlp(value: RlpValue): Proposal {
     sealerList: list(sealerList, 'sealerList'),
     transactions: list(transactions, 'transactions'),
   };
+  if (encoded) encodedProposals.set(proposal, encoded);
+  return proposal;
 }
 
 export function sameProposal(a: Proposal, b: Proposal): boolean {

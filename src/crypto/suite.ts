@@ -52,6 +52,11 @@ export interface CryptoSuite {
   signatureToBytes(signature: Signature): Uint8Array;
   /** Inverse of signatureToBytes; throws CryptoError on a wrong length. */
   signatureFromBytes(bytes: Uint8Array): Signature;
+  /**
+   * Optional shortcut for verify(digest, signatureFromBytes(flat), publicKey), false when `flat`
+   * is malformed: a suite that caches checks keys them on the bytes as they came.
+   */
+  verifyFlat?(digest: Uint8Array, flat: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
 export interface SignatureFormError {

@@ -1,8 +1,10 @@
-import { toHexNoPrefix } from '../codec/index.js';
 import type { CryptoSuite, Signature } from './suite.js';
 
+/** Bytes as a string key (one char per byte). */
+const raw = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+
 const signatureKey = (s: Signature): string =>
-  s.kind === 'ecdsa' ? `e${s.r.toString(16)}:${s.s.toString(16)}:${s.v}` : `s${s.r.toString(16)}:${s.s.toString(16)}:${toHexNoPrefix(s.publicKey)}`;
+  s.kind === 'ecdsa' ? `e${s.r.toString(16)}:${s.s.toString(16)}:${s.v}` : `s${s.r.toString(16)}:${s.s.toString(16)}:${raw(s.publicKey)}`;
 
 /**
  * Remembers signature checks: recovery and verification are pure functions of (digest,
@@ -39,11 +41,19 @@ export function withVerificationCache(suite: CryptoSuite, cache: VerificationCac
     keyPairFromPrivateKey: (k) => suite.keyPairFromPrivateKey(k),
     sign: (d, k) => suite.sign(d, k),
     recoverSigner: (digest, signature) =>
-      cache.remember(`${suite.name}/r/${toHexNoPrefix(digest)}/${signatureKey(signature)}`, () => suite.recoverSigner(digest, signature)),
+      cache.remember(`${suite.name}/r/${digest.length}/${raw(digest)}${signatureKey(signature)}`, () => suite.recoverSigner(digest, signature)),
     verify: (digest, signature, publicKey) =>
-      cache.remember(`${suite.name}/v/${toHexNoPrefix(digest)}/${signatureKey(signature)}/${toHexNoPrefix(publicKey)}`, () =>
+      cache.remember(`${suite.name}/v/${digest.length}/${raw(digest)}${signatureKey(signature)}/${raw(publicKey)}`, () =>
         suite.verify(digest, signature, publicKey),
       ),
+    verifyFlat: (digest, flat, publicKey) =>
+      cache.remember(`${suite.name}/f/${digest.length}/${flat.length}/${raw(digest)}${raw(flat)}${raw(publicKey)}`, () => {
+        try {
+          return suite.verify(digest, suite.signatureFromBytes(flat), publicKey);
+        } catch {
+          return false;
+        }
+      }),
     signatureFormError: (s) => suite.signatureFormError(s),
     address: (p) => suite.address(p),
     signatureToBytes: (s) => suite.signatureToBytes(s),

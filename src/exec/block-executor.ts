@@ -16,7 +16,7 @@ import {
   type Transaction,
 } from '../chain/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
-import { bigintToBytes, rlpEncode, toHexNoPrefix } from '../codec/index.js';
+import { bigintToBytes, canonicalJson, rlpEncode, toHexNoPrefix } from '../codec/index.js';
 import type { KvOperation } from '../storage/index.js';
 import type { TwinStateManager, WorldState } from '../state/index.js';
 import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
@@ -156,13 +156,20 @@ export class BlockExecutor {
   /** Write the genesis system tables and commit them; returns the genesis state root. */
   async applyGenesis(genesis: GroupGenesis, persist: (stateWrites: KvOperation[], stateRoot: Uint8Array) => Promise<void>): Promise<Uint8Array> {
     if (this.pendingBlock) throw new ExecutionError('applyGenesis: a block is pending');
-    await this.state.begin();
-    try {
-      await writeGenesisTables(this.engine.tables, genesis, this.version);
-      await this.state.finishBlock();
-    } catch (e) {
-      await this.state.abortBlock();
-      throw e;
+    // the genesis state is a function of the genesis alone (on the empty state this starts from)
+    const key = this.memo ? `${this.suite.name}/${this.version.text}/${toHexNoPrefix(this.state.root)}/${canonicalJson(genesis)}` : undefined;
+    const known = key ? this.memo!.genesisState(key) : undefined;
+    if (known) await this.state.adoptPending(known.root, known.writes, known.touched);
+    else {
+      await this.state.begin();
+      try {
+        await writeGenesisTables(this.engine.tables, genesis, this.version);
+        const done = await this.state.finishBlock();
+        if (key) this.memo!.rememberGenesisState(key, { root: done.root, writes: [...done.writes], touched: [...done.touched] });
+      } catch (e) {
+        await this.state.abortBlock();
+        throw e;
+      }
     }
     await this.state.commitPending(persist);
     return this.state.root;
@@ -211,12 +218,20 @@ export class BlockExecutor {
 
   /** A system config value in force for block `at` (committed state). */
   async systemConfig(key: string, at: number): Promise<string | undefined> {
-    return (await this.readEngine()).tables.config(key, at);
+    const read = async () => (await this.readEngine()).tables.config(key, at);
+    return this.memo ? this.memo.read(this.readKey(`config/${key}/${at}`), read) : read();
   }
 
   /** Sealers and observers in force for block `at` (committed state). */
   async consensusNodes(at: number): Promise<ConsensusNodes> {
-    return (await this.readEngine()).tables.consensusNodes(at);
+    const read = async () => (await this.readEngine()).tables.consensusNodes(at);
+    const nodes = this.memo ? await this.memo.read(this.readKey(`nodes/${at}`), read) : await read();
+    return this.memo ? { sealers: [...nodes.sealers], observers: [...nodes.observers] } : nodes;
+  }
+
+  /** Memo key of a read of the committed state. */
+  private readKey(question: string): string {
+    return `${this.suite.name}/${this.version.text}/${toHexNoPrefix(this.state.root)}/${question}`;
   }
 
   /** Contract code in the committed state ("0x" for none, precompiles included). */

@@ -4,6 +4,7 @@ import { TX_STATUS } from '../chain/index.js';
 import { encodeErrorString, toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import { createFiscoCommon, type TwinStateManager } from '../state/index.js';
 import { keccak256, type CryptoSuite } from '../crypto/index.js';
+import { installEvmSpeedups, speedUpOpcodes } from './evm-speedups.js';
 import { FiscoEvm } from './fisco-evm.js';
 import type { CallContext } from './precompile.js';
 import { PERMISSION_DENIED_ERROR, statusOfEvmError } from './receipt-status.js';
@@ -76,10 +77,12 @@ export class ExecutionEngine {
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);
     this.evm = new FiscoEvm({ common: createFiscoCommon(hash), stateManager }, this.precompiles, hash);
+    speedUpOpcodes(this.evm);
   }
 
   /** Run one top-level message (a transaction or a call) as FISCO's Executive would. */
   async run(input: MessageInput, number: number): Promise<MessageOutcome> {
+    await installEvmSpeedups();
     this.context.number = number;
     this.context.origin = input.from.toString();
     this.objects.reset();

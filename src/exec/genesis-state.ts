@@ -13,6 +13,8 @@ export async function writeGenesisTables(tables: SystemTables, genesis: GroupGen
   if (version.atLeast('2.6.0')) {
     await tables.setConfig('consensus_timeout', String(genesis.consensusTimeout ?? GENESIS_DEFAULTS.consensusTimeout), before);
   }
-  for (const id of genesis.sealers) await tables.setNodeType(id, 'sealer', before);
-  for (const id of genesis.observers ?? []) await tables.setNodeType(id, 'observer', before);
+  await tables.setNodeTypes(
+    [...genesis.sealers.map((id) => [id, 'sealer'] as const), ...(genesis.observers ?? []).map((id) => [id, 'observer'] as const)],
+    before,
+  );
 }

@@ -91,9 +91,20 @@ export class SystemTables {
 
   /** Set a node's role from block now + 1; null removes it from both lists. */
   async setNodeType(nodeId: string, type: NodeType | null, now: number): Promise<void> {
-    const rows = await this.store.rows(SYS_CONSENSUS, 'node');
-    const next: Row = type ? { type } : { type: 'removed', [REMOVED]: 'true' };
-    await this.store.setRows(SYS_CONSENSUS, 'node', withPending(rows, 'node_id', nodeId, now, next));
+    await this.setNodeTypes([[nodeId, type]], now);
+  }
+
+  /**
+   * setNodeType for several nodes in turn, with one write of the table (the state is the same as
+   * after the separate calls, which rewrite the whole table each: quadratic for a big genesis).
+   */
+  async setNodeTypes(changes: ReadonlyArray<readonly [nodeId: string, type: NodeType | null]>, now: number): Promise<void> {
+    let rows = await this.store.rows(SYS_CONSENSUS, 'node');
+    for (const [nodeId, type] of changes) {
+      const next: Row = type ? { type } : { type: 'removed', [REMOVED]: 'true' };
+      rows = withPending(rows, 'node_id', nodeId, now, next);
+    }
+    await this.store.setRows(SYS_CONSENSUS, 'node', rows);
   }
 
   // --- access lists (Permission) --------------------------------------------------------

@@ -107,7 +107,14 @@ export class Group implements GroupApi {
     const { env } = this.options;
     this.genesisHash = (await this.chain.ledger.blockByNumber(0))!.hash;
     this.pool = new TxPool(
-      { suite: this.suite, generation: this.version.txGeneration, chainId: this.options.chainId, groupId: BigInt(this.groupId), limit: this.options.poolLimit },
+      {
+        suite: this.suite,
+        generation: this.version.txGeneration,
+        chainId: this.options.chainId,
+        groupId: BigInt(this.groupId),
+        limit: this.options.poolLimit,
+        ...(this.options.executionMemo ? { decode: (raw, options) => this.options.executionMemo!.transactions.decode(raw, options) } : {}),
+      },
       { height: () => this.chain.height, hasTransaction: (h) => this.chain.ledger.hasTransaction(h) },
     );
     for (let n = Math.max(1, this.chain.height - BLOCK_LIMIT_RANGE + 1); n <= this.chain.height; n++) {
@@ -160,9 +167,17 @@ export class Group implements GroupApi {
 
   /** Group members (sealers and observers) other than this node that we have a connection to. */
   connectedPeers(onlySealers = false): NodeId[] {
-    const members = new Set(onlySealers ? this.next.sealers : [...this.next.sealers, ...this.next.observers]);
+    let sets = this.memberSets;
+    if (sets?.config !== this.next) {
+      sets = { config: this.next, sealers: new Set(this.next.sealers), all: new Set([...this.next.sealers, ...this.next.observers]) };
+      this.memberSets = sets;
+    }
+    const members = onlySealers ? sets.sealers : sets.all;
     return this.env.transport.connectedPeers().filter((p) => p !== this.nodeId && members.has(p));
   }
+
+  /** Member sets of `next`, for connectedPeers. */
+  private memberSets: { config: HeightConfig; sealers: Set<string>; all: Set<string> } | undefined;
 
   send(to: NodeId, module: ModuleName, payload: Uint8Array): void {
     if (to !== this.nodeId) this.env.transport.send(to, encodeFrame(this.groupId, module, payload));
@@ -277,18 +292,25 @@ export class Group implements GroupApi {
     const seen = new Set<string>();
     const nonces = new Set<string>();
     for (let i = 0; i < raws.length; i++) {
+      const raw = raws[i]!;
+      // a transaction in our pool with these very bytes was decoded and verified at admission: take it as is
+      const pooled = this.pool.get(this.suite.hash(raw));
       let tx: Transaction;
-      try {
-        tx = decodeTransaction(raws[i]!, { suite: this.suite, generation: this.version.txGeneration });
-      } catch (e) {
-        return `transaction ${i}: ${(e as Error).message}`;
+      if (pooled && bytesEqual(pooled.transaction.raw, raw)) tx = pooled.transaction;
+      else {
+        try {
+          const options = { suite: this.suite, generation: this.version.txGeneration };
+          tx = this.options.executionMemo ? this.options.executionMemo.transactions.decode(raw, options) : decodeTransaction(raw, options);
+        } catch (e) {
+          return `transaction ${i}: ${(e as Error).message}`;
+        }
       }
       const id = toHexNoPrefix(tx.hash);
       if (seen.has(id)) return `transaction ${i} appears twice`;
       seen.add(id);
-      const pooled = this.pool.get(tx.hash);
-      if (pooled) adoptSender(tx, pooled.transaction);
-      else {
+      if (pooled) {
+        if (tx !== pooled.transaction) adoptSender(tx, pooled.transaction);
+      } else {
         try {
           recoverSender(tx, this.suite);
         } catch (e) {

@@ -1,11 +1,11 @@
-import { bigintToBytes, fromHex, parseRlpUint, rlpDecode, rlpEncode, toHex, type RlpValue } from '../codec/index.js';
+import { bigintToBytes, bytesEqual, fromHex, parseRlpUint, rlpDecode, rlpEncode, rlpListOfEncoded, toHex, type RlpValue } from '../codec/index.js';
 import {
   decodePbftMessage,
   encodePbftMessage,
+  encodeProposal,
   Pbft,
   pbftMessageTag,
   proposalFromRlp,
-  proposalItems,
   type CommitDecision,
   type PbftConfig,
   type PbftHead,
@@ -127,13 +127,22 @@ export class PbftDriver implements ConsensusDriver {
 
   private config(): PbftConfig {
     const next = this.group.next;
-    return {
-      sealers: next.sealers.map((id) => fromHex(id)),
-      selfIndex: next.sealers.indexOf(this.group.nodeId),
-      viewTimeoutMs: next.consensusTimeoutMs,
-      txCountLimit: next.txCountLimit,
-    };
+    if (this.configOf?.next !== next) {
+      this.configOf = {
+        next,
+        config: {
+          sealers: next.sealers.map((id) => fromHex(id)),
+          selfIndex: next.sealers.indexOf(this.group.nodeId),
+          viewTimeoutMs: next.consensusTimeoutMs,
+          txCountLimit: next.txCountLimit,
+        },
+      };
+    }
+    return this.configOf.config;
   }
+
+  /** config() of the current height config (group.next is replaced, never changed, when a block commits). */
+  private configOf: { readonly next: object; readonly config: PbftConfig } | undefined;
 
   private head(): PbftHead {
     return { height: this.group.chain.height, hash: this.group.chain.headHash, timestamp: this.headTimestamp };
@@ -145,10 +154,10 @@ export class PbftDriver implements ConsensusDriver {
     if (module !== 'pbft') return;
     const tag = pbftMessageTag(payload, this.group.options.signer);
     if (this.seen.has(tag)) return;
-    const sealers = this.group.next.sealers;
+    const sealers = this.config().sealers;
     let message;
     try {
-      message = decodePbftMessage(payload, this.group.options.signer, (d) => this.hash(d), (idx) => (sealers[idx] ? fromHex(sealers[idx]!) : undefined));
+      message = this.decode(payload, (idx) => sealers[idx]);
     } catch (e) {
       this.group.counters.badMessages++;
       this.group.trace('bad-message', { module: 'pbft', error: (e as Error).message });
@@ -158,6 +167,27 @@ export class PbftDriver implements ConsensusDriver {
     if (this.seen.size > 8192) this.seen.delete(this.seen.values().next().value!);
     await this.apply(this.pbft.onMessage(message, now), now);
     this.adversary?.observe(message);
+  }
+
+  /**
+   * decodePbftMessage, shared in a simulation: every receiver of a broadcast gets the same frame,
+   * so one receiver's decode (and its signature checks) serves the others whose sealer list has
+   * the same node at the sender's index. Pure-result sharing, like the ExecutionMemo.
+   */
+  private decode(payload: Uint8Array, nodeIdOf: (idx: number) => Uint8Array | undefined): PbftMessage {
+    const signer = this.group.options.signer;
+    const memo = this.group.options.executionMemo;
+    if (!memo) return decodePbftMessage(payload, signer, (d) => this.hash(d), nodeIdOf);
+    let byBuffer = sharedDecodes.get(memo);
+    if (!byBuffer) sharedDecodes.set(memo, (byBuffer = new WeakMap()));
+    const known = byBuffer.get(payload.buffer);
+    if (known && known.offset === payload.byteOffset && known.length === payload.length && known.scheme === signer.scheme) {
+      const id = nodeIdOf(known.message.idx);
+      if (id && bytesEqual(id, known.nodeId)) return known.message;
+    }
+    const message = decodePbftMessage(payload, signer, (d) => this.hash(d), nodeIdOf);
+    byBuffer.set(payload.buffer, { offset: payload.byteOffset, length: payload.length, scheme: signer.scheme, nodeId: nodeIdOf(message.idx)!, message });
+    return message;
   }
 
   async onBlockCommitted(stored: StoredBlock, _via: 'consensus' | 'sync', now: number): Promise<void> {
@@ -241,7 +271,7 @@ export class PbftDriver implements ConsensusDriver {
   private async trySeal(now: number): Promise<void> {
     const s = this.sealing;
     if (!s || this.stopped) return;
-    const status = this.pbft.status();
+    const status = this.pbft.viewState();
     if (status.view !== s.view || this.group.chain.height + 1 !== s.height || status.leaderFailed) {
       this.sealing = undefined;
       return;
@@ -306,7 +336,12 @@ export class PbftDriver implements ConsensusDriver {
       await this.group.store.batch([{ type: 'del', key: LOCK_KEY }]);
       return;
     }
-    const value = rlpEncode([bigintToBytes(BigInt(lock.height)), bigintToBytes(BigInt(lock.view)), lock.blockHash, proposalItems(lock.proposal)] as never);
+    const value = rlpListOfEncoded([
+      rlpEncode(bigintToBytes(BigInt(lock.height))),
+      rlpEncode(bigintToBytes(BigInt(lock.view))),
+      rlpEncode(lock.blockHash),
+      encodeProposal(lock.proposal),
+    ]);
     // durable before the Commit leaves this node: a restart must not forget what it voted for
     await this.group.store.batch([{ type: 'put', key: LOCK_KEY, value }], { sync: true });
   }
@@ -369,4 +404,10 @@ export class PbftDriver implements ConsensusDriver {
     };
   }
 }
+
+/** Decoded PBFT messages by the buffer they arrived in, per simulation (see PbftDriver.decode). */
+const sharedDecodes = new WeakMap<
+  object,
+  WeakMap<ArrayBufferLike, { offset: number; length: number; scheme: string; nodeId: Uint8Array; message: PbftMessage }>
+>();
 

@@ -241,7 +241,7 @@ export class SimChain {
 
   /** The running node, or undefined while down or booting. */
   node(name: string): Node | undefined {
-    return this.sim.node(name).handle;
+    return this.sim.handle(name);
   }
 
   group(name: string, groupId = 1): Group | undefined {

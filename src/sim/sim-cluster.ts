@@ -84,15 +84,17 @@ export function cluster(options: ClusterOptions = {}) {
   const submitted: string[] = [];
   let contract: Uint8Array | undefined;
 
-  sim.afterEvent(() => {
-    for (const name of names) {
-      const info = sim.node(name);
-      const h = info.state === 'up' ? info.handle?.groupById(1)?.blockNumber() : undefined;
-      if (h !== undefined && h !== lastHeight.get(name)) {
-        lastHeight.set(name, h);
-        commits.push({ at: sim.now, node: name, height: h });
-      }
+  const noteHeight = (name: string) => {
+    const h = sim.stateOf(name) === 'up' ? sim.handle(name)?.groupById(1)?.blockNumber() : undefined;
+    if (h !== undefined && h !== lastHeight.get(name)) {
+      lastHeight.set(name, h);
+      commits.push({ at: sim.now, node: name, height: h });
     }
+  };
+  sim.afterEvent((event) => {
+    // a delivery, timer or boot runs one node's code alone; actions and outside work may touch any
+    if (event.node !== null && (event.kind === 'deliver' || event.kind === 'timer' || event.kind === 'boot')) noteHeight(event.node);
+    else for (const name of names) noteHeight(name);
   });
 
   const c = {
@@ -111,14 +113,14 @@ export function cluster(options: ClusterOptions = {}) {
     group,
     /** Groups of the nodes that are up. */
     live(): Array<{ name: string; group: Group }> {
-      return names.filter((n) => sim.node(n).state === 'up' && group(n)).map((n) => ({ name: n, group: group(n)! }));
+      return names.filter((n) => sim.stateOf(n) === 'up' && group(n)).map((n) => ({ name: n, group: group(n)! }));
     },
     /** Highest height any up node reached by virtual time `t`. */
     maxHeightAt(t: number): number {
       return Math.max(0, ...commits.filter((e) => e.at <= t).map((e) => e.height));
     },
     heights(): number[] {
-      return names.map((n) => (sim.node(n).state === 'up' ? (group(n)?.blockNumber() ?? -1) : -1));
+      return names.map((n) => (sim.stateOf(n) === 'up' ? (group(n)?.blockNumber() ?? -1) : -1));
     },
     /** Submit a raw transaction to a node's group through its API, as a client would. */
     async submit(name: string, raw: Uint8Array) {

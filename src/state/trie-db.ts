@@ -9,6 +9,12 @@ import type { KvOperation, KvStore } from '../storage/index.js';
  */
 export class BufferedTrieDb implements DB<string, Uint8Array> {
   private buffer: Map<string, Uint8Array | null>;
+  /**
+   * Values handed out from the store since the last discard. The trie's checkpoint layer writes
+   * back everything it read inside a checkpoint (code and nodes merely looked at); a put of the
+   * very object the store gave us changes nothing and is dropped.
+   */
+  private readonly readFromStore = new Map<string, Uint8Array>();
 
   constructor(
     private readonly store: KvStore,
@@ -21,11 +27,23 @@ export class BufferedTrieDb implements DB<string, Uint8Array> {
   async get(key: string): Promise<Uint8Array | undefined> {
     const buffered = this.buffer.get(key);
     if (buffered !== undefined) return buffered ?? undefined;
-    return this.store.get(this.storeKey(key));
+    const value = await this.store.get(this.storeKey(key));
+    if (value) {
+      // only an optimisation: a reader that never discards (a read-only view) must not grow it forever
+      if (this.readFromStore.size >= 100_000) this.readFromStore.clear();
+      this.readFromStore.set(key, value);
+    }
+    return value;
   }
 
   async put(key: string, value: Uint8Array): Promise<void> {
+    if (this.unchanged(key, value)) return;
     this.buffer.set(key, value);
+  }
+
+  /** A put of exactly what the store holds, and nothing buffered for the key since. */
+  private unchanged(key: string, value: Uint8Array): boolean {
+    return this.readFromStore.get(key) === value && !this.buffer.has(key);
   }
 
   async del(key: string): Promise<void> {
@@ -33,7 +51,10 @@ export class BufferedTrieDb implements DB<string, Uint8Array> {
   }
 
   async batch(operations: BatchDBOp<string, Uint8Array>[]): Promise<void> {
-    for (const op of operations) this.buffer.set(op.key, op.type === 'put' ? op.value : null);
+    for (const op of operations) {
+      if (op.type === 'put' && this.unchanged(op.key, op.value)) continue;
+      this.buffer.set(op.key, op.type === 'put' ? op.value : null);
+    }
   }
 
   /** Shares the store and the buffer: copies see each other's unflushed writes. */
@@ -62,6 +83,7 @@ export class BufferedTrieDb implements DB<string, Uint8Array> {
 
   discardWrites(): void {
     this.buffer.clear();
+    this.readFromStore.clear();
   }
 
   get pendingWrites(): number {

@@ -31,7 +31,7 @@ export class MemoryStore implements KvStore {
   async batch(operations: readonly KvOperation[], options: { sync?: boolean } = {}): Promise<void> {
     this.checkOpen();
     for (const op of operations) {
-      this.pending.set(keyOf(op.key), op.type === 'put' ? Uint8Array.from(op.value) : TOMBSTONE);
+      this.pending.set(keyOf(op.key), op.type === 'put' ? new Uint8Array(op.value) : TOMBSTONE);
     }
     if (options.sync) this.syncNow();
   }

@@ -3,6 +3,7 @@ import {
   recoverSender,
   TxDecodeError,
   type Transaction,
+  type TxCodecOptions,
   type TxGeneration,
 } from '../chain/index.js';
 import { toHexNoPrefix } from '../codec/index.js';
@@ -28,6 +29,8 @@ export interface TxPoolOptions {
   readonly chainId: bigint;
   readonly groupId: bigint;
   readonly limit?: number;
+  /** Decodes payloads (default decodeTransaction); a simulation shares decoded transactions between nodes. */
+  readonly decode?: (raw: Uint8Array, options: TxCodecOptions) => Transaction;
 }
 
 export interface PooledTransaction {
@@ -77,7 +80,7 @@ export class TxPool {
   async admitRaw(raw: Uint8Array): Promise<PooledTransaction> {
     let tx: Transaction;
     try {
-      tx = decodeTransaction(raw, { suite: this.options.suite, generation: this.options.generation });
+      tx = (this.options.decode ?? decodeTransaction)(raw, { suite: this.options.suite, generation: this.options.generation });
     } catch (e) {
       if (e instanceof TxDecodeError) throw new TxRejectedError(e.status, e.message.slice(e.status.length + 2));
       throw e;
@@ -88,7 +91,8 @@ export class TxPool {
   /** Admit a decoded transaction or throw TxRejectedError saying which check failed. */
   async admit(tx: Transaction): Promise<PooledTransaction> {
     if (this.byHash.size >= this.limit) throw new TxRejectedError('TxPoolIsFull', `the pool holds its limit of ${this.limit} transactions`);
-    if (this.byHash.has(key(tx.hash))) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool');
+    const id = key(tx.hash);
+    if (this.byHash.has(id)) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool');
     if (await this.chain.hasTransaction(tx.hash)) throw new TxRejectedError('AlreadyInChain', 'the transaction is already on chain');
     const nonce = tx.body.nonce.toString(16);
     const usedAt = this.chainNonces.get(nonce);
@@ -111,7 +115,7 @@ export class TxPool {
       }
     }
     const pooled: PooledTransaction = { transaction: tx, sender, seq: this.seq++ };
-    this.byHash.set(key(tx.hash), pooled);
+    this.byHash.set(id, pooled);
     this.poolNonces.add(nonce);
     return pooled;
   }
@@ -130,9 +134,10 @@ export class TxPool {
    */
   select(max: number, number: number): PooledTransaction[] {
     const out: PooledTransaction[] = [];
+    const height = BigInt(number);
     for (const pooled of this.byHash.values()) {
       if (out.length >= max) break;
-      if (pooled.transaction.body.blockLimit >= BigInt(number)) out.push(pooled);
+      if (pooled.transaction.body.blockLimit >= height) out.push(pooled);
     }
     return out;
   }
@@ -159,8 +164,9 @@ export class TxPool {
       for (const nonce of expired) if (this.chainNonces.get(nonce) === number - BLOCK_LIMIT_RANGE) this.chainNonces.delete(nonce);
       this.chainNoncesByBlock.delete(number - BLOCK_LIMIT_RANGE);
     }
+    const height = BigInt(number);
     for (const pooled of [...this.byHash.values()]) {
-      if (pooled.transaction.body.blockLimit <= BigInt(number)) this.remove(pooled.transaction.hash);
+      if (pooled.transaction.body.blockLimit <= height) this.remove(pooled.transaction.hash);
     }
   }
 

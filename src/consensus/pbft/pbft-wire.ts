@@ -1,35 +1,58 @@
-import { bigintToBytes, CodecError, parseRlpUint, rlpDecode, rlpEncode, type RlpValue } from '../../codec/index.js';
+import {
+  bigintToBytes,
+  CodecError,
+  parseRlpUint,
+  rlpDecode,
+  rlpEncode,
+  rlpItemEnd,
+  rlpListOfEncoded,
+  rlpListOfEncodedRange,
+  rlpListPayload,
+  type RlpValue,
+} from '../../codec/index.js';
 import type { ConsensusSigner } from '../consensus-signer.js';
-import { MessageDecodeError, proposalFromRlp, proposalItems } from '../proposal.js';
+import { encodeProposal, MessageDecodeError, proposalFromRlp } from '../proposal.js';
 import { PBFT_TYPES, type PbftMessage } from './pbft-messages.js';
 
 const TYPE_BY_CODE = new Map<number, PbftMessage['type']>(
   Object.entries(PBFT_TYPES).map(([name, code]): [number, PbftMessage['type']] => [code, name as PbftMessage['type']]),
 );
 
-function body(message: PbftMessage): RlpValue[] {
+/** The encoded items of the message before its signature. */
+function body(message: PbftMessage): Uint8Array[] {
   const head = [
-    bigintToBytes(BigInt(PBFT_TYPES[message.type])),
-    bigintToBytes(BigInt(message.height)),
-    bigintToBytes(BigInt(message.view)),
-    bigintToBytes(BigInt(message.idx)),
+    rlpEncode(bigintToBytes(BigInt(PBFT_TYPES[message.type]))),
+    rlpEncode(bigintToBytes(BigInt(message.height))),
+    rlpEncode(bigintToBytes(BigInt(message.view))),
+    rlpEncode(bigintToBytes(BigInt(message.idx))),
   ];
   switch (message.type) {
     case 'prepare':
-      return [...head, proposalItems(message.proposal)];
+      return [...head, encodeProposal(message.proposal)];
     case 'sign':
     case 'commit':
-      return [...head, message.blockHash, message.blockSignature];
+      return [...head, rlpEncode(message.blockHash), rlpEncode(message.blockSignature)];
     case 'viewchange':
-      return [...head, message.blockHash];
+      return [...head, rlpEncode(message.blockHash)];
   }
 }
 
 /** RLP([type, height, view, idx, …fields, signature]): the signature covers hash(RLP of the rest). */
 export function encodePbftMessage(message: PbftMessage, signer: ConsensusSigner, hash: (d: Uint8Array) => Uint8Array): Uint8Array {
   const fields = body(message);
-  const signature = signer.sign(hash(rlpEncode(fields as never)));
-  return rlpEncode([...fields, signature] as never);
+  const signature = signer.sign(hash(rlpListOfEncoded(fields)));
+  return rlpListOfEncoded([...fields, rlpEncode(signature)]);
+}
+
+/** Offsets of the items of the (well-formed) list `bytes`. */
+function itemOffsets(bytes: Uint8Array, count: number): number[] {
+  const offsets: number[] = [];
+  let at = rlpListPayload(bytes).start;
+  for (let i = 0; i <= count; i++) {
+    offsets.push(at);
+    if (i < count) at = rlpItemEnd(bytes, at);
+  }
+  return offsets;
 }
 
 /**
@@ -77,8 +100,9 @@ export function decodePbftMessage(
   if (!(signature instanceof Uint8Array)) throw new MessageDecodeError('PBFT signature: expected bytes');
   const nodeId = nodeIdOf(idx);
   if (!nodeId) throw new MessageDecodeError(`PBFT ${type} from index ${idx}, which is not a sealer`);
-  const fields = value.slice(0, -1);
-  if (!signer.verify(hash(rlpEncode(fields as never)), signature, nodeId)) {
+  // the signed fields are the list's items before the signature, byte for byte as received
+  const offsets = itemOffsets(bytes, value.length);
+  if (!signer.verify(hash(rlpListOfEncodedRange(bytes, offsets[0]!, offsets[value.length - 1]!)), signature, nodeId)) {
     throw new MessageDecodeError(`PBFT ${type} claims sealer ${idx} but its signature is not that sealer's`);
   }
   const bytesAt = (i: number, what: string, length?: number): Uint8Array => {
@@ -91,7 +115,7 @@ export function decodePbftMessage(
   switch (type) {
     case 'prepare':
       if (value.length !== 6) throw new MessageDecodeError('PBFT prepare: expected 6 items');
-      return { type, height, view, idx, proposal: proposalFromRlp(value[4]!) };
+      return { type, height, view, idx, proposal: proposalFromRlp(value[4]!, bytes.subarray(offsets[4]!, offsets[5]!)) };
     case 'sign':
     case 'commit': {
       if (value.length !== 7) throw new MessageDecodeError(`PBFT ${type}: expected 7 items`);

@@ -1,0 +1,101 @@
+import { createEVM, type EVM } from '@ethereumjs/evm';
+import { Account, Address } from '@ethereumjs/util';
+import { describe, expect, it } from 'vitest';
+import { createFiscoCommon } from '../state/index.js';
+import { installEvmSpeedups, speedUpOpcodes } from './evm-speedups.js';
+
+/** PUSH32 word, PUSH1 offset, MSTORE for each (word, offset), then RETURN memory[0, size). */
+function mstoreProgram(stores: Array<[bigint, number]>, size: number): Uint8Array {
+  const code: number[] = [];
+  for (const [word, offset] of stores) {
+    code.push(0x7f, ...Buffer.from(word.toString(16).padStart(64, '0'), 'hex'), 0x60, offset, 0x52);
+  }
+  code.push(0x60, size, 0x60, 0x00, 0xf3);
+  return Uint8Array.from(code);
+}
+
+const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
+
+/** Programs covering the interpreter loop's exits: normal end, STOP, RETURN, REVERT, out of gas, invalid opcode and jump, stack underflow, storage. */
+const PROGRAMS: Record<string, { code: Uint8Array; gas: bigint }> = {
+  // sum 1..100 in a JUMPI loop, stored at slot 0 and returned
+  loop: { code: hex('6000 6064 5b 80 15 6016 57 80 82 01 91 50 6001 90 03 6004 56 5b 50 80 6000 55 6000 52 6020 6000 f3'), gas: 1_000_000n },
+  loopOutOfGas: { code: hex('6000 6064 5b 80 15 6016 57 80 82 01 91 50 6001 90 03 6004 56 5b 50 80 6000 55 6000 52 6020 6000 f3'), gas: 900n },
+  stop: { code: hex('6001 6002 01 00 6003'), gas: 100_000n },
+  fallsOffTheEnd: { code: hex('6001 6002 01'), gas: 100_000n },
+  revert: { code: hex('60aa 6000 52 6020 6000 fd'), gas: 100_000n },
+  invalidOpcode: { code: hex('6001 fe 6002'), gas: 100_000n },
+  undefinedOpcode: { code: hex('6001 0c'), gas: 100_000n },
+  badJump: { code: hex('6003 56 00'), gas: 100_000n },
+  stackUnderflow: { code: hex('6001 01'), gas: 100_000n },
+  storage: { code: hex('602a 6007 55 6007 54 6000 52 6020 6000 f3'), gas: 100_000n },
+  sha3AndCalldata: { code: hex('36 6000 6000 37 36 6000 20 6000 52 6020 6000 f3'), gas: 100_000n },
+};
+
+async function runAll(evm: EVM) {
+  const out: Record<string, unknown> = {};
+  for (const [name, { code, gas }] of Object.entries(PROGRAMS)) {
+    const address = new Address(new Uint8Array(20).fill(0x42));
+    await evm.stateManager.putAccount(address, new Account());
+    const r = await evm.runCode({ code, gasLimit: gas, to: address, data: hex('0102030405') });
+    out[name] = { error: r.exceptionError?.error, used: r.executionGasUsed, left: r.gas, ret: Buffer.from(r.returnValue).toString('hex'), refund: r.gasRefund };
+  }
+  return out;
+}
+
+describe('EVM speed-ups', () => {
+  it('find the interpreter internals they expect (a dependency upgrade must revisit them)', async () => {
+    expect(await installEvmSpeedups()).toBe(true);
+    expect(await installEvmSpeedups()).toBe(true);
+  });
+
+  it('the inline interpreter loop ends every way the stock one does, with the same gas and output', async () => {
+    await installEvmSpeedups();
+    const evm = await createEVM({ common: createFiscoCommon() });
+    // the prototype of the interpreter, reached through a run that records it
+    const proto = await interpreterPrototype();
+    const fast = proto.run as ((...a: unknown[]) => unknown) & { fast?: boolean; original?: (...a: unknown[]) => unknown };
+    expect(fast.fast).toBe(true);
+    const withFast = await runAll(evm);
+    proto.run = fast.original!;
+    let stock: Record<string, unknown>;
+    try {
+      stock = await runAll(await createEVM({ common: createFiscoCommon() }));
+    } finally {
+      proto.run = fast;
+    }
+    expect(withFast).toEqual(stock);
+    expect((withFast.loop as { ret: string }).ret).toBe((5050).toString(16).padStart(64, '0'));
+    expect((withFast.loopOutOfGas as { error: string }).error).toBe('out of gas');
+  });
+
+  it('MSTORE writes the same bytes and charges the same gas', async () => {
+    const program = mstoreProgram(
+      [
+        [0n, 0],
+        [1n, 3],
+        [(1n << 256n) - 1n, 40],
+        [0x0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fn, 77],
+        [1n << 200n, 120],
+      ],
+      160,
+    );
+    const plain = await createEVM({ common: createFiscoCommon() });
+    const fast = await createEVM({ common: createFiscoCommon() });
+    speedUpOpcodes(fast);
+    expect((fast as unknown as { _opcodeMap: Array<{ opHandler: { fast?: boolean } }> })._opcodeMap[0x52]!.opHandler.fast).toBe(true);
+    const a = await plain.runCode({ code: program, gasLimit: 1_000_000n });
+    const b = await fast.runCode({ code: program, gasLimit: 1_000_000n });
+    expect(b.exceptionError).toBeUndefined();
+    expect(b.returnValue).toEqual(a.returnValue);
+    expect(b.executionGasUsed).toBe(a.executionGasUsed);
+    expect((fast.common.isActivatedEIP as { fast?: boolean }).fast).toBe(true);
+    for (const eip of [0, 145, 1014, 1052, 1283, 2929, 3540, 6800, 7864]) expect(fast.common.isActivatedEIP(eip)).toBe(plain.common.isActivatedEIP(eip));
+    expect(Buffer.from(b.returnValue.subarray(40, 72)).toString('hex')).toBe('ff'.repeat(32));
+  });
+});
+
+async function interpreterPrototype(): Promise<{ run: unknown }> {
+  const module = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as { Interpreter: { prototype: { run: unknown } } };
+  return module.Interpreter.prototype;
+}
