@@ -50,7 +50,9 @@ describe('the dev server (twinchain serve) over real HTTP', () => {
     await sim.inject(() => sim.crash('node1'));
     const down = await rpc(node1!.url, 'getBlockNumber');
     expect(down).toMatchObject({ id: 7, error: { code: -32603 } });
-    expect(down.error!.message).toMatch(/node1 cannot answer: .*node1.*crashed|down/);
+    expect(down.error!.message).toMatch(/^INTERNAL ERROR: node1 cannot answer: .*node1.*crashed|down/);
+    const noId = await (await fetch(node1!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"getBlockNumber","params":[1]}' })).json();
+    expect(noId).toMatchObject({ id: null, error: { code: -32604 } });
     expect((await rpc(node0!.url, 'getBlockNumber')).result).toMatch(/^0x[0-9a-f]+$/);
     await sim.inject(() => sim.restart('node1'));
     for (let i = 0; i < 100 && server.chain.node('node1') === undefined; i++) await new Promise((r) => setTimeout(r, 20));

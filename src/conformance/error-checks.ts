@@ -1,4 +1,5 @@
 import { toHex } from '../codec/index.js';
+import { EARLIER_NO_PBFT_VIEW_CODE, RPC_ERRORS } from '../rpc/index.js';
 import { check, fail, skip, type Check } from './check.js';
 import type { ConformanceContext } from './conformance-context.js';
 import { show } from './shape.js';
@@ -35,9 +36,12 @@ export const errorChecks: readonly Check[] = [
   check('errors', `-40006 for a call without 'from'`, async (ctx) => {
     await ctx.expectError('call', [ctx.groupId, { to: `0x${'00'.repeat(19)}01`, data: '0x' }], -40006);
   }),
-  check('errors', '-40007 for getPbftView on a Raft group', async (ctx) => {
+  check('errors', '-40007 for getPbftView on a Raft group (code 7, data null, in the earlier variant)', async (ctx) => {
     if (ctx.consensus !== 'raft') skip('the group runs PBFT');
-    await ctx.expectError('getPbftView', [ctx.groupId], -40007);
+    const error = await ctx.expectError('getPbftView', [ctx.groupId], ctx.variant === 'earlier' ? EARLIER_NO_PBFT_VIEW_CODE : -40007);
+    if (error.message !== RPC_ERRORS.noPbftView.message) fail(`expected the message "${RPC_ERRORS.noPbftView.message}", got "${error.message}"`);
+    if (ctx.variant === 'earlier' && error.data !== null) fail(`the earlier variant's example has data null, got ${JSON.stringify(error.data)}`);
+    return `code ${error.code}`;
   }),
   check('errors', '-40008 for a system config key that is not queryable', async (ctx) => {
     await ctx.expectError('getSystemConfigByKey', [ctx.groupId, 'twinchain_no_such_key'], -40008);

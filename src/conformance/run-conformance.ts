@@ -1,7 +1,7 @@
 import { ProtocolVersion } from '../chain/index.js';
 import type { InterfaceVariant } from '../codec/index.js';
 import type { SuiteName } from '../crypto/index.js';
-import { JsonRpcClient, RpcTransportError, type FetchFunction } from '../rpc/index.js';
+import { EARLIER_NO_PBFT_VIEW_CODE, JsonRpcClient, RPC_ERRORS, RpcTransportError, type FetchFunction } from '../rpc/index.js';
 import { CheckFailure, CheckSkipped, type Check, type CheckResult } from './check.js';
 import { ConformanceContext, type ConsensusKind } from './conformance-context.js';
 import { envelopeChecks } from './envelope-checks.js';
@@ -73,8 +73,10 @@ function detectVariant(version: unknown): InterfaceVariant {
 async function detectConsensus(client: JsonRpcClient, groupId: number): Promise<ConsensusKind> {
   const status = await client.request('getConsensusStatus', [groupId]);
   if (Array.isArray(status.result) && isObject(status.result[0])) return 'leaderId' in status.result[0] ? 'raft' : 'pbft';
+  if (isObject(status.result) && 'leaderId' in status.result) return 'raft';
   const view = await client.request('getPbftView', [groupId]);
-  return view.error?.code === -40007 ? 'raft' : 'pbft';
+  const code = view.error?.code;
+  return code === RPC_ERRORS.noPbftView.code || code === EARLIER_NO_PBFT_VIEW_CODE ? 'raft' : 'pbft';
 }
 
 async function runCheck(ctx: ConformanceContext, c: Check): Promise<CheckResult> {

@@ -1,5 +1,5 @@
 import { TxDecodeError, type TxStatusName } from '../chain/index.js';
-import { CodecError, toQuantity } from '../codec/index.js';
+import { CodecError, toQuantity, type InterfaceVariant } from '../codec/index.js';
 
 /**
  * Every error the JSON-RPC layer sends, with SPEC.md's code and message text. Standard errors
@@ -19,7 +19,7 @@ export const RPC_ERRORS = {
   blockNumberNotFound: { code: -40004, message: 'BlockNumber does not exist' },
   transactionIndexOutOfRange: { code: -40005, message: 'TransactionIndex is out of range' },
   callNeedsFrom: { code: -40006, message: "Call needs a 'from' field" },
-  // The earlier variant's doc example shows code 7 for this condition; SPEC's table (-40007) wins.
+  // The earlier variant answers this condition with code 7 and data null (see noPbftViewError).
   noPbftView: { code: -40007, message: 'Only pbft consensus supports the view property' },
   invalidSystemConfig: { code: -40008, message: 'Invalid System Config' },
   notInGroup: { code: -40009, message: "Don't send requests to this group, the node doesn't belong to the group" },
@@ -51,6 +51,18 @@ export function rpcError(kind: RpcErrorKind, detail?: string): RpcError {
   if (STANDARD.has(code)) return new RpcError(code, detail ? `${message}: ${detail}` : message);
   return new RpcError(code, message, detail);
 }
+
+/**
+ * getPbftView on a group that does not run PBFT. SPEC gives the -400xx table for the later
+ * variant only; its earlier-variant example shows code 7, the same message and data null.
+ */
+export function noPbftViewError(variant: InterfaceVariant, detail: string): RpcError {
+  const { code, message } = RPC_ERRORS.noPbftView;
+  return variant === 'earlier' ? new RpcError(EARLIER_NO_PBFT_VIEW_CODE, message, null) : new RpcError(code, message, detail);
+}
+
+/** The earlier variant's code for getPbftView on a non-PBFT group. */
+export const EARLIER_NO_PBFT_VIEW_CODE = 7;
 
 /** A refused sendRawTransaction: "BlockLimitCheckFail (16): blockLimit 5 not in (10, 1010]" (-32603, as FISCO answers). */
 export function rejectionError(rejection: { status: number; name: TxStatusName | string; reason: string }): RpcError {

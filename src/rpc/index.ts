@@ -22,5 +22,5 @@ export {
   type RpcResponse,
   type RawHttpResponse,
 } from './rpc-client.js';
-export { RPC_ERRORS, RpcError, rpcError, type RpcErrorKind } from './errors.js';
+export { RPC_ERRORS, RpcError, rpcError, noPbftViewError, EARLIER_NO_PBFT_VIEW_CODE, type RpcErrorKind } from './errors.js';
 export { METHOD_NAMES } from './methods.js';

@@ -203,7 +203,12 @@ describe('node and group information', () => {
     expect(status).toHaveLength(1);
     expect(status[0]).toMatchObject({ leaderId: h.node.nodeId, leaderIdx: 0, protocolId: 65547, 'node index': 0, nodeNum: 1 });
     expect(status[0]).not.toHaveProperty('currentView');
-    expect((await h.rpc('getPbftView', [1])).error).toMatchObject({ code: -40007, message: 'Only pbft consensus supports the view property' });
+    expect((await h.rpc('getPbftView', [1])).error).toEqual({ code: -40007, message: 'Only pbft consensus supports the view property', data: 'group 1 runs raft consensus' });
+  });
+
+  it('Raft, earlier variant: getPbftView answers code 7 with the same message and data null, as its example shows', async () => {
+    const h = await rpcHarness({ consensus: 'raft', supportedVersion: '2.0.0-rc1' });
+    expect((await h.rpc('getPbftView', [1])).error).toEqual({ code: 7, message: 'Only pbft consensus supports the view property', data: null });
   });
 
   it('getSyncStatus: JSON numbers, 0x hashes, decimal-string txPoolSize; known* only in the later variant', async () => {

@@ -1,7 +1,7 @@
 import { ProtocolVersion } from '../chain/index.js';
 import { toHex, toQuantity, type InterfaceVariant } from '../codec/index.js';
 import type { GroupApi, NodeApi } from '../node/index.js';
-import { rejectionError, rpcError } from './errors.js';
+import { noPbftViewError, rejectionError, rpcError } from './errors.js';
 import {
   formatBlock,
   formatClientVersion,
@@ -146,9 +146,9 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   getPbftView: {
     scope: 'group',
     params: ['groupID'],
-    run: (_args, { group }) => {
+    run: (_args, { group, variant }) => {
       const view = group.pbftView();
-      if (view === undefined) throw rpcError('noPbftView', `group ${group.groupId} runs ${group.consensusType} consensus`);
+      if (view === undefined) throw noPbftViewError(variant, `group ${group.groupId} runs ${group.consensusType} consensus`);
       return toQuantity(view);
     },
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rpcHarness } from './rpc-harness.test-helper.js';
-import { nestsDeeperThan } from './rpc-service.js';
+import { bracketsBalance, nestsDeeperThan } from './rpc-service.js';
 
 type Reply = { jsonrpc: string; id: unknown; result?: unknown; error?: { code: number; message: string } };
 
@@ -125,6 +125,12 @@ describe('hostile bodies', () => {
   it('refuses deep nesting before parsing, and is not fooled by brackets inside strings', async () => {
     const deep = `{"jsonrpc":"2.0","id":1,"method":"call","params":[1,${'['.repeat(100_000)}${']'.repeat(100_000)}]}`;
     expect(await answer(deep)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('deeper than 32') } });
+    // too deep and not JSON at all: a parse error, not an invalid request
+    expect(await answer('['.repeat(40))).toMatchObject({ id: null, error: { code: -32700, message: expect.stringContaining('brackets') } });
+    expect(await answer(`${'['.repeat(40)}${']'.repeat(39)}}`)).toMatchObject({ error: { code: -32700 } });
+    expect(bracketsBalance('{"a":["]",{}]}')).toBe(true);
+    expect(bracketsBalance('{"a":[}]')).toBe(false);
+    expect(bracketsBalance('["unclosed]')).toBe(false);
     expect(nestsDeeperThan(`["${'['.repeat(100)}"]`, 2)).toBe(false);
     expect(nestsDeeperThan('["\\"", [[]]]', 2)).toBe(true);
     const inString = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSystemConfigByKey', params: [1, '[[[[{{{{'.repeat(1000)] });

@@ -70,13 +70,34 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/** Whether every `[`/`{` outside strings is closed by its own kind of bracket, in order, with strings closed too. */
+export function bracketsBalance(text: string): boolean {
+  const open: number[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      open.push(c);
+    } else if (c === 0x5d || c === 0x7d) {
+      if (open.pop() !== c - 2) return false; // ']' is '[' + 2, '}' is '{' + 2
+    }
+  }
+  return open.length === 0 && !inString;
+}
+
 export function createRpcService(node: NodeApi, options: RpcServiceOptions = {}): RpcService {
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const server = new JSONRPCServer({ errorListener: () => undefined });
   server.mapErrorToJSONRPCErrorResponse = (id, error: unknown) => {
     const e = error instanceof RpcError ? error : toRpcError(error, 'request');
-    return createJSONRPCErrorResponse(id, e.code, e.message, e.data);
+    // the library drops a null data; the earlier variant's code-7 error carries one explicitly
+    return { ...createJSONRPCErrorResponse(id, e.code, e.message, e.data), error: e.toJSON() };
   };
   for (const name of METHOD_NAMES) {
     const spec = METHODS[name]!;
@@ -136,7 +157,10 @@ export function createRpcService(node: NodeApi, options: RpcServiceOptions = {})
     let reply: RpcReply | RpcReply[];
     try {
       if (nestsDeeperThan(body, maxDepth)) {
-        reply = errorReply(null, rpcError('invalidRequest', `the request nests arrays/objects deeper than ${maxDepth} levels`));
+        // too deep to parse; a body whose brackets do not even close is unparsable JSON, not an invalid request
+        reply = bracketsBalance(body)
+          ? errorReply(null, rpcError('invalidRequest', `the request nests arrays/objects deeper than ${maxDepth} levels`))
+          : errorReply(null, rpcError('parseError', 'the brackets of the request body do not match'));
       } else {
         let parsed: unknown;
         try {

@@ -1,6 +1,6 @@
 import type { ConsensusType } from '../chain/index.js';
 import type { SuiteName } from '../crypto/index.js';
-import { createRpcService, startHttpServer, type RpcHttpServer, type RpcReply, type RpcService } from '../rpc/index.js';
+import { createRpcService, rpcError, startHttpServer, type RpcHttpServer, type RpcReply, type RpcService } from '../rpc/index.js';
 import { SimulationError, type WallClock } from '../runtime/index.js';
 import { NodeRpc } from './node-rpc.js';
 import { SimChain } from './sim-chain.js';
@@ -39,9 +39,14 @@ export interface DevServer {
 /** A JSON-RPC error reply for a request the node could not take (it is down), keeping the request's id. */
 function unavailable(body: unknown, message: string): RpcReply | RpcReply[] {
   const reply = (request: unknown): RpcReply => {
-    const id = typeof request === 'object' && request !== null && 'id' in request ? (request as { id: unknown }).id : null;
+    // requests that are not requests, or have no id, are refused the same way whether the node is up or not
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+      return { jsonrpc: '2.0', id: null, error: rpcError('invalidRequest', 'a request must be a JSON object').toJSON() };
+    }
+    if (!('id' in request)) return { jsonrpc: '2.0', id: null, error: rpcError('procedureIsMethod', 'the request has no id field').toJSON() };
+    const id = (request as { id: unknown }).id;
     const safeId = typeof id === 'string' || typeof id === 'number' ? id : null;
-    return { jsonrpc: '2.0', id: safeId, error: { code: -32603, message } };
+    return { jsonrpc: '2.0', id: safeId, error: rpcError('internalError', message).toJSON() };
   };
   return Array.isArray(body) && body.length > 0 ? body.map(reply) : reply(body);
 }
