@@ -22,7 +22,7 @@ import { GroupChain, type StoredBlock, type TransactionRecord } from '../ledger/
 import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
 import type { KvStore } from '../storage/index.js';
 import { BlockSync, decodeSyncMessage, encodeSyncMessage, type SyncOutput } from '../sync/index.js';
-import { BLOCK_LIMIT_RANGE, TxPool, TxRejectedError } from '../txpool/index.js';
+import { BLOCK_LIMIT_RANGE, NONCE_WINDOW, TxPool, TxRejectedError } from '../txpool/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
 import { logLines } from './log-lines.js';
 import type { GroupApi, Membership, PendingTransaction, SubmitResult, SyncStatus } from './node-api.js';
@@ -117,7 +117,7 @@ export class Group implements GroupApi {
       },
       { height: () => this.chain.height, hasTransaction: (h) => this.chain.ledger.hasTransaction(h) },
     );
-    for (let n = Math.max(1, this.chain.height - BLOCK_LIMIT_RANGE + 1); n <= this.chain.height; n++) {
+    for (let n = Math.max(1, this.chain.height - NONCE_WINDOW + 1); n <= this.chain.height; n++) {
       this.pool.rememberNonces(n, (await this.chain.ledger.blockByNumber(n))!.block.transactions);
     }
     this.next = await this.configFor(this.chain.height + 1);

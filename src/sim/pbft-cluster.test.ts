@@ -7,6 +7,30 @@ describe('4-node PBFT group (simulated)', () => {
     await expectSteadyLoadCommitted(cluster({ seed: 'steady', network: { latency: { kind: 'uniform', minMs: 2, maxMs: 20 } } }));
   });
 
+  it('two transactions sharing a nonce in different pools: one commits, the other is dropped everywhere and never stalls consensus', async () => {
+    let rejected = 0;
+    const c = cluster({
+      seed: 'dup-nonce',
+      network: { latency: { kind: 'uniform', minMs: 2, maxMs: 20 } },
+      onNodeEvent: (_node, kind) => void (kind === 'pbft-proposal-rejected' && rejected++),
+    });
+    const a = c.client.build({ to: new Uint8Array(20).fill(1), blockLimit: 500n, nonce: 42n });
+    const b = c.client.build({ to: new Uint8Array(20).fill(1), blockLimit: 501n, nonce: 42n });
+    c.sim.at(500, async () => {
+      expect((await c.submit('node0', a.raw))?.accepted).toBe(true);
+      for (const n of ['node1', 'node2', 'node3']) expect((await c.submit(n, b.raw))?.accepted).toBe(true);
+    });
+    c.startHelloWorldLoad(5, 20_000, 2000);
+    await c.sim.run({ until: 22_000 });
+    const g = c.group('node0')!;
+    expect(g.blockNumber()).toBeGreaterThan(30); // without eviction: a handful of blocks and dozens of view changes
+    expect(rejected).toBeLessThanOrEqual(3);
+    const included = [await g.transaction(a.hash), await g.transaction(b.hash)].filter((t) => t !== undefined);
+    expect(included).toHaveLength(1);
+    for (const n of c.names) expect(c.group(n)!.pendingCount()).toBe(0);
+    await c.checkAgreement();
+  });
+
   it('commits with the SM suite too (SM2 consensus signatures, SM3 hashes)', async () => {
     const c = cluster({ seed: 'steady-sm', suite: 'sm' });
     c.startHelloWorldLoad(5, 8_000);

@@ -73,11 +73,14 @@ describe('TxPool admission', () => {
     expect((await rejection(pool.admit(tx({ nonce: 5n, blockLimit: 21n })))).reason).toContain('another pooled transaction');
   });
 
-  it('forgets block nonces after 1000 blocks', async () => {
+  it("remembers block nonces for blocks [current - 1000, current], as FISCO's nonce cache does, then forgets them", async () => {
     const { pool, tx, setHeight } = setup({ height: 0 });
     pool.onBlockCommitted(1, [tx({ nonce: 9n })]);
     for (let n = 2; n <= 1001; n++) pool.onBlockCommitted(n, []);
     setHeight(1001);
+    expect((await rejection(pool.admit(tx({ nonce: 9n, blockLimit: 1500n })))).reason).toBe('nonce 0x9 was used in block 1');
+    pool.onBlockCommitted(1002, []);
+    setHeight(1002);
     await expect(pool.admit(tx({ nonce: 9n, blockLimit: 1500n }))).resolves.toBeTruthy();
   });
 
@@ -135,5 +138,16 @@ describe('TxPool selection and commits', () => {
     expect(pool.select(5, 13).map((p) => p.seq)).toEqual([b.seq, c.seq]);
     pool.onBlockCommitted(12, [b.transaction]);
     expect(pool.pending().map((p) => p.seq)).toEqual([c.seq]); // b committed, a expired (blockLimit 12 <= 12)
+  });
+
+  it('drops a pooled transaction once another one with its nonce is committed, and never selects it', async () => {
+    const { pool, tx } = setup({ height: 10 });
+    const mine = await pool.admit(tx({ nonce: 42n }));
+    const other = tx({ nonce: 42n, blockLimit: 25n }); // same nonce, admitted by another node's pool
+    expect(other.hash).not.toEqual(mine.transaction.hash);
+    const keep = await pool.admit(tx({ nonce: 43n }));
+    pool.onBlockCommitted(11, [other]);
+    expect(pool.pending().map((p) => p.seq)).toEqual([keep.seq]);
+    expect(pool.select(10, 12).map((p) => p.seq)).toEqual([keep.seq]);
   });
 });

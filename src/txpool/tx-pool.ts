@@ -12,6 +12,8 @@ import { TxRejectedError } from './tx-rejection.js';
 
 /** FISCO's c_blockLimit: a transaction is valid for blocks (current, current + 1000]. */
 export const BLOCK_LIMIT_RANGE = 1000;
+/** Blocks whose nonces stay remembered: the last BLOCK_LIMIT_RANGE + 1, as FISCO's nonce cache keeps. */
+export const NONCE_WINDOW = BLOCK_LIMIT_RANGE + 1;
 /** build_chain's `[tx_pool] limit`. */
 export const DEFAULT_POOL_LIMIT = 150_000;
 
@@ -51,7 +53,7 @@ export class TxPool {
   private readonly byHash = new Map<string, PooledTransaction>();
   /** Nonces of pooled transactions. */
   private readonly poolNonces = new Set<string>();
-  /** Nonces committed in the last BLOCK_LIMIT_RANGE blocks, with their block number. */
+  /** Nonces committed in the last NONCE_WINDOW blocks, with their block number. */
   private readonly chainNonces = new Map<string, number>();
   private readonly chainNoncesByBlock = new Map<number, string[]>();
   private seq = 0;
@@ -137,7 +139,7 @@ export class TxPool {
     const height = BigInt(number);
     for (const pooled of this.byHash.values()) {
       if (out.length >= max) break;
-      if (pooled.transaction.body.blockLimit >= height) out.push(pooled);
+      if (pooled.transaction.body.blockLimit >= height && !this.chainNonces.has(pooled.transaction.body.nonce.toString(16))) out.push(pooled);
     }
     return out;
   }
@@ -147,8 +149,8 @@ export class TxPool {
   }
 
   /**
-   * A block was committed: drop its transactions, remember its nonces for BLOCK_LIMIT_RANGE
-   * blocks, and drop pooled transactions that can no longer be included.
+   * A block was committed: drop its transactions, remember its nonces for NONCE_WINDOW blocks,
+   * and drop pooled transactions that can no longer be included.
    */
   onBlockCommitted(number: number, transactions: readonly Transaction[]): void {
     const nonces: string[] = [];
@@ -159,18 +161,23 @@ export class TxPool {
       this.remove(tx.hash);
     }
     this.chainNoncesByBlock.set(number, nonces);
-    const expired = this.chainNoncesByBlock.get(number - BLOCK_LIMIT_RANGE);
+    // FISCO's nonce cache covers blocks [current - 1000, current]
+    const oldest = number - NONCE_WINDOW;
+    const expired = this.chainNoncesByBlock.get(oldest);
     if (expired) {
-      for (const nonce of expired) if (this.chainNonces.get(nonce) === number - BLOCK_LIMIT_RANGE) this.chainNonces.delete(nonce);
-      this.chainNoncesByBlock.delete(number - BLOCK_LIMIT_RANGE);
+      for (const nonce of expired) if (this.chainNonces.get(nonce) === oldest) this.chainNonces.delete(nonce);
+      this.chainNoncesByBlock.delete(oldest);
     }
     const height = BigInt(number);
+    const committed = new Set(nonces);
     for (const pooled of [...this.byHash.values()]) {
-      if (pooled.transaction.body.blockLimit <= height) this.remove(pooled.transaction.hash);
+      // a pooled transaction whose nonce another one just used on chain can never be included:
+      // left in, it would poison every block proposed with it
+      if (pooled.transaction.body.blockLimit <= height || committed.has(pooled.transaction.body.nonce.toString(16))) this.remove(pooled.transaction.hash);
     }
   }
 
-  /** Learn the nonces of already committed blocks (on start, from the last 1000 blocks). */
+  /** Learn the nonces of already committed blocks (on start, from the last NONCE_WINDOW blocks). */
   rememberNonces(number: number, transactions: readonly Transaction[]): void {
     const nonces = transactions.map((tx) => tx.body.nonce.toString(16));
     for (const n of nonces) this.chainNonces.set(n, number);
