@@ -38,6 +38,7 @@ export {
 } from './block-header.js';
 export {
   checkSignatureList,
+  type SignatureVerifier,
   decodeBlock,
   decodeTxsParallel,
   encodeBlock,

@@ -417,7 +417,8 @@ export class Group implements GroupApi {
     const n = expected.sealers.length;
     const quorum = n - Math.floor((n - 1) / 3);
     const needed = this.consensusType === 'raft' ? n - Math.floor((n - 1) / 2) : quorum;
-    const check = checkSignatureList(blockHash(header, this.suite), block.signatureList, header.sealerList, this.suite);
+    const signer = this.options.signer;
+    const check = checkSignatureList(blockHash(header, this.suite), block.signatureList, header.sealerList, this.suite, (d, sig, id) => signer.verify(d, sig, id));
     if (check.valid.length < needed) return `${check.valid.length} valid sealer signatures, ${needed} needed`;
     return null;
   }
