@@ -277,6 +277,20 @@ describe('PBFT, faults', () => {
     expect(all.flatMap((o) => o.events).find((e) => e.kind === 'pbft-reproposed')?.fields).toMatchObject({ height: 1, view: 1, fromView: 0 });
   });
 
+  it('fast view change: f + 1 sealers wanting higher views move a node to the lowest of them, as FISCO does', () => {
+    const sealers = ids.slice(0, 7); // f = 2
+    const head: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
+    const node = new Pbft({ sealers, selfIndex: 0, viewTimeoutMs: 3000, txCountLimit: 1000 }, head, T0, (h) => h);
+    node.start(T0);
+    const vc = (idx: number, view: number) => node.onMessage({ type: 'viewchange', height: 0, view, idx, blockHash: head.hash }, T0 + 10 * idx);
+    expect(vc(1, 9).broadcast).toEqual([]);
+    expect(vc(2, 7).broadcast).toEqual([]);
+    const out = vc(3, 5);
+    expect(out.broadcast).toMatchObject([{ type: 'viewchange', view: 5 }]);
+    expect(out.events.find((e) => e.kind === 'pbft-viewchange-sent')?.fields).toMatchObject({ view: 0, toView: 5, reason: 'fast' });
+    expect(node.status().toView).toBe(5);
+  });
+
   it('an equivocating leader (different proposals to different nodes) cannot get two blocks committed', () => {
     const net = new Net(4);
     // intercept the first proposal of leader 0 and send a conflicting one to half the group

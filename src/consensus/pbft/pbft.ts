@@ -361,6 +361,8 @@ export class Pbft {
     if (!bytesEqual(p.parentHash, this.head.hash)) return `parent ${toHex(p.parentHash).slice(0, 10)}… is not the head ${toHex(this.head.hash).slice(0, 10)}…`;
     if (p.timestamp <= this.head.timestamp) return `timestamp ${p.timestamp} is not after the parent's ${this.head.timestamp}`;
     if (Math.abs(p.timestamp - now) > MAX_BLOCK_TIME_DIFF_MS) return `timestamp ${p.timestamp} is too far from local time ${now}`;
+    // Only the range: a locked block re-proposed in a later view keeps its first leader in the
+    // header (its hash is what was signed); the Prepare's sender is the one checked against the leader.
     if (p.sealer >= this.n) return `sealer index ${p.sealer} is out of range`;
     if (p.sealerList.length !== this.n || p.sealerList.some((id, i) => !bytesEqual(id, this.config.sealers[i]!))) return 'sealer list differs from the consensus list';
     if (p.transactions.length === 0) return 'empty block';
@@ -424,11 +426,16 @@ export class Pbft {
     if (message.idx === this.leaderOf(this.view) && message.view === this.view + 1 && this.toView <= this.view) {
       this.requestViewChange(message.view, now, out, 'leader-handover');
     }
-    // Fast view change: f + 1 nodes want a higher view than ours.
-    const higher = [...this.wantedView.values()].filter((v) => v > this.toView).sort((a, b) => a - b);
-    if (higher.length >= this.f + 1) {
-      this.requestViewChange(higher[higher.length - (this.f + 1)]!, now, out, 'fast');
+    // Fast view change: f + 1 nodes want a higher view than ours; like FISCO, go to the lowest of them.
+    let wanting = 0;
+    let lowest = Infinity;
+    for (const v of this.wantedView.values()) {
+      if (v > this.toView) {
+        wanting++;
+        lowest = Math.min(lowest, v);
+      }
     }
+    if (wanting >= this.f + 1) this.requestViewChange(lowest, now, out, 'fast');
     this.maybeSwitchView(now, out);
   }
 
