@@ -77,6 +77,22 @@ describe('PBFT under faults (simulated)', () => {
     expect(await c.missing('node3')).toEqual([]);
   });
 
+  it('getSyncStatus lists only connected peers: a crashed one leaves the list and comes back after its restart', async () => {
+    const c = cluster({ seed: 'sync-peers', network: lan });
+    c.startHelloWorldLoad(5, 20_000);
+    await c.sim.run({ until: 3_000 });
+    const peersOf = (node: string) => c.group(node)!.syncStatus().peers.map((p) => p.nodeId).sort();
+    const others = [c.ids[1]!, c.ids[2]!, c.ids[3]!].sort();
+    expect(peersOf('node0')).toEqual(others);
+    c.sim.crash('node3');
+    await c.sim.run({ until: 4_000 });
+    expect(peersOf('node0')).toEqual([c.ids[1]!, c.ids[2]!].sort());
+    expect(c.group('node0')!.syncStatus().knownHighestNumber).toBe(c.group('node0')!.blockNumber());
+    c.sim.restart('node3');
+    await c.sim.run({ until: 12_000 });
+    expect(peersOf('node0')).toEqual(others);
+  });
+
   it('the same seed twice gives the identical trace digest', async () => {
     const run = async () => {
       const c = cluster({ seed: 'determinism', network: { ...lan, lossRate: 0.02 } });
