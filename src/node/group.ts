@@ -59,6 +59,13 @@ export interface GroupOptions {
 
 /** How often the sync machine ticks (status and timeouts). */
 const SYNC_TICK_MS = 200;
+/**
+ * Pooled transactions not committed this long after they were last sent to the peers go out
+ * again (FISCO sends each once, over TCP; here a single lost message, or a submission to a node
+ * cut off from the Raft leader, would otherwise strand a transaction for good).
+ */
+export const TX_REGOSSIP_MS = 3000;
+const TX_REGOSSIP_BATCH = 500;
 
 /**
  * One group on one node: its chain (ledger, state, executor), transaction pool, consensus and
@@ -75,6 +82,7 @@ export class Group implements GroupApi {
   next!: HeightConfig;
   genesisHash!: Uint8Array;
   private syncTimer: TimerHandle | undefined;
+  private regossipTimer: TimerHandle | undefined;
   private stopped = false;
   private readonly codec: BlockCodecOptions;
   /** Statistics for traces and reports. */
@@ -125,6 +133,7 @@ export class Group implements GroupApi {
     this.consensus = this.options.consensus(this);
     await this.consensus.start(env.clock.now());
     this.scheduleSyncTick();
+    this.scheduleRegossip();
   }
 
   get env(): Env {
@@ -147,6 +156,7 @@ export class Group implements GroupApi {
     this.stopped = true;
     this.consensus?.stop();
     if (this.syncTimer) this.env.clock.cancelTimer(this.syncTimer);
+    if (this.regossipTimer) this.env.clock.cancelTimer(this.regossipTimer);
   }
 
   // --- configuration -------------------------------------------------------------------
@@ -243,7 +253,15 @@ export class Group implements GroupApi {
       }
       case 'transactions': {
         let admitted = 0;
-        for (const raw of message.transactions) if (await this.admit(raw)) admitted++;
+        const heard: Uint8Array[] = [];
+        for (const raw of message.transactions) {
+          const tx = await this.admit(raw);
+          if (tx) {
+            admitted++;
+            heard.push(tx.hash);
+          }
+        }
+        this.pool.markGossiped(heard, now);
         if (admitted > 0) await this.consensus.onPoolChanged(now);
         return;
       }
@@ -271,6 +289,7 @@ export class Group implements GroupApi {
         const pooled = await this.pool.admitRaw(raw);
         this.counters.txsAdmitted++;
         this.broadcast('sync', encodeSyncMessage({ type: 'transactions', transactions: [raw] }));
+        this.pool.markGossiped([pooled.transaction.hash], this.env.clock.now());
         this.trace('tx-submitted', { hash: toHex(pooled.transaction.hash) });
         await this.consensus.onPoolChanged(this.env.clock.now());
         return { accepted: true as const, hash: pooled.transaction.hash };
@@ -363,6 +382,23 @@ export class Group implements GroupApi {
   }
 
   // --- sync ----------------------------------------------------------------------------
+
+  private scheduleRegossip(): void {
+    if (this.stopped) return;
+    this.regossipTimer = this.env.clock.setTimer(TX_REGOSSIP_MS, () =>
+      this.queue.run(async () => {
+        if (this.stopped) return;
+        const now = this.env.clock.now();
+        const stale = this.pool.staleForGossip(now, TX_REGOSSIP_MS, TX_REGOSSIP_BATCH);
+        if (stale.length > 0 && this.connectedPeers().length > 0) {
+          this.broadcast('sync', encodeSyncMessage({ type: 'transactions', transactions: stale.map((p) => p.transaction.raw) }));
+          this.pool.markGossiped(stale.map((p) => p.transaction.hash), now);
+          this.trace('tx-regossiped', { count: stale.length });
+        }
+        this.scheduleRegossip();
+      }),
+    );
+  }
 
   private scheduleSyncTick(): void {
     if (this.stopped) return;

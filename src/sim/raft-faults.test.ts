@@ -104,6 +104,27 @@ describe('Raft under faults (simulated)', () => {
     expect(monitor.checks).toBe(c.sim.eventCount);
   });
 
+  it('transactions submitted to a follower cut off from the leader commit after the heal: pools re-gossip what stays pending', async () => {
+    const { c } = raftCluster({ seed: 'raft-regossip', sealers: 5, network: lan });
+    c.startHelloWorldLoad(10, 30_000);
+    let isolated = '';
+    c.sim.at(10_000, () => {
+      const leader = leaderOf(c)!;
+      isolated = c.names.find((n) => n !== leader)!;
+      const split = c.sim.network.partition([[isolated], c.names.filter((n) => n !== isolated)]);
+      c.sim.at(15_000, () => c.sim.network.heal(split));
+    });
+    await c.sim.run({ until: 15_000 });
+    const stranded = c.group(isolated)!.pool.size;
+    expect(stranded).toBeGreaterThan(0); // the load kept submitting to it while it was cut off
+    await c.sim.run({ until: 45_000 });
+    for (const n of c.names) {
+      expect(await c.missing(n)).toEqual([]);
+      expect(c.group(n)!.pool.size).toBe(0);
+    }
+    expect(new Set(c.heights()).size).toBe(1);
+  });
+
   it('the same seed twice gives the identical trace digest', async () => {
     const run = async () => {
       const { c } = raftCluster({ seed: 'raft-determinism', network: { ...lan, lossRate: 0.02 } });

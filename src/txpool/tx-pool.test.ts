@@ -140,6 +140,21 @@ describe('TxPool selection and commits', () => {
     expect(pool.pending().map((p) => p.seq)).toEqual([c.seq]); // b committed, a expired (blockLimit 12 <= 12)
   });
 
+  it('lists transactions for another gossip round once they stayed pending long enough since they last went out', async () => {
+    const { pool, tx } = setup({ height: 10 });
+    const a = await pool.admit(tx());
+    const b = await pool.admit(tx());
+    pool.markGossiped([a.transaction.hash], 1000);
+    expect(pool.staleForGossip(2000, 3000, 10)).toEqual([]); // b is first seen now
+    expect(pool.staleForGossip(4000, 3000, 10).map((p) => p.seq)).toEqual([a.seq]);
+    expect(pool.staleForGossip(5000, 3000, 10).map((p) => p.seq)).toEqual([a.seq, b.seq]);
+    expect(pool.staleForGossip(5000, 3000, 1).map((p) => p.seq)).toEqual([a.seq]); // oldest first, capped
+    pool.markGossiped([a.transaction.hash, b.transaction.hash], 5000);
+    expect(pool.staleForGossip(7000, 3000, 10)).toEqual([]);
+    pool.remove(a.transaction.hash);
+    expect(pool.staleForGossip(8000, 3000, 10).map((p) => p.seq)).toEqual([b.seq]);
+  });
+
   it('drops a pooled transaction once another one with its nonce is committed, and never selects it', async () => {
     const { pool, tx } = setup({ height: 10 });
     const mine = await pool.admit(tx({ nonce: 42n }));

@@ -56,6 +56,8 @@ export class TxPool {
   /** Nonces committed in the last NONCE_WINDOW blocks, with their block number. */
   private readonly chainNonces = new Map<string, number>();
   private readonly chainNoncesByBlock = new Map<number, string[]>();
+  /** When each pooled transaction was last sent to (or first heard from) peers, virtual ms. */
+  private readonly gossipedAt = new Map<string, number>();
   private seq = 0;
   readonly limit: number;
 
@@ -184,11 +186,38 @@ export class TxPool {
     this.chainNoncesByBlock.set(number, nonces);
   }
 
+  /** Record that these transactions went to the peers (or came from one) at `now`. */
+  markGossiped(hashes: readonly Uint8Array[], now: number): void {
+    for (const hash of hashes) {
+      const k = key(hash);
+      if (this.byHash.has(k)) this.gossipedAt.set(k, now);
+    }
+  }
+
+  /**
+   * Up to `max` pooled transactions, oldest first, not sent to peers for `olderThanMs` or more:
+   * still pending because the one message that carried them was lost, or went only to nodes that
+   * do not seal. Transactions never marked count from the first call that sees them.
+   */
+  staleForGossip(now: number, olderThanMs: number, max: number): PooledTransaction[] {
+    const out: PooledTransaction[] = [];
+    for (const [k, pooled] of this.byHash) {
+      const at = this.gossipedAt.get(k);
+      if (at === undefined) this.gossipedAt.set(k, now);
+      else if (now - at >= olderThanMs) {
+        out.push(pooled);
+        if (out.length >= max) break;
+      }
+    }
+    return out;
+  }
+
   remove(hash: Uint8Array): boolean {
     const k = key(hash);
     const pooled = this.byHash.get(k);
     if (!pooled) return false;
     this.byHash.delete(k);
+    this.gossipedAt.delete(k);
     this.poolNonces.delete(pooled.transaction.body.nonce.toString(16));
     return true;
   }
