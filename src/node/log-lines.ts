@@ -17,8 +17,9 @@ export const logLines = {
     `[g:${group}][CONSENSUS][PBFT]ViewChangeWarning: not caused by omit empty block ,v=${view},toV=${toView},curNum=${number},hash=${abridged(hash)},nodeIdx=${nodeIdx},myNode=${abridged(nodeId)}`,
   raftSealing: (group: number, number: number, txs: number, hash: Uint8Array) =>
     `[g:${group}][CONSENSUS][RAFTSEALER][handleBlock]++++++++++++++++ Generating seal,blockNumber=${number},txNum=${txs},hash=${abridged(hash)}`,
-  raftReport: (group: number, number: number, hash: Uint8Array, txs: number) =>
-    `[g:${group}][CONSENSUS][RAFTENGINE][#reportBlock]^^^^^^^^Report Block,num=${number},hash=${abridged(hash)},next=${number + 1},tx=${txs}`,
+  /** `blockTime`: when this node took the block, in ms since the epoch (FISCO's m_lastBlockTime). */
+  raftReport: (group: number, number: number, sealer: number, hash: Uint8Array, txs: number, blockTime: number) =>
+    `[g:${group}][CONSENSUS][RAFTENGINE][#reportBlock]^^^^^^^^Report Block,num=${number},sealer=${sealer},hash=${abridged(hash)},next=${number + 1},txNum=${txs},blockTime=${blockTime}`,
   syncApplied: (group: number, number: number, hash: Uint8Array, peer: string) =>
     `[g:${group}][SYNC]Download block commit succ,number=${number},hash=${abridged(hash)},peer=${abridged(peer)}`,
 };

@@ -120,7 +120,7 @@ export class RaftDriver implements ConsensusDriver {
     this.headTimestamp = header.timestamp;
     this.lastCommitAt = now;
     // FISCO's RaftEngine reports every new block, however it arrived
-    this.group.log('info', logLines.raftReport(this.group.groupId, header.number, stored.hash, stored.block.transactions.length));
+    this.group.log('info', logLines.raftReport(this.group.groupId, header.number, header.sealer, stored.hash, stored.block.transactions.length, now));
     await this.apply(this.raft.onCommitted(this.headOf(stored), this.config(), now), now);
   }
 

@@ -71,6 +71,6 @@ describe('4-node Raft group (simulated)', () => {
     expect(seals.filter((l) => l.line.includes('txNum=0')).length).toBeGreaterThanOrEqual(2);
     const reports = c.logs.filter((l) => l.node === 'node2' && l.line.includes('^^^^^^^^Report Block'));
     expect(reports.length).toBe(c.group('node2')!.blockNumber());
-    expect(reports[0]!.line).toMatch(/\|\[g:1\]\[CONSENSUS\]\[RAFTENGINE\]\[#reportBlock\]\^{8}Report Block,num=1,hash=[0-9a-f]{8}\.\.\.,next=2,tx=\d+$/);
+    expect(reports[0]!.line).toMatch(/\|\[g:1\]\[CONSENSUS\]\[RAFTENGINE\]\[#reportBlock\]\^{8}Report Block,num=1,sealer=\d+,hash=[0-9a-f]{8}\.\.\.,next=2,txNum=\d+,blockTime=\d{13}$/);
   });
 });
