@@ -280,7 +280,8 @@ export class PbftDriver implements ConsensusDriver {
     const candidates = this.group.pool.select(config.txCountLimit, s.height);
     const earliest = this.lastCommitAt + MIN_BLOCK_INTERVAL_MS;
     const giveUpAt = s.since + EMPTY_BLOCK_TIMEOUT_MS;
-    if (candidates.length > 0 && now >= earliest) {
+    // like FISCO's Sealer: a full block goes at once, a partial one after min_block_generation_time
+    if (candidates.length > 0 && (now >= earliest || candidates.length >= config.txCountLimit)) {
       this.sealing = undefined;
       const proposal: Proposal = {
         number: s.height,

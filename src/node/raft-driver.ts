@@ -222,7 +222,8 @@ export class RaftDriver implements ConsensusDriver {
       transactions,
     });
     const earliest = this.lastCommitAt + MIN_BLOCK_INTERVAL_MS;
-    if (candidates.length > 0 && now >= earliest) {
+    // like FISCO's Sealer: a full block goes at once, a partial one after min_block_generation_time
+    if (candidates.length > 0 && (now >= earliest || candidates.length >= config.txCountLimit)) {
       const proposal = draft(candidates.map((p) => p.transaction.raw));
       this.group.log('info', logLines.raftSealing(this.group.groupId, slot.height, proposal.transactions.length, sealedHash(proposal, this.group.suite)));
       await this.apply(this.raft.propose(proposal, now), now);

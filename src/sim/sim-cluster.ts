@@ -55,6 +55,8 @@ export function cluster(options: ClusterOptions = {}) {
         spare: identities.slice(sealerCount + observerCount),
         ...(options.genesis?.txCountLimit !== undefined ? { txCountLimit: options.genesis.txCountLimit } : {}),
         ...(options.genesis?.consensusTimeout !== undefined ? { consensusTimeout: options.genesis.consensusTimeout } : {}),
+        ...(options.genesis?.minElectTime !== undefined ? { minElectTime: options.genesis.minElectTime } : {}),
+        ...(options.genesis?.maxElectTime !== undefined ? { maxElectTime: options.genesis.maxElectTime } : {}),
       },
     ],
     ...(options.network ? { network: options.network } : {}),
