@@ -28,6 +28,21 @@ class BrokenQuorumPbft extends Pbft {
 }
 
 describe('the scenario runner', () => {
+  it('treats restarting a running node as a no-op and resumes a paused one, even where timeline entries overlap', async () => {
+    const timeline = `
+timeline:
+  - { at: 1s, restart: node2 }
+  - { at: 2s, crashLeader: { group: 1, for: 3s } }
+  - { at: 2500ms, crashLeader: { group: 1, for: 2s } }
+  - { at: 3s, restart: [node0, node1, node2, node3] }
+  - { at: 5s, pause: node1 }
+  - { at: 6s, restart: node1 }
+`;
+    const result = await runScenario(parseScenario(base(`${timeline}expect: { liveness: { within: 5s } }`)), { file: 'small.yaml' });
+    expect(result.expectations.filter((e) => !e.ok)).toEqual([]);
+    expect(result.nodes.map((n) => n.state)).toEqual(['up', 'up', 'up', 'up']);
+  });
+
   it('runs a small scenario: load committed, every expectation judged, outputs consistent', async () => {
     const scenario = parseScenario(base('expect: { liveness: { within: 5s }, minHeight: 5, minCommitted: 50, maxFailedRatio: 0, maxLatencyP99: 3s }'));
     const result = await runScenario(scenario, { file: 'small.yaml' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { durationMs, parseScenario } from './scenario-loader.js';
 import type { Scenario } from './scenario-schema.js';
-import { drawSwarm, faultBudget } from './swarm.js';
+import { drawSwarm, faultBudget, pickStart } from './swarm.js';
 
 const scenario = (nodes: number, consensus: 'pbft' | 'raft', extra = '') =>
   parseScenario(`
@@ -45,7 +45,7 @@ describe('swarm draws', () => {
         const starts = draw.scenario.timeline.filter((e) => e.crash || e.pause || e.partition);
         for (const e of starts) {
           expect(durationMs(e.at)).toBeGreaterThanOrEqual(5000);
-          expect(durationMs(e.at)).toBeLessThan(60_000);
+          expect(durationMs(e.at)).toBeLessThanOrEqual(40_000); // the window's end
         }
         const ends = draw.scenario.timeline.filter((e) => e.restart || e.resume || e.heal);
         expect(ends).toHaveLength(starts.length);
@@ -60,5 +60,39 @@ describe('swarm draws', () => {
     const draw = drawSwarm(s, 1);
     expect(draw.scenario.timeline).toEqual([]);
     expect(draw.drawn.filter((d) => d.includes('no fault budget')).length).toBeGreaterThan(0);
+  });
+
+  it("count a node the file leaves down for good against the budget, and never pick it", () => {
+    const s = scenario(7, 'pbft', 'timeline: [{ at: 1s, crash: node5 }]');
+    expect(faultBudget(s)).toEqual({ budget: 1, candidates: ['node0', 'node1', 'node2', 'node3', 'node4', 'node6'] });
+    for (let seed = 1; seed <= 30; seed++) {
+      const draw = drawSwarm(s, seed);
+      expect(worstMoment(draw.scenario), `seed ${seed}`).toBeLessThanOrEqual(2);
+      expect(draw.scenario.timeline.some((e) => e.label?.startsWith('swarm') && [e.crash, e.pause, e.restart, e.resume].flat().includes('node5'))).toBe(false);
+    }
+    expect(faultBudget(scenario(4, 'pbft', 'timeline: [{ at: 1s, crashLeader: { group: 1 } }]')).budget).toBe(0);
+    expect(faultBudget(scenario(4, 'pbft', 'timeline: [{ at: 1s, isolate: node1 }]')).budget).toBe(0); // never healed
+  });
+
+  it("keep clear of the file's own passing faults: no swarm fault overlaps them", () => {
+    const s = scenario(4, 'pbft', 'timeline: [{ at: 10s, crash: node2 }, { at: 20s, restart: node2 }, { at: 25s, crashLeader: { group: 1, for: 5s } }]');
+    expect(faultBudget(s).budget).toBe(1);
+    for (let seed = 1; seed <= 30; seed++) {
+      const draw = drawSwarm(s, seed);
+      const swarm = draw.scenario.timeline.filter((e) => e.label?.startsWith('swarm'));
+      for (let i = 0; i < swarm.length; i += 2) {
+        const [from, to] = [durationMs(swarm[i]!.at), durationMs(swarm[i + 1]!.at)];
+        for (const [a, b] of [[10_000, 20_000], [25_000, 30_000]]) expect(from < b && to > a, `seed ${seed}: ${from}–${to} overlaps ${a}–${b}`).toBe(false);
+      }
+    }
+  });
+
+  it('pick fault starts only where a fault of that length keeps a second clear of busy intervals', () => {
+    // window [10 s, 30 s], 5 s faults, busy 20–35 s: starts must be in [10 s, 14 s]
+    expect(pickStart(0, [10_000, 30_000], 5000, [[20_000, 35_000]])).toBe(10_000);
+    expect(pickStart(0.999, [10_000, 30_000], 5000, [[20_000, 35_000]])).toBe(13_996);
+    expect(pickStart(0.5, [10_000, 30_000], 5000, [[12_000, 35_000]])).toBeUndefined();
+    expect(pickStart(0.5, [10_000, 30_000], 5000, [])).toBe(20_000);
+    expect(pickStart(0.5, [30_000, 10_000], 5000, [])).toBeUndefined();
   });
 });

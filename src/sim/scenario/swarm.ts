@@ -13,23 +13,96 @@ export interface SwarmDraw {
 type Range = readonly [number, number];
 
 /**
+ * The faults the file itself plays: when they are active (`busy`, as [from, to] in ms), the nodes
+ * it leaves down or paused for good, crashed leaders never restarted (per group), and whether a
+ * partition is never healed. Swarm faults keep clear of all of it.
+ */
+export function fileFaults(scenario: Scenario): { busy: Array<[number, number]>; permanent: Set<string>; lostLeaders: Map<number, number>; unhealed: boolean } {
+  const end = durationMs(scenario.duration);
+  const busy: Array<[number, number]> = [];
+  const down = new Map<string, number>();
+  const paused = new Map<string, number>();
+  const lostLeaders = new Map<number, number>();
+  let splitSince: number | undefined;
+  const entries = [...scenario.timeline].sort((a, b) => durationMs(a.at) - durationMs(b.at));
+  for (const e of entries) {
+    const t = durationMs(e.at);
+    const nodes = (v: string | readonly string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : [...v]);
+    for (const n of nodes(e.crash)) if (!down.has(n)) down.set(n, t);
+    for (const n of nodes(e.restart)) {
+      for (const held of [down, paused]) {
+        const since = held.get(n);
+        if (since !== undefined) busy.push([since, t]);
+        held.delete(n);
+      }
+    }
+    for (const n of nodes(e.pause)) if (!paused.has(n) && !down.has(n)) paused.set(n, t);
+    for (const n of nodes(e.resume)) {
+      const since = paused.get(n);
+      if (since !== undefined) busy.push([since, t]);
+      paused.delete(n);
+    }
+    if (e.crashLeader) {
+      if (e.crashLeader.for !== undefined) busy.push([t, t + durationMs(e.crashLeader.for)]);
+      else lostLeaders.set(e.crashLeader.group, (lostLeaders.get(e.crashLeader.group) ?? 0) + 1);
+    }
+    if ((e.partition || e.partitionOneWay || e.isolate) && splitSince === undefined) splitSince = t;
+    if (e.heal && splitSince !== undefined) {
+      busy.push([splitSince, t]);
+      splitSince = undefined;
+    }
+    if (e.clog) busy.push([t, t + durationMs(e.clog.for)]);
+  }
+  if (splitSince !== undefined) busy.push([splitSince, end]);
+  return { busy, permanent: new Set([...down.keys(), ...paused.keys()]), lostLeaders, unhealed: splitSince !== undefined };
+}
+
+/**
  * How many nodes of the scenario may be faulty at one time without breaking any group's fault
  * budget: PBFT tolerates f = ⌊(n − 1) / 3⌋ faulty sealers, Raft ⌊(n − 1) / 2⌋, less the nodes
- * the file already makes byzantine. Returns the sealers that may fail and that budget.
+ * the file already makes byzantine or leaves down for good. Returns the sealers that may fail
+ * and that budget.
  */
 export function faultBudget(scenario: Scenario): { budget: number; candidates: string[] } {
   const honest = new Set(honestNodes(scenario));
-  let budget = Infinity;
+  const own = fileFaults(scenario);
+  let budget = own.unhealed ? 0 : Infinity;
   const candidates = new Set<string>();
   for (const g of resolveGroups(scenario)) {
     const n = g.sealers.length;
     const f = g.consensus === 'pbft' ? Math.floor((n - 1) / 3) : Math.floor((n - 1) / 2);
-    const byzantine = g.sealers.filter((s) => !honest.has(s)).length;
-    budget = Math.min(budget, f - byzantine);
-    for (const s of g.sealers) if (honest.has(s)) candidates.add(s);
+    const used = g.sealers.filter((s) => !honest.has(s) || own.permanent.has(s)).length + (own.lostLeaders.get(g.id) ?? 0);
+    budget = Math.min(budget, f - used);
+    for (const s of g.sealers) if (honest.has(s) && !own.permanent.has(s)) candidates.add(s);
   }
   // observers and nodes outside every group can fail without touching a quorum
   return { budget: Math.max(0, budget === Infinity ? 0 : budget), candidates: [...candidates] };
+}
+
+/**
+ * A start in [lo, hi] for a fault lasting `length` that keeps a second clear of every busy
+ * interval, at `u` ∈ [0, 1) of the way through all such starts; undefined when there is none.
+ */
+export function pickStart(u: number, [lo, hi]: Range, length: number, busy: ReadonlyArray<readonly [number, number]>): number | undefined {
+  let free: Array<[number, number]> = lo <= hi ? [[lo, hi]] : [];
+  for (const [a, b] of busy) {
+    const [cutFrom, cutTo] = [a - length - 1000, b + 1000]; // starts in (cutFrom, cutTo) would overlap
+    free = free.flatMap(([x, y]): Array<[number, number]> => {
+      if (y <= cutFrom || x >= cutTo) return [[x, y]];
+      const parts: Array<[number, number]> = [];
+      if (x <= cutFrom) parts.push([x, cutFrom]);
+      if (y >= cutTo) parts.push([cutTo, y]);
+      return parts;
+    });
+  }
+  const total = free.reduce((sum, [x, y]) => sum + (y - x), 0);
+  if (free.length === 0) return undefined;
+  let offset = u * total;
+  for (const [x, y] of free) {
+    if (offset <= y - x) return Math.round(x + offset);
+    offset -= y - x;
+  }
+  return Math.round(free.at(-1)![1]);
 }
 
 /**
@@ -79,18 +152,19 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     while (out.length < k && pool.length > 0) out.push(pool.splice(rng.int(pool.length), 1)[0]!);
     return out.sort();
   };
+  const { busy } = fileFaults(scenario);
   for (const kind of faults) {
     if (budget < 1 || candidates.length === 0) {
-      drawn.push(`${kind}: skipped, no fault budget left (the file's byzantine nodes use it up)`);
+      drawn.push(`${kind}: skipped, no fault budget left (the file's own byzantine or downed nodes use it up)`);
       continue;
     }
-    const start = Math.round(Math.max(cursor, window[0] + rng.next() * Math.max(0, window[1] - window[0])));
     const length = Math.round(between(lasting));
-    const stop = start + length;
-    if (stop >= end) {
-      drawn.push(`${kind}: skipped, no room before the end`);
+    const start = pickStart(rng.next(), [Math.max(cursor, window[0]), Math.min(window[1], end - length - 1)], length, busy);
+    if (start === undefined) {
+      drawn.push(`${kind}: skipped, no room left in the window${busy.length > 0 ? " besides the file's own faults" : ''}`);
       continue;
     }
+    const stop = start + length;
     // one fault at a time keeps every group within its budget
     cursor = stop + 1000;
     const k = 1 + rng.int(budget);

@@ -138,13 +138,19 @@ export class TimelinePlayer {
       if (entry.crashLeader.for !== undefined) {
         const back = at + durationMs(entry.crashLeader.for);
         sim.at(back, () => {
+          // something else may have restarted it meanwhile
+          if (sim.node(leader).state !== 'down') return;
           sim.restart(leader);
           this.end(`down:${leader}`, back);
         }, `restart ${leader}`);
       }
     } else if (entry.restart !== undefined) {
+      // like crashing a crashed node, restarting a running one does nothing; a paused one resumes
       for (const n of list(entry.restart)) {
-        sim.restart(n);
+        const state = sim.node(n).state;
+        if (state === 'down') sim.restart(n);
+        else if (state === 'paused') sim.resume(n);
+        else continue;
         this.end(`down:${n}`, at);
         this.end(`paused:${n}`, at);
       }
