@@ -89,5 +89,9 @@ expect: { liveness: { within: 10s }, maxViewChanges: 0 }
     expect(await main(['swarm', file, '--seed', String(first.seed), '--out', path.join(dir, 'replay-out')], replay)).toBe(1);
     const again = (JSON.parse(await readFile(path.join(dir, 'replay-out', 'swarm.json'), 'utf8')) as { runs: Array<{ digest: string }> }).runs;
     expect(again[0]!.digest).toBe(first.digest);
+    // the replay keeps the trace, whose last line carries that digest
+    const trace = (await readFile(path.join(dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'), 'utf8')).trim().split('\n');
+    expect(trace.length).toBeGreaterThan(100);
+    expect(replay.stdout).toContain(path.join(dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'));
   });
 });

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { drawSwarm, runScenario, writeRunOutputs, type ScenarioResult } from '../sim/index.js';
+import { drawSwarm, runScenario, shellWord, writeRunOutputs, type ScenarioResult } from '../sim/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 import { parseOptions } from './parse-options.js';
@@ -40,11 +40,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   io.out(`${scenario.name}: ${count} swarm run${count === 1 ? '' : 's'} from seed ${first}`);
   for (let seed = first; seed < first + count; seed++) {
     const draw = drawSwarm(scenario, seed);
-    const replay = `npx twinchain swarm ${file} --seed ${seed}`;
-    const result = await runScenario(draw.scenario, { file, seed, replayCommand: replay });
+    const replay = `npx twinchain swarm ${shellWord(file)} --seed ${seed}`;
+    // a replay of one seed also keeps its trace; a scan keeps only the digests
+    const seedDir = path.join(out, `seed-${seed}`);
+    const tracePath = single === undefined ? undefined : path.join(seedDir, 'trace.jsonl');
+    if (tracePath) await mkdir(seedDir, { recursive: true });
+    const result = await runScenario(draw.scenario, { file, seed, replayCommand: replay, ...(tracePath ? { tracePath } : {}) });
     const row: (typeof rows)[number] = { seed, verdict: result.verdict, drawn: draw.drawn, result, replay };
     if (result.verdict === 'fail' || single !== undefined) {
-      row.report = (await writeRunOutputs(result, path.join(out, `seed-${seed}`), { swarm: { drawn: draw.drawn } })).report;
+      row.report = (await writeRunOutputs(result, seedDir, { swarm: { drawn: draw.drawn } })).report;
     }
     rows.push(row);
     const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
@@ -68,10 +72,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   );
   io.out('');
   if (failing.length === 0) {
-    io.out(`all ${rows.length} seeds passed${single !== undefined && rows[0]?.report ? `; report ${rows[0].report}` : ''}`);
+    io.out(`all ${rows.length} seeds passed${single !== undefined && rows[0]?.report ? `; report ${rows[0].report}, trace ${path.join(out, `seed-${first}`, 'trace.jsonl')}` : ''}`);
     return 0;
   }
   io.out(`${failing.length} of ${rows.length} seeds FAILED:`);
-  for (const r of failing) io.out(`  seed ${r.seed}: ${r.replay}    (report ${r.report})`);
+  for (const r of failing) io.out(`  seed ${r.seed}: ${r.replay}    (report ${r.report}${single === undefined ? '; the replay also writes the trace' : `, trace ${path.join(out, `seed-${r.seed}`, 'trace.jsonl')}`})`);
   return 1;
 }

@@ -6,3 +6,4 @@ export { reportData, summaryJson, writeRunOutputs } from './run-outputs.js';
 export { drawSwarm, faultBudget, type SwarmDraw } from './swarm.js';
 export { resolveGroups, honestNodes, simChainOptions } from './scenario-chain.js';
 export type { Violation, InvariantName } from './safety-monitor.js';
+export { shellOption, shellWord } from './shell-words.js';

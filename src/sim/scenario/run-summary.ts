@@ -29,7 +29,7 @@ export function formatSummary(result: ScenarioResult, paths: { report?: string; 
     `  ${seconds(result.virtualMs)} virtual in ${seconds(result.wallMs)} wall: ${ratio.toFixed(1)}× real time (virtual/wall), ${n(result.events)} events, trace digest ${result.digest.slice(0, 16)}`,
   );
   lines.push(
-    `  ${n(t.blocks)} blocks, ${n(t.committed)} of ${n(t.submitted)} transactions committed (${n(t.failed)} failed, ${n(t.rejected)} refused, ${n(t.pending)} pending), ${n(t.viewChanges)} view changes/elections` +
+    `  ${n(t.blocks)} blocks, ${n(t.committed)} of ${n(t.submitted)} submitted transactions committed, liveness probes included (${n(t.failed)} failed, ${n(t.rejected)} refused, ${n(t.pending)} pending), ${n(t.viewChanges)} view changes/elections` +
       (result.livenessMs === undefined ? '' : `, live again ${Math.round(result.livenessMs)} ms after the faults`),
   );
   lines.push('');

@@ -13,6 +13,7 @@ import { TimelinePlayer, type FaultInterval } from './timeline.js';
 import { TxClient } from './tx-client.js';
 import { TxTracker, type TxRecord, type TxTotals } from './tx-tracker.js';
 import { helloWorldCode, WorkloadDriver, type WorkloadCheck } from './workloads.js';
+import { shellOption, shellWord } from './shell-words.js';
 
 export interface ExpectationResult {
   readonly name: string;
@@ -88,8 +89,9 @@ const WORKLOAD_KINDS = new Set(['helloworld', 'deploy', 'token']);
 const DEFAULT_DRAIN_MS = 15_000;
 const RESEND_SWEEP_MS = 2_000;
 
+/** The command that replays a run, quoted so a POSIX shell passes file and seed through unchanged. */
 export function replayCommand(file: string, seed: string | number): string {
-  return `npx twinchain run ${file} --seed ${typeof seed === 'number' ? seed : JSON.stringify(seed)}`;
+  return `npx twinchain run ${shellWord(file)} ${shellOption('seed', String(seed))}`;
 }
 
 /**
@@ -208,14 +210,14 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     const name = 'every accepted transaction has a receipt on every live honest node';
     if (pending.length > 0) {
       const sample = pending[0]!;
-      return { name, ok: false, detail: `${pending.length} of ${accepted + probes.length} accepted transactions have no receipt, e.g. ${sample.hash} (sent ${sample.attempts}× , last to ${sample.node})` };
+      return { name, ok: false, detail: `${pending.length} of ${accepted + probes.length} accepted transactions have no receipt, e.g. ${sample.hash} (sent ${sample.attempts}×, last to ${sample.node})` };
     }
     for (const g of groupIds) {
       const highest = Math.max(0, ...[...tracker.records.values()].filter((r) => r.group === g && r.height !== undefined).map((r) => r.height!));
       const behind = members(g, true).filter((n) => chain.group(n, g)!.blockNumber() < highest);
       if (behind.length > 0) return { name, ok: false, detail: `group ${g}: ${behind.join(', ')} ${behind.length === 1 ? 'is' : 'are'} below height ${highest}, the last with a workload transaction` };
     }
-    return { name, ok: true, detail: `${accepted} workload transactions, all receipted everywhere` };
+    return { name, ok: true, detail: `${accepted.toLocaleString('en-US')} transactions (workloads and their setup), all receipted everywhere` };
   };
 
   sim.at(endMs, async () => {
@@ -310,7 +312,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const work = tracker.totals((r) => WORKLOAD_KINDS.has(r.kind));
   if (expect.minThroughput !== undefined) {
     const tps = work.committed / (endMs / 1000);
-    expectations.push({ name: `at least ${expect.minThroughput} committed workload tx per virtual second`, ok: tps >= expect.minThroughput, detail: `${tps.toFixed(2)} tx/s (${work.committed} in ${endMs / 1000} s)` });
+    expectations.push({ name: `at least ${expect.minThroughput} committed workload tx per virtual second`, ok: tps >= expect.minThroughput, detail: `${tps.toFixed(2)} tx/s (${work.committed.toLocaleString('en-US')} workload transactions committed by ${endMs / 1000} s)` });
   }
   if (expect.minCommitted !== undefined) {
     expectations.push({ name: `at least ${expect.minCommitted} workload transactions committed`, ok: work.committed >= expect.minCommitted, detail: `${work.committed} committed of ${work.submitted} submitted` });
