@@ -36,7 +36,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new CliError(`cannot create the output folder ${out}: ${e.message}`);
   });
 
-  const rows: Array<{ seed: number; verdict: string; drawn: readonly string[]; result: ScenarioResult; replay: string; report?: string }> = [];
+  const rows: Array<{ seed: number; verdict: 'pass' | 'fail' | 'error'; drawn: readonly string[]; result?: ScenarioResult; error?: string; replay: string; report?: string }> = [];
   io.out(`${scenario.name}: ${count} swarm run${count === 1 ? '' : 's'} from seed ${first}`);
   for (let seed = first; seed < first + count; seed++) {
     const draw = drawSwarm(scenario, seed);
@@ -45,7 +45,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const seedDir = path.join(out, `seed-${seed}`);
     const tracePath = single === undefined ? undefined : path.join(seedDir, 'trace.jsonl');
     if (tracePath) await mkdir(seedDir, { recursive: true });
-    const result = await runScenario(draw.scenario, { file, seed, replayCommand: replay, ...(tracePath ? { tracePath } : {}) });
+    let result: ScenarioResult;
+    try {
+      result = await runScenario(draw.scenario, { file, seed, replayCommand: replay, ...(tracePath ? { tracePath } : {}) });
+    } catch (e) {
+      // one seed's internal failure is that seed's finding, not the end of the swarm
+      const error = e instanceof Error ? e.message : String(e);
+      rows.push({ seed, verdict: 'error', drawn: draw.drawn, error, replay });
+      io.out(`  seed ${String(seed).padStart(4)}  ERROR  ${draw.drawn.join('; ') || 'no faults drawn'}\n        ${error}`);
+      continue;
+    }
     const row: (typeof rows)[number] = { seed, verdict: result.verdict, drawn: draw.drawn, result, replay };
     if (result.verdict === 'fail' || single !== undefined) {
       row.report = (await writeRunOutputs(result, seedDir, { swarm: { drawn: draw.drawn } })).report;
@@ -57,14 +66,23 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         `${result.totals.blocks} blocks  ${draw.drawn.join('; ') || 'no faults drawn'}${failed.length > 0 ? `\n        failed: ${failed.join('; ')}` : ''}`,
     );
   }
-  const failing = rows.filter((r) => r.verdict === 'fail');
+  const failing = rows.filter((r) => r.verdict !== 'pass');
   await writeFile(
     path.join(out, 'swarm.json'),
     `${JSON.stringify(
       {
         scenario: scenario.name,
         file,
-        runs: rows.map((r) => ({ seed: r.seed, verdict: r.verdict, drawn: r.drawn, digest: r.result.digest, replay: r.replay, failed: r.result.expectations.filter((e) => !e.ok), report: r.report ?? null })),
+        runs: rows.map((r) => ({
+          seed: r.seed,
+          verdict: r.verdict,
+          drawn: r.drawn,
+          digest: r.result?.digest ?? null,
+          replay: r.replay,
+          failed: r.result?.expectations.filter((e) => !e.ok) ?? [],
+          ...(r.error === undefined ? {} : { error: r.error }),
+          report: r.report ?? null,
+        })),
       },
       null,
       2,
@@ -76,6 +94,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   io.out(`${failing.length} of ${rows.length} seeds FAILED:`);
-  for (const r of failing) io.out(`  seed ${r.seed}: ${r.replay}    (report ${r.report}${single === undefined ? '; the replay also writes the trace' : `, trace ${path.join(out, `seed-${r.seed}`, 'trace.jsonl')}`})`);
+  for (const r of failing) {
+    const where = r.error !== undefined ? `internal error: ${r.error}` : `report ${r.report}${single === undefined ? '; the replay also writes the trace' : `, trace ${path.join(out, `seed-${r.seed}`, 'trace.jsonl')}`}`;
+    io.out(`  seed ${r.seed}: ${r.replay}    (${where})`);
+  }
   return 1;
 }
