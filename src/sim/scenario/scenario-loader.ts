@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import { ACTION_KEYS, scenarioSchema, type Scenario } from './scenario-schema.js';
+import { checkScenario, closest, type Fail, type Path } from './scenario-checks.js';
+import { scenarioSchema, type Scenario } from './scenario-schema.js';
+
+export { MAX_DURATION_MS, MAX_PLANNED_TRANSACTIONS, MAX_TOTAL_RATE } from './scenario-checks.js';
 
 /** A scenario file that cannot be run; the message names file, line, column and key. */
 export class ScenarioError extends Error {
@@ -36,8 +39,6 @@ export async function loadScenarioFile(path: string): Promise<Scenario> {
   return parseScenario(text, path);
 }
 
-type Path = ReadonlyArray<string | number>;
-
 /** Parse and check a scenario; every problem becomes a ScenarioError pointing into the text. */
 export function parseScenario(text: string, file = '<scenario>'): Scenario {
   const lines = new LineCounter();
@@ -47,54 +48,163 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
     const pos = lines.linePos(error.pos[0]);
     throw new ScenarioError(file, pos.line, pos.col, '', `YAML: ${error.message.split('\n')[0]}`);
   }
-  const locate = (path: Path, key?: string): { line: number; col: number } => {
-    const node = nodeAt(doc, path, key);
-    const offset = node?.range?.[0] ?? 0;
-    return lines.linePos(offset);
+  /** Reports at the value of `path`, or at its key (an unknown key), or at the nearest parent that exists (a missing key). */
+  const report = (path: Path, detail: string, atKey = false): never => {
+    const node = nodeAt(doc, path, atKey);
+    const pos = lines.linePos(node?.range?.[0] ?? 0);
+    throw new ScenarioError(file, pos.line, pos.col, pathText(path), detail);
   };
-  const fail = (path: Path, detail: string, key?: string): never => {
-    const pos = locate(path, key);
-    const name = key ?? path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
-    throw new ScenarioError(file, pos.line, pos.col, name, detail);
-  };
-  const raw = doc.toJS() as unknown;
+  const fail: Fail = (path, detail) => report(path, detail);
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  } catch (e) {
+    return fail([], `YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail([], 'a scenario is a mapping of keys (name, duration, chain, ...)');
   const parsed = scenarioSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = mostSpecific(parsed.error.issues);
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
     if (issue.code === 'unrecognized_keys') {
       const key = issue.keys[0]!;
-      return fail(issue.path as Path, `unknown key "${key}"`, key);
+      const hint = closest(key, knownKeys(scenarioSchema, path, raw));
+      return report([...path, key], `unknown key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}`, true);
     }
-    return fail(issue.path as Path, issue.message);
+    return fail(path, describeIssue(issue, path, raw));
   }
-  checkSemantics(parsed.data, fail);
+  checkScenario(parsed.data, fail);
   return parsed.data;
+}
+
+/** `byzantine[0].from` */
+function pathText(path: Path): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+}
+
+/** The value at `path` of the parsed YAML, and whether its parent is a mapping without that key. */
+function valueAt(raw: unknown, path: Path): { value: unknown; missingKey: boolean } {
+  let value = raw;
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i]!;
+    if (value === null || typeof value !== 'object') return { value: undefined, missingKey: false };
+    const isMapping = !Array.isArray(value);
+    if (isMapping && !Object.prototype.hasOwnProperty.call(value, key)) return { value: undefined, missingKey: i === path.length - 1 };
+    value = (value as Record<string | number, unknown>)[key];
+  }
+  return { value, missingKey: false };
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return JSON.stringify(value);
+  return String(value);
+}
+
+/** A zod issue in the file's terms: missing keys by name, wrong values with what was given. */
+function describeIssue(issue: z.core.$ZodIssue, path: Path, raw: unknown): string {
+  const { value, missingKey } = valueAt(raw, path);
+  const key = path[path.length - 1];
+  if (missingKey && typeof key === 'string') {
+    if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
+      return `missing required key "${key}" (one of ${(issue.options as unknown[]).map(String).join(', ')})`;
+    }
+    return `missing required key "${key}"`;
+  }
+  if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
+    const options = (issue.options as unknown[]).map(String);
+    const hint = typeof value === 'string' ? closest(value, options) : undefined;
+    return `expected one of ${options.join(', ')}, got ${describeValue(value)}${hint ? ` (did you mean "${hint}"?)` : ''}`;
+  }
+  if (issue.code === 'invalid_value' && typeof value === 'string') {
+    const options = issue.values.map(String);
+    const hint = closest(value, options);
+    if (hint) return `${issue.message}, got ${describeValue(value)} (did you mean "${hint}"?)`;
+  }
+  if (issue.code === 'invalid_type' || issue.code === 'too_big' || issue.code === 'too_small' || issue.code === 'invalid_value') {
+    if (value !== undefined && (typeof value !== 'object' || value === null)) return `${issue.message}, got ${describeValue(value)}`;
+  }
+  return issue.message;
 }
 
 function mostSpecific(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
   // union failures report one issue per branch; the deepest path points closest to the mistake
-  let best = issues[0]!;
   const flat: z.core.$ZodIssue[] = [];
   const walk = (list: readonly z.core.$ZodIssue[], prefix: PropertyKey[]) => {
+    // of a union's branches, follow the one that went wrong in the fewest ways
     for (const issue of list) {
       const path = [...prefix, ...issue.path];
-      if (issue.code === 'invalid_union' && 'errors' in issue) for (const branch of issue.errors) walk(branch, path);
-      else flat.push({ ...issue, path } as z.core.$ZodIssue);
+      if (issue.code === 'invalid_union' && 'errors' in issue && issue.errors.length > 0) {
+        const branch = [...issue.errors].sort((a, b) => a.length - b.length)[0]!;
+        walk(branch, path);
+      } else flat.push({ ...issue, path } as z.core.$ZodIssue);
     }
   };
   walk(issues, []);
-  for (const issue of flat) if (issue.path.length > best.path.length || best.code === 'invalid_union') best = issue;
+  // an unknown key first: a misspelt key also shows up as a missing one
+  const unknown = flat.find((i) => i.code === 'unrecognized_keys');
+  if (unknown) return unknown;
+  let best = flat[0]!;
+  for (const issue of flat) if (issue.path.length > best.path.length) best = issue;
   return best;
 }
 
-function nodeAt(doc: Document, path: Path, key?: string) {
-  const parentOrNode = doc.getIn(path as (string | number)[], true);
-  if (key !== undefined && isMap(parentOrNode)) {
-    const pair = parentOrNode.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
-    if (pair && isNode(pair.key)) return pair.key;
+/** Keys the schema allows in the mapping at `path` (every branch of a union), for "did you mean". */
+function knownKeys(schema: z.ZodType, path: Path, raw: unknown): string[] {
+  const out = new Set<string>();
+  const visit = (type: z.core.$ZodType, rest: Path) => {
+    const def = type._zod.def as unknown as Record<string, unknown> & { type: string };
+    switch (def.type) {
+      case 'optional':
+      case 'nullable':
+      case 'default':
+      case 'prefault':
+      case 'readonly':
+        return visit(def.innerType as z.core.$ZodType, rest);
+      case 'pipe':
+        return visit(def.in as z.core.$ZodType, rest);
+      case 'union':
+        for (const option of def.options as z.core.$ZodType[]) visit(option, rest);
+        return;
+      case 'array':
+        if (typeof rest[0] === 'number') visit(def.element as z.core.$ZodType, rest.slice(1));
+        return;
+      case 'tuple':
+        if (typeof rest[0] === 'number') {
+          const item = (def.items as z.core.$ZodType[])[rest[0]];
+          if (item) visit(item, rest.slice(1));
+        }
+        return;
+      case 'object': {
+        const shape = def.shape as Record<string, z.core.$ZodType>;
+        if (rest.length === 0) for (const k of Object.keys(shape)) out.add(k);
+        else if (typeof rest[0] === 'string' && shape[rest[0]]) visit(shape[rest[0]], rest.slice(1));
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  visit(schema, path);
+  // the keys already there are not what was meant
+  const { value } = valueAt(raw, path);
+  if (value !== null && typeof value === 'object') for (const k of Object.keys(value)) out.delete(k);
+  return [...out];
+}
+
+function nodeAt(doc: Document, path: Path, atKey: boolean) {
+  if (atKey && path.length > 0) {
+    const parent = doc.getIn(path.slice(0, -1) as (string | number)[], true);
+    const key = path[path.length - 1];
+    if (isMap(parent)) {
+      const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
+      if (pair && isNode(pair.key)) return pair.key;
+    }
   }
-  if (isNode(parentOrNode)) return parentOrNode;
+  const node = doc.getIn(path as (string | number)[], true);
+  if (isNode(node)) return node;
   // a missing key: point at its parent
   for (let n = path.length - 1; n >= 0; n--) {
     const up = doc.getIn(path.slice(0, n) as (string | number)[], true);
@@ -103,89 +213,7 @@ function nodeAt(doc: Document, path: Path, key?: string) {
   return doc.contents;
 }
 
-type Fail = (path: Path, detail: string, key?: string) => never;
-
 /** Names of the nodes a scenario has: node0 … node{n-1}. */
 export function nodeNames(scenario: Scenario): string[] {
   return Array.from({ length: scenario.chain.nodes }, (_, i) => `node${i}`);
-}
-
-function checkSemantics(s: Scenario, fail: Fail): void {
-  const twins = s.byzantine.flatMap((b) => ('twins' in b ? [`${b.twins}-twin`] : []));
-  const names = new Set([...nodeNames(s), ...twins]);
-  const end = durationMs(s.duration);
-  if (end <= 0) fail(['duration'], 'must be longer than 0');
-  const known = (path: Path, value: string | readonly string[]) => {
-    for (const n of typeof value === 'string' ? [value] : value) {
-      if (!names.has(n)) fail(path, `unknown node "${n}" (this scenario has node0 … node${s.chain.nodes - 1}${twins.length > 0 ? ` and ${twins.join(', ')}` : ''})`);
-    }
-  };
-  const groupIds = new Set<number>();
-  s.groups.forEach((g, i) => {
-    if (groupIds.has(g.id)) fail(['groups', i, 'id'], `group ${g.id} is defined twice`);
-    groupIds.add(g.id);
-    if (typeof g.sealers === 'number' && g.sealers > s.chain.nodes) fail(['groups', i, 'sealers'], `${g.sealers} sealers but only ${s.chain.nodes} nodes`);
-    if (Array.isArray(g.sealers)) known(['groups', i, 'sealers'], g.sealers);
-    if (Array.isArray(g.observers)) known(['groups', i, 'observers'], g.observers);
-    if (g.spare) known(['groups', i, 'spare'], g.spare);
-    if (g.minElectTime !== undefined && g.maxElectTime !== undefined && g.maxElectTime < g.minElectTime) fail(['groups', i, 'maxElectTime'], `must not be below minElectTime (${g.minElectTime})`);
-  });
-  const group = (path: Path, id: number) => {
-    if (!groupIds.has(id)) fail(path, `unknown group ${id}`);
-  };
-  s.workloads.forEach((w, i) => {
-    group(['workloads', i, 'group'], w.group);
-    if (w.targets) known(['workloads', i, 'targets'], w.targets);
-    if (w.start !== undefined && durationMs(w.start) > end) fail(['workloads', i, 'start'], 'starts after the scenario ends');
-    if (w.kind === 'mix' && w.weights.helloworld + w.weights.deploy + w.weights.token <= 0) fail(['workloads', i, 'weights'], 'at least one weight must be positive');
-  });
-  s.timeline.forEach((t, i) => {
-    const actions = ACTION_KEYS.filter((k) => t[k] !== undefined);
-    if (actions.length !== 1) {
-      fail(['timeline', i], actions.length === 0 ? `needs one action (${ACTION_KEYS.join(', ')})` : `has ${actions.length} actions (${actions.join(', ')}); give each its own entry`);
-    }
-    if (durationMs(t.at) > end) fail(['timeline', i, 'at'], `${t.at} is after the end of the scenario (${s.duration})`);
-    for (const k of ['crash', 'restart', 'pause', 'resume', 'isolate'] as const) if (t[k] !== undefined) known(['timeline', i, k], t[k]!);
-    if (t.partition) t.partition.forEach((side, j) => known(['timeline', i, 'partition', j], side));
-    if (t.partitionOneWay) {
-      known(['timeline', i, 'partitionOneWay', 'from'], t.partitionOneWay.from);
-      known(['timeline', i, 'partitionOneWay', 'to'], t.partitionOneWay.to);
-    }
-    if (t.clog) known(['timeline', i, 'clog', 'between'], t.clog.between);
-    if (t.link) {
-      known(['timeline', i, 'link', 'from'], t.link.from);
-      known(['timeline', i, 'link', 'to'], t.link.to);
-    }
-    if (t.clockSkew) known(['timeline', i, 'clockSkew', 'node'], t.clockSkew.node);
-    for (const k of ['addSealer', 'addObserver', 'removeNode'] as const) {
-      const change = t[k];
-      if (change) {
-        known(['timeline', i, k, 'node'], change.node);
-        group(['timeline', i, k, 'group'], change.group);
-      }
-    }
-    if (t.setConfig) group(['timeline', i, 'setConfig', 'group'], t.setConfig.group);
-    if (t.crashLeader) {
-      group(['timeline', i, 'crashLeader', 'group'], t.crashLeader.group);
-      if (t.crashLeader.for !== undefined && durationMs(t.at) + durationMs(t.crashLeader.for) > end) fail(['timeline', i, 'crashLeader', 'for'], 'the restart would come after the end of the scenario');
-    }
-  });
-  s.network.links?.forEach((l, i) => {
-    known(['network', 'links', i, 'from'], l.from);
-    known(['network', 'links', i, 'to'], l.to);
-  });
-  const twinned = new Set<string>();
-  s.byzantine.forEach((b, i) => {
-    if ('twins' in b) {
-      if (!nodeNames(s).includes(b.twins)) fail(['byzantine', i, 'twins'], `unknown node "${b.twins}" (this scenario has node0 … node${s.chain.nodes - 1})`);
-      if (twinned.has(b.twins)) fail(['byzantine', i, 'twins'], `${b.twins} already has a twin`);
-      twinned.add(b.twins);
-    } else {
-      known(['byzantine', i, 'node'], b.node);
-      group(['byzantine', i, 'group'], b.group);
-      const g = s.groups.find((x) => x.id === b.group);
-      if (g && g.consensus !== 'pbft') fail(['byzantine', i, 'behaviour'], `byzantine behaviours exist for PBFT groups only; group ${b.group} runs ${g.consensus}`);
-      if (b.from !== undefined && b.until !== undefined && durationMs(b.until) <= durationMs(b.from)) fail(['byzantine', i, 'until'], 'must be later than from');
-    }
-  });
 }

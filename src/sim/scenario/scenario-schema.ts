@@ -40,7 +40,8 @@ const groupSchema = z
     spare: z.array(nodeName).optional(),
     txCountLimit: z.number().int().min(1).optional(),
     txGasLimit: z.number().int().min(100_000).optional(),
-    consensusTimeout: z.number().int().min(3).optional(),
+    /** Seconds; the SystemConfig precompile's bounds (3 ≤ t < 4294967). */
+    consensusTimeout: z.number().int().min(3).max(4_294_966).optional(),
     /** Raft election timeout bounds in ms (FISCO's min_elect_time / max_elect_time; defaults 1000, 2000). */
     minElectTime: z.number().int().min(4).optional(),
     maxElectTime: z.number().int().min(4).optional(),
@@ -90,7 +91,15 @@ const timelineAction = z
     clog: z.object({ between: z.tuple([nodeName, nodeName]), for: duration, oneWay: z.boolean().default(false) }).strict().optional(),
     network: linkSettingsSchema.optional(),
     link: z.object({ from: nodeList, to: nodeList, ...linkSettings, reset: z.boolean().optional() }).strict().optional(),
-    clockSkew: z.object({ node: nodeName, offsetMs: z.number().default(0), drift: z.number().gt(-1).default(0) }).strict().optional(),
+    /** A clock off by at most a day, running at most 11 times as fast (drift 10); drift > -1 keeps it moving forward. */
+    clockSkew: z
+      .object({
+        node: nodeName,
+        offsetMs: z.number().min(-86_400_000, 'at most a day (86400000 ms) either way').max(86_400_000, 'at most a day (86400000 ms) either way').default(0),
+        drift: z.number().gt(-1, 'must be above -1 (the clock must move forward)').max(10, 'at most 10 (a clock 11 times as fast)').default(0),
+      })
+      .strict()
+      .optional(),
     addSealer: memberChange.optional(),
     addObserver: memberChange.optional(),
     removeNode: memberChange.optional(),
@@ -132,20 +141,32 @@ const byzantineSchema = z.union([
   z.object({ twins: nodeName }).strict(),
 ]);
 
-const range = z.tuple([z.number(), z.number()]);
+/** [low, high] of a count drawn per swarm run. */
+const countRange = z.tuple([
+  z.number().int('a count is a whole number').min(0, 'a count must not be negative').max(100, 'at most 100 per run'),
+  z.number().int('a count is a whole number').min(0, 'a count must not be negative').max(100, 'at most 100 per run'),
+]);
+const probabilityRange = z.tuple([
+  z.number().min(0, 'a probability is between 0 and 1').max(1, 'a probability is between 0 and 1'),
+  z.number().min(0, 'a probability is between 0 and 1').max(1, 'a probability is between 0 and 1'),
+]);
+const msRange = z.tuple([
+  z.number().min(0, 'must not be negative').max(60_000, 'at most 60000 ms'),
+  z.number().min(0, 'must not be negative').max(60_000, 'at most 60000 ms'),
+]);
 
 const swarmSchema = z
   .object({
     /** Crashes drawn per run (each later restarted), within the fault budget. */
-    crashes: range.optional(),
+    crashes: countRange.optional(),
     /** Partitions drawn per run (each later healed). */
-    partitions: range.optional(),
+    partitions: countRange.optional(),
     /** Message loss probability drawn per run. */
-    loss: range.optional(),
+    loss: probabilityRange.optional(),
     /** Mean one-way latency (ms) drawn per run. */
-    latencyMs: range.optional(),
+    latencyMs: msRange.optional(),
     /** Pauses drawn per run. */
-    pauses: range.optional(),
+    pauses: countRange.optional(),
     /** Window in which faults start. */
     window: z.tuple([duration, duration]).optional(),
     /** How long a fault lasts. */
