@@ -40,6 +40,7 @@ describe('SystemConfig 0x1000', () => {
     ['tx_count_limit', '0'],
     ['tx_gas_limit', '99999'],
     ['tx_gas_limit', 'lots'],
+    ['tx_count_limit', '9223372036854775808'], // 2^63: beyond int64
     ['consensus_timeout', '2'],
     ['no_such_key', '1'],
   ])('rejects %s = %s with -51300 and changes nothing', async (key, value) => {

@@ -15,12 +15,16 @@ export const CONFIG_BOUNDS: Readonly<Record<string, { min: bigint; max?: bigint 
   consensus_timeout: { min: 3n, max: 4_294_967n },
 };
 
+const INT64_MAX = 2n ** 63n - 1n;
+
 /** Why a system config value is invalid, or null. */
 export function configValueError(key: string, value: string, allowConsensusTimeout = true): string | null {
   const bounds = CONFIG_BOUNDS[key];
   if (!bounds || (key === 'consensus_timeout' && !allowConsensusTimeout)) return `unsupported key "${key}"`;
   if (!/^\d+$/.test(value)) return `${key} must be a non-negative integer, got "${value}"`;
   const n = BigInt(value);
+  // FISCO reads every value as an int64 and refuses what does not fit
+  if (n > INT64_MAX) return `${key} must be at most 2^63-1 (${INT64_MAX}), got ${value}`;
   if (n < bounds.min) return `${key} must be at least ${bounds.min}, got ${value}`;
   if (bounds.max !== undefined && n >= bounds.max) return `${key} must be below ${bounds.max}, got ${value}`;
   return null;
