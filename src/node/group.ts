@@ -405,19 +405,11 @@ export class Group implements GroupApi {
     this.syncTimer = this.env.clock.setTimer(SYNC_TICK_MS, () =>
       this.queue.run(async () => {
         if (this.stopped) return;
-        await this.forgetGonePeers();
+        await this.applySync(this.sync.retainPeers(this.connectedPeers(), this.env.clock.now()));
         await this.applySync(this.sync.onTick(this.env.clock.now()));
         this.scheduleSyncTick();
       }),
     );
-  }
-
-  /** Peers no longer connected (crashed, partitioned away, out of the group) leave getSyncStatus and downloads. */
-  private async forgetGonePeers(): Promise<void> {
-    const connected = new Set(this.connectedPeers());
-    for (const peer of this.sync.status().peers) {
-      if (!connected.has(peer.nodeId)) await this.applySync(this.sync.onPeerGone(peer.nodeId, this.env.clock.now()));
-    }
   }
 
   private async applySync(out: SyncOutput): Promise<void> {

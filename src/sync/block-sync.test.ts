@@ -63,6 +63,17 @@ describe('BlockSync', () => {
     expect(out.requests).toHaveLength(1);
   });
 
+  it('forgets peers that are no longer connected and re-asks their shards of those still there', () => {
+    const sync = new BlockSync(genesis, { number: 0, hash: genesis }, 0);
+    sync.onStatus(peer('a'), { number: 50, genesisHash: genesis, latestHash: h(50) }, 0);
+    sync.onStatus(peer('b'), { number: 10, genesisHash: genesis, latestHash: h(10) }, 0);
+    expect(sync.retainPeers([peer('a'), peer('b')], 1).requests).toEqual([]);
+    const out = sync.retainPeers([peer('b')], 2);
+    expect(sync.status().peers.map((p) => p.nodeId)).toEqual([peer('b')]);
+    expect(sync.status().knownHighestNumber).toBe(10);
+    expect(out.requests).toEqual([{ to: peer('b'), from: 1, count: 10 }]);
+  });
+
   it('shuns a peer that served a bad block and asks someone else', () => {
     const sync = new BlockSync(genesis, { number: 0, hash: genesis }, 0);
     const first = sync.onStatus(peer('a'), { number: 1, genesisHash: genesis, latestHash: h(1) }, 0);

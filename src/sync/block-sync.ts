@@ -97,13 +97,23 @@ export class BlockSync {
     return out;
   }
 
-  /** A peer is gone (disconnected, left the group). */
-  onPeerGone(peer: string, now: number): SyncOutput {
-    this.peers.delete(peer);
+  /**
+   * Only these peers are connected: the others are gone (crashed, cut off, out of the group), so
+   * they leave the status and their outstanding downloads go to someone else.
+   */
+  retainPeers(connected: readonly string[], now: number): SyncOutput {
     const out = empty();
-    const lost = this.shards.filter((s) => s.peer === peer);
-    this.shards = this.shards.filter((s) => s.peer !== peer);
-    if (lost.length > 0) this.download(now, out);
+    if (this.peers.size === 0) return out;
+    const keep = new Set(connected);
+    let lostShards = false;
+    for (const peer of [...this.peers.keys()]) {
+      if (keep.has(peer)) continue;
+      this.peers.delete(peer);
+      const before = this.shards.length;
+      this.shards = this.shards.filter((s) => s.peer !== peer);
+      lostShards ||= this.shards.length < before;
+    }
+    if (lostShards) this.download(now, out);
     return out;
   }
 
