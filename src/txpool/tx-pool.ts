@@ -141,7 +141,7 @@ export class TxPool {
     const height = BigInt(number);
     for (const pooled of this.byHash.values()) {
       if (out.length >= max) break;
-      if (pooled.transaction.body.blockLimit >= height && !this.chainNonces.has(pooled.transaction.body.nonce.toString(16))) out.push(pooled);
+      if (pooled.transaction.body.blockLimit >= height) out.push(pooled);
     }
     return out;
   }
