@@ -1,6 +1,6 @@
 export {
   createRpcService,
-  nestsDeeperThan,
+  scanNesting,
   DEFAULT_MAX_BATCH,
   DEFAULT_MAX_DEPTH,
   type RpcService,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rpcHarness } from './rpc-harness.test-helper.js';
-import { bracketsBalance, nestsDeeperThan } from './rpc-service.js';
+import { scanNesting } from './rpc-service.js';
 
 type Reply = { jsonrpc: string; id: unknown; result?: unknown; error?: { code: number; message: string } };
 
@@ -128,11 +128,12 @@ describe('hostile bodies', () => {
     // too deep and not JSON at all: a parse error, not an invalid request
     expect(await answer('['.repeat(40))).toMatchObject({ id: null, error: { code: -32700, message: expect.stringContaining('brackets') } });
     expect(await answer(`${'['.repeat(40)}${']'.repeat(39)}}`)).toMatchObject({ error: { code: -32700 } });
-    expect(bracketsBalance('{"a":["]",{}]}')).toBe(true);
-    expect(bracketsBalance('{"a":[}]')).toBe(false);
-    expect(bracketsBalance('["unclosed]')).toBe(false);
-    expect(nestsDeeperThan(`["${'['.repeat(100)}"]`, 2)).toBe(false);
-    expect(nestsDeeperThan('["\\"", [[]]]', 2)).toBe(true);
+    expect(scanNesting('{"a":["]",{}]}', 3)).toBe('within');
+    expect(scanNesting('{"a":["]",[{}]]}', 2)).toBe('too-deep');
+    expect(scanNesting('{"a":[[}]]', 2)).toBe('unmatched');
+    expect(scanNesting('[[["unclosed]]]', 2)).toBe('unmatched');
+    expect(scanNesting(`["${'['.repeat(100)}"]`, 2)).toBe('within');
+    expect(scanNesting('["\\"", [[]]]', 2)).toBe('too-deep');
     const inString = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSystemConfigByKey', params: [1, '[[[[{{{{'.repeat(1000)] });
     expect(await answer(inString)).toMatchObject({ id: 1, error: { code: -40008 } });
   });

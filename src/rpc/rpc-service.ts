@@ -50,9 +50,15 @@ function isId(value: unknown): value is RpcId {
   return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
-/** Whether arrays/objects nest deeper than `limit` (strings skipped): checked before JSON.parse allocates anything. */
-export function nestsDeeperThan(text: string, limit: number): boolean {
-  let depth = 0;
+/**
+ * How a request body nests arrays and objects (strings skipped), found before JSON.parse
+ * allocates anything: within `limit`, deeper (`too-deep`), or deeper and with brackets that do
+ * not even match (`unmatched`, unparsable JSON). Shallow bodies with bad brackets are left to
+ * JSON.parse, which names the spot.
+ */
+export function scanNesting(text: string, limit: number): 'within' | 'too-deep' | 'unmatched' {
+  const open: number[] = [];
+  let tooDeep = false;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -62,32 +68,13 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
     } else if (c === 0x22) {
       inString = true;
     } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
+      if (open.push(c) > limit) tooDeep = true;
     } else if (c === 0x5d || c === 0x7d) {
-      depth--;
+      if (open.pop() !== c - 2) return tooDeep ? 'unmatched' : 'within'; // ']' is '[' + 2, '}' is '{' + 2
     }
   }
-  return false;
-}
-
-/** Whether every `[`/`{` outside strings is closed by its own kind of bracket, in order, with strings closed too. */
-export function bracketsBalance(text: string): boolean {
-  const open: number[] = [];
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x5b || c === 0x7b) {
-      open.push(c);
-    } else if (c === 0x5d || c === 0x7d) {
-      if (open.pop() !== c - 2) return false; // ']' is '[' + 2, '}' is '{' + 2
-    }
-  }
-  return open.length === 0 && !inString;
+  if (!tooDeep) return 'within';
+  return open.length === 0 && !inString ? 'too-deep' : 'unmatched';
 }
 
 export function createRpcService(node: NodeApi, options: RpcServiceOptions = {}): RpcService {
@@ -156,11 +143,11 @@ export function createRpcService(node: NodeApi, options: RpcServiceOptions = {})
   async function handle(body: string, limits?: RequestLimits): Promise<string> {
     let reply: RpcReply | RpcReply[];
     try {
-      if (nestsDeeperThan(body, maxDepth)) {
-        // too deep to parse; a body whose brackets do not even close is unparsable JSON, not an invalid request
-        reply = bracketsBalance(body)
-          ? errorReply(null, rpcError('invalidRequest', `the request nests arrays/objects deeper than ${maxDepth} levels`))
-          : errorReply(null, rpcError('parseError', 'the brackets of the request body do not match'));
+      const nesting = scanNesting(body, maxDepth);
+      if (nesting === 'unmatched') {
+        reply = errorReply(null, rpcError('parseError', 'the brackets of the request body do not match'));
+      } else if (nesting === 'too-deep') {
+        reply = errorReply(null, rpcError('invalidRequest', `the request nests arrays/objects deeper than ${maxDepth} levels`));
       } else {
         let parsed: unknown;
         try {
