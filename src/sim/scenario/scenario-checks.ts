@@ -2,7 +2,7 @@ import { ProtocolVersion } from '../../chain/index.js';
 import { CONFIG_BOUNDS, configValueError } from '../../exec/index.js';
 import { resolveGroups, type ResolvedGroup } from './scenario-chain.js';
 import { durationMs, nodeNames } from './scenario-loader.js';
-import { ACTION_KEYS, type Latency, type Scenario } from './scenario-schema.js';
+import { ACTION_KEYS, namesOf, type Latency, type Scenario } from './scenario-schema.js';
 
 /** Longest fault phase a scenario may ask for, in virtual ms (24 h). */
 export const MAX_DURATION_MS = 24 * 3_600_000;
@@ -41,7 +41,6 @@ export function closest(word: string, known: Iterable<string>): string | undefin
   return best;
 }
 
-const list = (value: string | readonly string[]): readonly string[] => (typeof value === 'string' ? [value] : value);
 const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');
 
 /** Checks what the schema cannot: names, groups, roles, times, limits. Calls `fail` at the first problem. */
@@ -68,7 +67,7 @@ export function checkScenario(s: Scenario, fail: Fail): void {
   /** Where a node of a name-or-list value is: the list element, or the value itself. */
   const inList = (path: Path, value: string | readonly string[], j: number): Path => (typeof value === 'string' ? path : [...path, j]);
   const known = (path: Path, value: string | readonly string[]) => {
-    list(value).forEach((n, j) => {
+    namesOf(value).forEach((n, j) => {
       if (!names.has(n)) {
         // node9 for node1 is a count mistake, not a typo: no suggestion among the numbers
         const hint = /^node\d+$/.test(n) ? undefined : closest(n, names);
@@ -149,7 +148,7 @@ export function checkScenario(s: Scenario, fail: Fail): void {
       known([...path, 'targets'], w.targets);
       if (Array.isArray(w.targets)) noRepeats([...path, 'targets'], w.targets, `workloads[${i}].targets`);
       const members = new Set([...g.sealers, ...g.observers, ...g.spare]);
-      for (const [j, n] of list(w.targets).entries()) {
+      for (const [j, n] of namesOf(w.targets).entries()) {
         if (!members.has(original(n))) fail(inList([...path, 'targets'], w.targets, j), `${n} is not in group ${w.group} (its members: ${[...members].join(', ')}); it would never take this workload's transactions`);
       }
     }
@@ -198,8 +197,8 @@ export function checkScenario(s: Scenario, fail: Fail): void {
     if (t.partitionOneWay) {
       known([...path, 'partitionOneWay', 'from'], t.partitionOneWay.from);
       known([...path, 'partitionOneWay', 'to'], t.partitionOneWay.to);
-      const to = list(t.partitionOneWay.to);
-      const both = list(t.partitionOneWay.from).filter((n) => to.includes(n));
+      const to = namesOf(t.partitionOneWay.to);
+      const both = namesOf(t.partitionOneWay.from).filter((n) => to.includes(n));
       if (both.length > 0) fail([...path, 'partitionOneWay', 'to'], `${quoted(both)} ${both.length === 1 ? 'is' : 'are'} in both from and to; a node cannot be cut off from itself`);
     }
     if (t.clog) {

@@ -8,6 +8,9 @@ export const duration = z.union([
 
 const nodeName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'expected a node name like node0');
 const nodeList = z.union([nodeName, z.array(nodeName).min(1)]);
+
+/** A `nodeList` value (one name or several) as a list. */
+export const namesOf = (value: string | readonly string[]): readonly string[] => (typeof value === 'string' ? [value] : value);
 const probability = z.number().min(0).max(1);
 
 const latency = z.discriminatedUnion('kind', [

@@ -1,7 +1,7 @@
 import { deriveSeed, SeededRng } from '../../runtime/index.js';
 import { honestNodes, resolveGroups } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
-import type { Scenario, TimelineEntry } from './scenario-schema.js';
+import { namesOf, type Scenario, type TimelineEntry } from './scenario-schema.js';
 
 /** A scenario with faults drawn for one swarm seed, and what was drawn (printed before the run). */
 export interface SwarmDraw {
@@ -27,17 +27,16 @@ export function fileFaults(scenario: Scenario): { busy: Array<[number, number]>;
   const entries = [...scenario.timeline].sort((a, b) => durationMs(a.at) - durationMs(b.at));
   for (const e of entries) {
     const t = durationMs(e.at);
-    const nodes = (v: string | readonly string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : [...v]);
-    for (const n of nodes(e.crash)) if (!down.has(n)) down.set(n, t);
-    for (const n of nodes(e.restart)) {
+    for (const n of namesOf(e.crash ?? [])) if (!down.has(n)) down.set(n, t);
+    for (const n of namesOf(e.restart ?? [])) {
       for (const held of [down, paused]) {
         const since = held.get(n);
         if (since !== undefined) busy.push([since, t]);
         held.delete(n);
       }
     }
-    for (const n of nodes(e.pause)) if (!paused.has(n) && !down.has(n)) paused.set(n, t);
-    for (const n of nodes(e.resume)) {
+    for (const n of namesOf(e.pause ?? [])) if (!paused.has(n) && !down.has(n)) paused.set(n, t);
+    for (const n of namesOf(e.resume ?? [])) {
       const since = paused.get(n);
       if (since !== undefined) busy.push([since, t]);
       paused.delete(n);

@@ -3,7 +3,7 @@ import type { LinkConfig, Partition } from '../../runtime/index.js';
 import type { SimChain } from '../sim-chain.js';
 import { linkConfigOf } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
-import type { LinkSettings, Scenario, TimelineEntry } from './scenario-schema.js';
+import { namesOf, type LinkSettings, type Scenario, type TimelineEntry } from './scenario-schema.js';
 import type { NodeRpc } from '../node-rpc.js';
 import type { TxClient } from './tx-client.js';
 import type { TxRecord } from './tx-tracker.js';
@@ -30,7 +30,6 @@ export interface AdminAction {
   record: TxRecord | undefined;
 }
 
-const list = (value: string | readonly string[]): string[] => (typeof value === 'string' ? [value] : [...value]);
 const precompile = (n: number): Uint8Array => fromHex(`0x${n.toString(16).padStart(40, '0')}`);
 const CONSENSUS = precompile(0x1003);
 const SYSTEM_CONFIG = precompile(0x1000);
@@ -121,7 +120,7 @@ export class TimelinePlayer {
     const net = sim.network;
     const why = entry.label ? ` (${entry.label})` : '';
     if (entry.crash !== undefined) {
-      for (const n of list(entry.crash)) {
+      for (const n of namesOf(entry.crash)) {
         if (sim.node(n).state === 'down') continue;
         sim.crash(n);
         this.begin(`down:${n}`, { fromMs: at, kind: 'crash', description: `${n} crashed${why}`, nodes: [n] });
@@ -146,7 +145,7 @@ export class TimelinePlayer {
       }
     } else if (entry.restart !== undefined) {
       // like crashing a crashed node, restarting a running one does nothing; a paused one resumes
-      for (const n of list(entry.restart)) {
+      for (const n of namesOf(entry.restart)) {
         const state = sim.node(n).state;
         if (state === 'down') sim.restart(n);
         else if (state === 'paused') sim.resume(n);
@@ -155,13 +154,13 @@ export class TimelinePlayer {
         this.end(`paused:${n}`, at);
       }
     } else if (entry.pause !== undefined) {
-      for (const n of list(entry.pause)) {
+      for (const n of namesOf(entry.pause)) {
         if (sim.node(n).state !== 'up') continue;
         sim.pause(n);
         this.begin(`paused:${n}`, { fromMs: at, kind: 'pause', description: `${n} paused${why}`, nodes: [n] });
       }
     } else if (entry.resume !== undefined) {
-      for (const n of list(entry.resume)) {
+      for (const n of namesOf(entry.resume)) {
         if (sim.node(n).state !== 'paused') continue;
         sim.resume(n);
         this.end(`paused:${n}`, at);
@@ -172,7 +171,7 @@ export class TimelinePlayer {
     } else if (entry.partitionOneWay !== undefined) {
       const { from, to } = entry.partitionOneWay;
       const partition = net.partitionOneWay(from, to);
-      this.addPartition(partition, at, 'one-way partition', `${list(from).join(', ')} cannot reach ${list(to).join(', ')}${why}`, [...list(from), ...list(to)]);
+      this.addPartition(partition, at, 'one-way partition', `${namesOf(from).join(', ')} cannot reach ${namesOf(to).join(', ')}${why}`, [...namesOf(from), ...namesOf(to)]);
     } else if (entry.isolate !== undefined) {
       const partition = net.isolate(entry.isolate);
       this.addPartition(partition, at, 'isolation', `${entry.isolate} isolated${why}`, [entry.isolate]);
@@ -189,13 +188,13 @@ export class TimelinePlayer {
       this.begin('network', { fromMs: at, kind: 'network', description: `network: ${describeLink(entry.network)}${why}`, nodes: [] });
     } else if (entry.link !== undefined) {
       const { from, to, reset, ...settings } = entry.link;
-      const key = `link:${list(from).join(',')}>${list(to).join(',')}`;
+      const key = `link:${namesOf(from).join(',')}>${namesOf(to).join(',')}`;
       if (reset) {
         net.setLink(from, to, null);
         this.end(key, at);
       } else {
         net.setLink(from, to, linkConfigOf(settings));
-        this.begin(key, { fromMs: at, kind: 'link', description: `links ${list(from).join(', ')} → ${list(to).join(', ')}: ${describeLink(settings)}${why}`, nodes: [...list(from), ...list(to)] });
+        this.begin(key, { fromMs: at, kind: 'link', description: `links ${namesOf(from).join(', ')} → ${namesOf(to).join(', ')}: ${describeLink(settings)}${why}`, nodes: [...namesOf(from), ...namesOf(to)] });
       }
     } else if (entry.clockSkew !== undefined) {
       const { node, offsetMs, drift } = entry.clockSkew;
