@@ -1,17 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createEVM } from '@ethereumjs/evm';
-import { createMPT } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address } from '@ethereumjs/util';
 import { ProtocolVersion, TransactionBuilder, type Transaction } from '../chain/index.js';
-import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
-import { getSuite, keccak256 } from '../crypto/index.js';
+import { toHex } from '../codec/index.js';
+import { getSuite } from '../crypto/index.js';
 import { BlockExecutor } from '../exec/index.js';
-import { createFiscoCommon, WorldState } from '../state/index.js';
+import { WorldState } from '../state/index.js';
 import { MemoryStore } from '../storage/index.js';
 import type { BenchIo } from './bench-io.js';
 import { formatRate, table, verdict } from './measure.js';
+import { helloWorldCode, helloWorldSet, rawHelloWorldCalls } from './raw-evm.js';
 
 const BLOCK_SIZE = 1000;
 const BLOCKS = 4;
@@ -20,11 +16,6 @@ const SENDERS = 50;
 function seeded(seed: number) {
   let n = seed;
   return (length: number) => Uint8Array.from({ length }, () => (n = (n * 48271) % 2147483647) & 0xff);
-}
-
-function helloWorldCode(): Uint8Array {
-  const artifact = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
-  return fromHex(artifact.bytecode);
 }
 
 export async function run(io: BenchIo): Promise<void> {
@@ -47,7 +38,7 @@ export async function run(io: BenchIo): Promise<void> {
   };
   const deployed = await commitBlock([builders[0]!.build({ data: helloWorldCode(), blockLimit: 100n })]);
   const contract = deployed.block.receipts[0]!.contractAddress;
-  const calldata = (i: number) => encodeFunctionCall('set(string)', [`Hello, FISCO BCOS #${i}`], keccak256);
+  const calldata = helloWorldSet;
 
   // Signed transactions prepared up front: signing and admission-time verification are not executor work.
   const blocks = Array.from({ length: BLOCKS }, (_, b) =>
@@ -64,27 +55,12 @@ export async function run(io: BenchIo): Promise<void> {
   const executorRate = (BLOCKS * BLOCK_SIZE) / executorSeconds;
 
   // Raw ethereumjs on the same calls: one EVM, Caches, one checkpoint per 1000 calls, root per block.
-  const common = createFiscoCommon();
-  const trie = await createMPT({ useKeyHashing: true, common });
-  const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
-  const evm = await createEVM({ common, stateManager: sm });
-  const caller = new Address(builders[0]!.address);
-  await sm.putAccount(caller, new Account(0n, 0n));
-  const created = await evm.runCall({ caller, data: helloWorldCode(), gasLimit: 30_000_000n });
-  const rawTarget = created.createdAddress!;
-  await sm.getStateRoot();
-  const senders = builders.map((b) => new Address(b.address));
-  const rawStart = performance.now();
-  for (let b = 0; b < BLOCKS; b++) {
-    await sm.checkpoint();
-    for (let i = 0; i < BLOCK_SIZE; i++) {
-      const r = await evm.runCall({ caller: senders[i % SENDERS]!, to: rawTarget, data: calldata(b * BLOCK_SIZE + i), gasLimit: 300_000_000n, skipNonceIncrement: true });
-      if (r.execResult.exceptionError) throw new Error(`raw call failed: ${r.execResult.exceptionError.error}`);
-    }
-    await sm.commit();
-    await sm.getStateRoot();
-  }
-  const rawSeconds = (performance.now() - rawStart) / 1000;
+  const rawMs = await rawHelloWorldCalls(
+    Array.from({ length: BLOCKS }, () => BLOCK_SIZE),
+    builders.map((b) => b.address),
+    calldata,
+  );
+  const rawSeconds = rawMs / 1000;
   const rawRate = (BLOCKS * BLOCK_SIZE) / rawSeconds;
 
   io.out(`exec: ${BLOCKS} blocks of ${BLOCK_SIZE} signed HelloWorld set(string) transactions from ${SENDERS} senders, one core\n`);

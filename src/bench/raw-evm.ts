@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { createEVM } from '@ethereumjs/evm';
+import { createMPT } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, Address } from '@ethereumjs/util';
+import { encodeFunctionCall, fromHex } from '../codec/index.js';
+import { keccak256 } from '../crypto/index.js';
+import { createFiscoCommon } from '../state/index.js';
+
+export function helloWorldCode(): Uint8Array {
+  const artifact = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
+  return fromHex(artifact.bytecode);
+}
+
+/** Calldata of HelloWorld.set(string) with a distinct string per index. */
+export const helloWorldSet = (i: number): Uint8Array => encodeFunctionCall('set(string)', [`Hello, FISCO BCOS #${i}`], keccak256);
+
+/**
+ * Plain ethereumjs on HelloWorld.set calls, with none of Twinchain around it: one EVM over a
+ * MerkleStateManager with Caches, a checkpoint, the calls, a commit and a state root per block.
+ * Returns the wall milliseconds of the blocks (deployment and warm-up excluded).
+ */
+export async function rawHelloWorldCalls(blocks: ReadonlyArray<number>, callers: ReadonlyArray<Uint8Array>, calldata: (i: number) => Uint8Array = helloWorldSet): Promise<number> {
+  const common = createFiscoCommon();
+  const trie = await createMPT({ useKeyHashing: true, common });
+  const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+  const evm = await createEVM({ common, stateManager: sm });
+  const senders = callers.map((c) => new Address(c));
+  await sm.putAccount(senders[0]!, new Account(0n, 0n));
+  const created = await evm.runCall({ caller: senders[0]!, data: helloWorldCode(), gasLimit: 30_000_000n });
+  const target = created.createdAddress!;
+  await sm.getStateRoot();
+  let call = 0;
+  const runBlock = async (size: number) => {
+    await sm.checkpoint();
+    for (let i = 0; i < size; i++, call++) {
+      const r = await evm.runCall({ caller: senders[call % senders.length]!, to: target, data: calldata(call), gasLimit: 300_000_000n, skipNonceIncrement: true });
+      if (r.execResult.exceptionError) throw new Error(`raw call failed: ${r.execResult.exceptionError.error}`);
+    }
+    await sm.commit();
+    await sm.getStateRoot();
+  };
+  await runBlock(20); // warm-up
+  const start = performance.now();
+  for (const size of blocks) await runBlock(size);
+  return performance.now() - start;
+}
