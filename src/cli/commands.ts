@@ -146,10 +146,13 @@ Benchmarks:
            raw evm.runCall on the same calls
   sim      simulation kernel events per second and virtual/wall time ratio for a
            null protocol (all-to-all messages, one round per virtual second) at
-           4, 16, 64 and 256 nodes, plus 16 nodes with the full JSON trace on
+           4, 16, 64 and 256 nodes, plus 16 nodes with the full JSON trace
+           written to a sink and to a file
   pbft     simulated PBFT groups of 4, 16 and 64 sealers: committed transactions per
            wall second under a saturating HelloWorld load, and the virtual/wall time
-           ratio at 10 tx/s (real and simulated consensus signatures)
+           ratio at 10 tx/s (real and simulated consensus signatures); where the
+           time of the 4-sealer run goes, and the ceiling its secp256k1 operations
+           and contract calls set when timed on their own
   rpc      JSON-RPC over HTTP with keep-alive at concurrency 1 and 32: requests/s
            and p50/p99 latency of getBlockNumber and call (HelloWorld.get) next
            to a bare node:http server with a constant JSON body, and the ratio
