@@ -51,6 +51,8 @@ export interface GroupOptions {
   /** Builds this group's consensus once the chain is open. */
   readonly consensus: (group: Group) => ConsensusDriver;
   readonly poolLimit?: number;
+  /** `[tx_pool] memory_limit` in bytes of pooled transactions (default 512 MB). */
+  readonly poolMemoryLimit?: number;
   /** Simulation only: share block execution results between nodes (see ExecutionMemo). */
   readonly executionMemo?: ExecutionMemo;
   /** Simulation and fault tests only: the consensus engine starts byzantine (see ByzantineBehaviour). */
@@ -121,6 +123,7 @@ export class Group implements GroupApi {
         chainId: this.options.chainId,
         groupId: BigInt(this.groupId),
         limit: this.options.poolLimit,
+        memoryLimit: this.options.poolMemoryLimit,
         ...(this.options.executionMemo ? { decode: (raw, options) => this.options.executionMemo!.transactions.decode(raw, options) } : {}),
       },
       { height: () => this.chain.height, hasTransaction: (h) => this.chain.ledger.hasTransaction(h) },

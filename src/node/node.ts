@@ -37,6 +37,8 @@ export interface NodeOptions {
   /** Consensus engines by consensus type, on top of the built-in 'pbft' and 'raft' (tests may replace them). */
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
   readonly poolLimit?: number;
+  /** `[tx_pool] memory_limit` in bytes of pooled transactions per group (default 512 MB). */
+  readonly poolMemoryLimit?: number;
   /**
    * Simulation only: one memo shared by all simulated nodes lets n nodes executing the same
    * block on the same parent state pay for one execution (a node whose state differs still
@@ -83,6 +85,7 @@ export class Node implements NodeApi {
         signer,
         consensus: factory,
         poolLimit: options.poolLimit,
+        poolMemoryLimit: options.poolMemoryLimit,
         ...(options.executionMemo ? { executionMemo: options.executionMemo } : {}),
         ...(options.byzantine?.[genesis.groupId] ? { byzantine: options.byzantine[genesis.groupId] } : {}),
       });

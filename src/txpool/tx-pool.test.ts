@@ -11,14 +11,14 @@ const seeded = (seed: number) => {
   return (length: number) => Uint8Array.from({ length }, () => (n = (n * 48271) % 2147483647) & 0xff);
 };
 
-function setup(options: { limit?: number; height?: number } = {}) {
+function setup(options: { limit?: number; memoryLimit?: number; height?: number } = {}) {
   const onChain = new Set<string>();
   let height = options.height ?? 10;
   const chain: PoolChainView = {
     height: () => height,
     hasTransaction: async (h) => onChain.has(Buffer.from(h).toString('hex')),
   };
-  const pool = new TxPool({ suite, generation: 'rc2', chainId: 1n, groupId: 1n, limit: options.limit }, chain);
+  const pool = new TxPool({ suite, generation: 'rc2', chainId: 1n, groupId: 1n, limit: options.limit, memoryLimit: options.memoryLimit }, chain);
   const builder = new TransactionBuilder({ suite, generation: 'rc2', key: suite.generateKeyPair(seeded(1)), random: seeded(2) });
   const tx = (over: Partial<{ blockLimit: bigint; nonce: bigint }> = {}) => builder.build({ to: new Uint8Array(20), blockLimit: 20n, ...over });
   return {
@@ -125,6 +125,30 @@ describe('TxPool admission', () => {
     await pool.admit(tx());
     const e = await rejection(pool.admit(tx()));
     expect([e.status, e.code]).toEqual(['TxPoolIsFull', 28]);
+  });
+
+  it('OverGroupMemoryLimit (10006) when the pooled bytes would pass memory_limit, checked before anything else', async () => {
+    const { pool, tx } = setup({ limit: 1 });
+    expect(pool.memoryLimit).toBe(512 * 1024 * 1024);
+    const size = tx().raw.length; // every transaction of this builder has the same size
+    const small = setup({ memoryLimit: 2 * size });
+    const a = await small.pool.admit(small.tx());
+    await small.pool.admit(small.tx());
+    expect(small.pool.usedBytes).toBe(2 * size);
+    const third = small.tx();
+    const e = await rejection(small.pool.admit(third));
+    expect([e.status, e.code]).toEqual(['OverGroupMemoryLimit', 10006]);
+    expect(e.reason).toBe(`the pool holds ${2 * size} bytes of transactions; ${size} more would pass its memory limit of ${2 * size}`);
+    // a known transaction still gets the memory reason first, as in FISCO's order
+    expect((await rejection(small.pool.admit(a.transaction))).status).toBe('OverGroupMemoryLimit');
+    // a commit frees the bytes of its transactions
+    small.pool.onBlockCommitted(11, [a.transaction]);
+    expect(small.pool.usedBytes).toBe(size);
+    await small.pool.admit(third);
+    expect(small.pool.size).toBe(2);
+    // a full pool at a generous memory limit answers TxPoolIsFull instead
+    await pool.admit(tx());
+    expect((await rejection(pool.admit(tx()))).status).toBe('TxPoolIsFull');
   });
 });
 

@@ -16,6 +16,8 @@ export const BLOCK_LIMIT_RANGE = 1000;
 export const NONCE_WINDOW = BLOCK_LIMIT_RANGE + 1;
 /** build_chain's `[tx_pool] limit`. */
 export const DEFAULT_POOL_LIMIT = 150_000;
+/** FISCO's `[tx_pool] memory_limit` default: 512 MB of pooled transactions per group. */
+export const DEFAULT_POOL_MEMORY_LIMIT = 512 * 1024 * 1024;
 
 /** What the pool needs to know about the chain. */
 export interface PoolChainView {
@@ -31,6 +33,8 @@ export interface TxPoolOptions {
   readonly chainId: bigint;
   readonly groupId: bigint;
   readonly limit?: number;
+  /** Bytes of encoded transactions the pool may hold (default DEFAULT_POOL_MEMORY_LIMIT). */
+  readonly memoryLimit?: number;
   /** Decodes payloads (default decodeTransaction); a simulation shares decoded transactions between nodes. */
   readonly decode?: (raw: Uint8Array, options: TxCodecOptions) => Transaction;
 }
@@ -59,13 +63,22 @@ export class TxPool {
   /** When each pooled transaction was last sent to (or first heard from) peers, virtual ms. */
   private readonly gossipedAt = new Map<string, number>();
   private seq = 0;
+  /** Encoded bytes of the pooled transactions (FISCO counts each transaction's size against memory_limit). */
+  private bytes = 0;
   readonly limit: number;
+  readonly memoryLimit: number;
 
   constructor(
     private readonly options: TxPoolOptions,
     private readonly chain: PoolChainView,
   ) {
     this.limit = options.limit ?? DEFAULT_POOL_LIMIT;
+    this.memoryLimit = options.memoryLimit ?? DEFAULT_POOL_MEMORY_LIMIT;
+  }
+
+  /** Encoded bytes of the pooled transactions. */
+  get usedBytes(): number {
+    return this.bytes;
   }
 
   get size(): number {
@@ -94,6 +107,9 @@ export class TxPool {
 
   /** Admit a decoded transaction or throw TxRejectedError saying which check failed. */
   async admit(tx: Transaction): Promise<PooledTransaction> {
+    if (this.bytes + tx.raw.length > this.memoryLimit) {
+      throw new TxRejectedError('OverGroupMemoryLimit', `the pool holds ${this.bytes} bytes of transactions; ${tx.raw.length} more would pass its memory limit of ${this.memoryLimit}`);
+    }
     if (this.byHash.size >= this.limit) throw new TxRejectedError('TxPoolIsFull', `the pool holds its limit of ${this.limit} transactions`);
     const id = key(tx.hash);
     if (this.byHash.has(id)) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool');
@@ -121,6 +137,7 @@ export class TxPool {
     const pooled: PooledTransaction = { transaction: tx, sender, seq: this.seq++ };
     this.byHash.set(id, pooled);
     this.poolNonces.add(nonce);
+    this.bytes += tx.raw.length;
     return pooled;
   }
 
@@ -217,6 +234,7 @@ export class TxPool {
     const pooled = this.byHash.get(k);
     if (!pooled) return false;
     this.byHash.delete(k);
+    this.bytes -= pooled.transaction.raw.length;
     this.gossipedAt.delete(k);
     this.poolNonces.delete(pooled.transaction.body.nonce.toString(16));
     return true;
