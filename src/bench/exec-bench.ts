@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { ProtocolVersion, TransactionBuilder, type Transaction } from '../chain/index.js';
 import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
@@ -7,7 +8,7 @@ import { WorldState } from '../state/index.js';
 import { MemoryStore } from '../storage/index.js';
 import type { BenchIo } from './bench-io.js';
 import { formatRate, table, verdict } from './measure.js';
-import { helloWorldCode, helloWorldSet, rawHelloWorldCalls } from './raw-evm.js';
+import { helloWorldSet, rawHelloWorldCalls } from './raw-evm.js';
 
 const BLOCK_SIZE = 1000;
 const BLOCKS = 4;
@@ -36,7 +37,7 @@ export async function run(io: BenchIo): Promise<void> {
     parentHash = executed.hash;
     return executed;
   };
-  const deployed = await commitBlock([builders[0]!.build({ data: helloWorldCode(), blockLimit: 100n })]);
+  const deployed = await commitBlock([builders[0]!.build({ data: contractBytecode('HelloWorld'), blockLimit: 100n })]);
   const contract = deployed.block.receipts[0]!.contractAddress;
   const calldata = helloWorldSet;
 

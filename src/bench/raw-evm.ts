@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createEVM } from '@ethereumjs/evm';
 import { createMPT } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address } from '@ethereumjs/util';
-import { encodeFunctionCall, fromHex } from '../codec/index.js';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { encodeFunctionCall } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';
 import { createFiscoCommon } from '../state/index.js';
-
-export function helloWorldCode(): Uint8Array {
-  const artifact = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
-  return fromHex(artifact.bytecode);
-}
 
 /** Calldata of HelloWorld.set(string) with a distinct string per index. */
 export const helloWorldSet = (i: number): Uint8Array => encodeFunctionCall('set(string)', [`Hello, FISCO BCOS #${i}`], keccak256);
@@ -28,7 +23,7 @@ export async function rawHelloWorldCalls(blocks: ReadonlyArray<number>, callers:
   const evm = await createEVM({ common, stateManager: sm });
   const senders = callers.map((c) => new Address(c));
   await sm.putAccount(senders[0]!, new Account(0n, 0n));
-  const created = await evm.runCall({ caller: senders[0]!, data: helloWorldCode(), gasLimit: 30_000_000n });
+  const created = await evm.runCall({ caller: senders[0]!, data: contractBytecode('HelloWorld'), gasLimit: 30_000_000n });
   const target = created.createdAddress!;
   await sm.getStateRoot();
   let call = 0;

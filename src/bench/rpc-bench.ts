@@ -1,9 +1,9 @@
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { readFileSync } from 'node:fs';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { TransactionBuilder } from '../chain/index.js';
-import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { encodeFunctionCall, toHex } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';
 import { createRpcService, startHttpServer } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
@@ -86,14 +86,13 @@ async function bareServer(): Promise<Server> {
 async function nodeWithContract(): Promise<{ node: DevNode; callBody: string }> {
   const node = await DevNode.create({ seed: 'rpc-bench' });
   const group = node.mainGroup;
-  const artifact = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
   const user = new TransactionBuilder({
     suite: group.suite,
     generation: group.version.txGeneration,
     key: group.suite.generateKeyPair(seededRandom('rpc-bench-user')),
     random: seededRandom('rpc-bench-nonces'),
   });
-  const deploy = user.build({ to: null, data: fromHex(artifact.bytecode), blockLimit: 100n });
+  const deploy = user.build({ to: null, data: contractBytecode('HelloWorld'), blockLimit: 100n });
   const submitted = await group.submit(deploy.raw);
   if (!submitted.accepted) throw new Error(`deploy refused: ${submitted.rejection.reason}`);
   const block = await node.seal();

@@ -16,7 +16,7 @@ describe('work floor', () => {
     await expect(rawHelloWorldCalls([1], callers, () => Uint8Array.of(0xde, 0xad, 0xbe, 0xef))).rejects.toThrow(/raw call failed/);
   });
 
-  it('times signatures and calls in the counts asked for', async () => {
+  it('names the secp256k1 backend and times both parts', async () => {
     const times = await timeMandatedWork({ signs: 30, verifies: 20, recovers: 10, blockSizes: [2, 1] });
     expect(['native', 'noble']).toContain(times.backend);
     expect(times.secp256k1Ms).toBeGreaterThan(0);

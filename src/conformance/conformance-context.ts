@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { TransactionBuilder, type Transaction, type TxGeneration } from '../chain/index.js';
-import { bigintToBytes, encodeFunctionCall, fromHex, rlpEncode, toHex, type InterfaceVariant } from '../codec/index.js';
+import { bigintToBytes, encodeFunctionCall, rlpEncode, toHex, type InterfaceVariant } from '../codec/index.js';
 import { getSuite, keccak256, type CryptoSuite, type SuiteName } from '../crypto/index.js';
 import { RpcCallError, type JsonRpcClient, type RpcErrorObject, type RpcResponse } from '../rpc/index.js';
 import { fail } from './check.js';
 import { show } from './shape.js';
 
 export type ConsensusKind = 'pbft' | 'raft';
-
-interface Artifact {
-  readonly bytecode: string;
-}
-
-const HELLO_WORLD = JSON.parse(
-  readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8'),
-) as Artifact;
 
 /** What the lifecycle checks learn and hand on to each other. */
 export interface LifecycleState {
@@ -87,7 +79,7 @@ export class ConformanceContext {
   }
 
   helloWorldCode(): Uint8Array {
-    return fromHex(HELLO_WORLD.bytecode);
+    return contractBytecode('HelloWorld');
   }
 
   /** ABI call data; the artifact was compiled with keccak selectors, which is what its code compares against. */

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import seedrandom from 'seedrandom';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { TransactionBuilder, type ConsensusType, type GroupGenesis } from '../chain/index.js';
 import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
 import { keccak256, type SuiteName } from '../crypto/index.js';
@@ -31,7 +31,6 @@ export interface ClusterOptions {
   readonly onNodeEvent?: SimChainOptions['onNodeEvent'];
 }
 
-const HELLO = JSON.parse(readFileSync(new URL('../../fixtures/contracts/artifacts/HelloWorld.json', import.meta.url), 'utf8')) as { bytecode: string };
 
 /** A simulated group of nodes with deterministic keys, plus a client that sends HelloWorld transactions. */
 export function cluster(options: ClusterOptions = {}) {
@@ -136,7 +135,7 @@ export function cluster(options: ClusterOptions = {}) {
     startHelloWorldLoad(ratePerSecond: number, untilMs: number, startAt = 100) {
       sim.at(startAt, async () => {
         const g = group(names[0]!)!;
-        const deploy = client.build({ data: fromHex(HELLO.bytecode), blockLimit: BigInt(g.blockNumber() + 500) });
+        const deploy = client.build({ data: contractBytecode('HelloWorld'), blockLimit: BigInt(g.blockNumber() + 500) });
         contract = suite.hash(new Uint8Array([0xd6, 0x94, ...client.address, 0x80])).subarray(12);
         await c.submit(names[0]!, deploy.raw);
       });

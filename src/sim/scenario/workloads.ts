@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { contractBytecode } from '../../../fixtures/contracts/artifacts.js';
 import { decodeAbi, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../../codec/index.js';
 import { keccak256 } from '../../crypto/index.js';
 import type { Rng } from '../../runtime/index.js';
@@ -9,15 +9,8 @@ import type { Workload } from './scenario-schema.js';
 import type { TxClient } from './tx-client.js';
 import type { TxKind } from './tx-tracker.js';
 
-function artifact(name: string): Uint8Array {
-  const json = JSON.parse(readFileSync(new URL(`../../../fixtures/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')) as { bytecode: string };
-  return fromHex(json.bytecode);
-}
-
-let helloCode: Uint8Array | undefined;
-let tokenCode: Uint8Array | undefined;
-export const helloWorldCode = (): Uint8Array => (helloCode ??= artifact('HelloWorld'));
-const tokenInitCode = (): Uint8Array => (tokenCode ??= artifact('Token'));
+export const helloWorldCode = (): Uint8Array => contractBytecode('HelloWorld');
+const tokenInitCode = (): Uint8Array => contractBytecode('Token');
 
 export const TOKEN_SUPPLY = 1_000_000_000_000n;
 const TOKEN_GRANT = 1_000_000n;
