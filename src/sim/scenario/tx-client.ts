@@ -10,6 +10,14 @@ import type { TxKind, TxRecord, TxTracker } from './tx-tracker.js';
 export const RESEND_AFTER_MS = 10_000;
 export const MAX_ATTEMPTS = 6;
 const HEAD_REFRESH_MS = 1_000;
+/** Pool refusals that may pass later or at another node: the pool had no room. */
+const POOL_FULL: ReadonlySet<string> = new Set(['TxPoolIsFull', 'OverGroupMemoryLimit']);
+
+/** The transaction status name of a refused sendRawTransaction (the node puts it in error.data). */
+function refusalName(error: { data?: unknown } | undefined): string | undefined {
+  const data = error?.data;
+  return typeof data === 'object' && data !== null && typeof (data as { name?: unknown }).name === 'string' ? (data as { name: string }).name : undefined;
+}
 
 /**
  * The scenario's clients: accounts with deterministic keys that sign transactions and send them
@@ -74,21 +82,27 @@ export class TxClient {
     record.attempts++;
     record.lastTryAt = this.chain.sim.now;
     if (target === undefined) {
+      if (record.rejection === undefined) record.retryable = true;
       record.rejection ??= `no node of group ${record.group} was up`;
       return;
     }
     if (!record.tried.includes(target)) record.tried.push(target);
     const reply = await this.rpc.call(target, 'sendRawTransaction', [record.group, `0x${record.raw}`]);
     if (!reply) {
+      if (record.rejection === undefined) record.retryable = true;
       record.rejection ??= `${target} went down`;
       return;
     }
-    if (reply.error === undefined || /AlreadyKnown|AlreadyInChain/.test(reply.error.message)) {
+    const refusal = refusalName(reply.error);
+    if (reply.error === undefined || refusal === 'AlreadyKnown' || refusal === 'AlreadyInChain') {
       record.accepted = true;
       record.node = target;
       return;
     }
-    if (!record.accepted) record.rejection = `${reply.error.code}: ${reply.error.message}`;
+    if (!record.accepted) {
+      record.rejection = `${reply.error.code}: ${reply.error.message}`;
+      record.retryable = refusal !== undefined && POOL_FULL.has(refusal);
+    }
   }
 
   /** Re-sends what waited too long for a receipt, and what no node could take. */
@@ -96,8 +110,7 @@ export class TxClient {
     const now = this.chain.sim.now;
     for (const record of this.tracker.records.values()) {
       if (record.committedAt !== undefined || record.attempts >= MAX_ATTEMPTS || now - record.lastTryAt < RESEND_AFTER_MS) continue;
-      const unreachable = !record.accepted && record.rejection !== undefined && /was up|went down|TxPoolIsFull/.test(record.rejection);
-      if (record.accepted || unreachable) await this.transmit(record);
+      if (record.accepted || record.retryable) await this.transmit(record);
     }
   }
 

@@ -20,6 +20,8 @@ export interface TxRecord {
   accepted: boolean;
   /** The last refusal (JSON-RPC error), if never accepted. */
   rejection: string | undefined;
+  /** That refusal may pass later or elsewhere: no node was up, the node went down, or its pool was full. */
+  retryable: boolean;
   committedAt: number | undefined;
   height: number | undefined;
   /** Receipt status (0 = success). */
@@ -58,6 +60,7 @@ export class TxTracker {
       tried: [],
       accepted: false,
       rejection: undefined,
+      retryable: false,
       committedAt: undefined,
       height: undefined,
       status: undefined,
