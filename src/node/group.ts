@@ -256,13 +256,13 @@ export class Group implements GroupApi {
       }
       case 'transactions': {
         let admitted = 0;
+        // pooled transactions this peer just sent: new ones, and ones we had (so all the nodes
+        // holding a stuck transaction do not each re-gossip it to everyone on the next round)
         const heard: Uint8Array[] = [];
         for (const raw of message.transactions) {
-          const tx = await this.admit(raw);
-          if (tx) {
-            admitted++;
-            heard.push(tx.hash);
-          }
+          const result = await this.admit(raw);
+          if (result.admitted) admitted++;
+          if (result.pooled) heard.push(result.pooled);
         }
         this.pool.markGossiped(heard, now);
         if (admitted > 0) await this.consensus.onPoolChanged(now);
@@ -273,15 +273,16 @@ export class Group implements GroupApi {
 
   // --- transactions --------------------------------------------------------------------
 
-  private async admit(raw: Uint8Array): Promise<Transaction | undefined> {
+  /** A gossiped transaction: whether it was new, and its hash if it is now pooled. */
+  private async admit(raw: Uint8Array): Promise<{ admitted: boolean; pooled?: Uint8Array }> {
     try {
       const pooled = await this.pool.admitRaw(raw);
       this.counters.txsAdmitted++;
-      return pooled.transaction;
+      return { admitted: true, pooled: pooled.transaction.hash };
     } catch (e) {
       if (!(e instanceof TxRejectedError)) throw e;
       this.counters.txsRejected++;
-      return undefined;
+      return e.status === 'AlreadyKnown' && e.hash ? { admitted: false, pooled: e.hash } : { admitted: false };
     }
   }
 

@@ -31,6 +31,29 @@ describe('4-node PBFT group (simulated)', () => {
     await c.checkAgreement();
   });
 
+  it('a stuck transaction is re-gossiped by one holder per round, not by every node that pools it', async () => {
+    const regossips = new Map<string, number>();
+    const c = cluster({
+      seed: 'regossip-once',
+      network: { latency: { kind: 'uniform', minMs: 2, maxMs: 20 } },
+      onNodeEvent: (node, kind) => void (kind === 'tx-regossiped' && regossips.set(node, (regossips.get(node) ?? 0) + 1)),
+    });
+    // two of four sealers down: no quorum, so whatever is pooled stays pending on the two others
+    c.sim.at(100, () => {
+      c.sim.crash('node2');
+      c.sim.crash('node3');
+    });
+    const tx = c.client.build({ to: new Uint8Array(20).fill(1), blockLimit: 900n });
+    c.sim.at(500, async () => expect((await c.submit('node0', tx.raw))?.accepted).toBe(true));
+    await c.sim.run({ until: 30_500 });
+    expect(c.group('node1')!.pendingCount()).toBe(1);
+    const rounds = Math.floor(30_000 / 3_000); // TX_REGOSSIP_MS
+    const total = [...regossips.values()].reduce((a, b) => a + b, 0);
+    // each round's re-send resets the other holder's timer; before, both holders re-sent every round
+    expect(total).toBeGreaterThanOrEqual(rounds - 2);
+    expect(total).toBeLessThanOrEqual(rounds + 1);
+  });
+
   it('commits with the SM suite too (SM2 consensus signatures, SM3 hashes)', async () => {
     const c = cluster({ seed: 'steady-sm', suite: 'sm' });
     c.startHelloWorldLoad(5, 8_000);

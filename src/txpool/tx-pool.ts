@@ -112,7 +112,7 @@ export class TxPool {
     }
     if (this.byHash.size >= this.limit) throw new TxRejectedError('TxPoolIsFull', `the pool holds its limit of ${this.limit} transactions`);
     const id = key(tx.hash);
-    if (this.byHash.has(id)) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool');
+    if (this.byHash.has(id)) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool', tx.hash);
     if (await this.chain.hasTransaction(tx.hash)) throw new TxRejectedError('AlreadyInChain', 'the transaction is already on chain');
     const nonce = tx.body.nonce.toString(16);
     const usedAt = this.chainNonces.get(nonce);

@@ -5,9 +5,11 @@ export class TxRejectedError extends Error {
   override readonly name = 'TxRejectedError';
   readonly code: number;
 
+  /** `hash`: of the refused transaction, when it was decoded far enough to have one. */
   constructor(
     readonly status: TxStatusName,
     readonly reason: string,
+    readonly hash?: Uint8Array,
   ) {
     super(`${status} (${TX_STATUS[status]}): ${reason}`);
     this.code = TX_STATUS[status];
