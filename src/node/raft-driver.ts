@@ -172,26 +172,34 @@ export class RaftDriver implements ConsensusDriver {
     const { chain } = this.group;
     const refuse = (reason: string) => this.apply(this.raft.onCommitFailed(decision.height, reason), now);
     if (decision.height !== chain.height + 1) return refuse(`the head is ${chain.height}`);
+    let signatures = decision.signatures;
     if (decision.by === 'certificate') {
-      // the leader's word is not enough: the signature list must hold n − f valid signatures
+      // the leader's word is not enough: the signature list must hold n − f valid signatures,
+      // and only those are stored (a faulty leader's extra entries would travel on in sync)
       const sealers = this.group.next.sealers;
-      const valid = new Set<number>();
+      const valid = new Map<number, Uint8Array>();
       for (const { index, signature } of decision.signatures) {
         const id = sealers[index];
-        if (id && this.group.options.signer.verify(decision.blockHash, signature, fromHex(id))) valid.add(index);
+        if (id && !valid.has(index) && this.group.options.signer.verify(decision.blockHash, signature, fromHex(id))) valid.set(index, signature);
       }
       const needed = sealers.length - Math.floor((sealers.length - 1) / 2);
       if (valid.size < needed) return refuse(`${valid.size} valid signatures in the leader's certificate, ${needed} needed`);
+      signatures = [...valid].sort(([a], [b]) => a - b).map(([index, signature]) => ({ index, signature }));
     }
     const pending = chain.executor.pending;
     if (!pending || !bytesEqual(pending.hash, decision.blockHash)) {
       // the executor moved on (a restart, another proposal): execute the agreed block again
       const txs = await this.group.proposalTransactions(decision.proposal.transactions, decision.height);
       if (typeof txs === 'string') return refuse(`the agreed block no longer validates: ${txs}`);
-      const executed = await chain.execute(draftOf(decision.proposal), txs);
+      let executed;
+      try {
+        executed = await chain.execute(draftOf(decision.proposal), txs);
+      } catch (e) {
+        return refuse(`re-execution failed: ${(e as Error).message}`);
+      }
       if (!bytesEqual(executed.hash, decision.blockHash)) return refuse(`re-execution gives ${toHex(executed.hash)}`);
     }
-    const stored = await chain.commit(decision.signatures);
+    const stored = await chain.commit(signatures);
     await this.group.afterCommit(stored, 'consensus');
   }
 

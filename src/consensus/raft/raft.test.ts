@@ -300,6 +300,16 @@ describe('Raft membership and roles', () => {
     expect(single.status()).toMatchObject({ role: 'follower', leader: -1 });
     expect(single.tick(T0 + 60_000).send).toEqual([]);
   });
+
+  it('a leader whose index shifts with a membership change keeps reporting itself as the leader', () => {
+    const head1: RaftHead = { height: 1, hash: new Uint8Array(32).fill(1), timestamp: 1, signatures: [] };
+    const leader = node(0, INITIAL_HARD_STATE, 1);
+    leader.tick(T0 + 3_000);
+    expect(leader.status()).toMatchObject({ role: 'leader', leader: 0 });
+    // a sealer added in front of it: it is index 1 from the next block on
+    leader.onCommitted(head1, { ...config(1, 2), sealers: [ids[5]!, ids[0]!] }, T0 + 3_100);
+    expect(leader.status()).toMatchObject({ role: 'leader', leader: 1 });
+  });
 });
 
 describe('Raft wire codec', () => {

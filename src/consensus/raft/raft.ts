@@ -402,6 +402,7 @@ export class Raft {
         if (!wasSealer) this.resetElectionTimer(now);
         // indices may have shifted: what we knew by index is void
         if (this.lead) {
+          this.leader = this.self;
           this.lead.heardAt.clear();
           this.lead.heads.clear();
           this.lead = { ...this.lead, since: now };
