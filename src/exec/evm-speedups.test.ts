@@ -2,7 +2,7 @@ import { createEVM, type EVM } from '@ethereumjs/evm';
 import { Account, Address } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { createFiscoCommon } from '../state/index.js';
-import { installEvmSpeedups, speedUpOpcodes } from './evm-speedups.js';
+import { installEvmSpeedups, speedUpOpcodes, withStockInterpreter } from './evm-speedups.js';
 
 /** PUSH32 word, PUSH1 offset, MSTORE for each (word, offset), then RETURN memory[0, size). */
 function mstoreProgram(stores: Array<[bigint, number]>, size: number): Uint8Array {
@@ -57,13 +57,11 @@ describe('EVM speed-ups', () => {
     const fast = proto.run as ((...a: unknown[]) => unknown) & { fast?: boolean; original?: (...a: unknown[]) => unknown };
     expect(fast.fast).toBe(true);
     const withFast = await runAll(evm);
-    proto.run = fast.original!;
-    let stock: Record<string, unknown>;
-    try {
-      stock = await runAll(await createEVM({ common: createFiscoCommon() }));
-    } finally {
-      proto.run = fast;
-    }
+    const stock = await withStockInterpreter(async () => {
+      expect(proto.run).toBe(fast.original);
+      return runAll(await createEVM({ common: createFiscoCommon() }));
+    });
+    expect(proto.run).toBe(fast);
     expect(withFast).toEqual(stock);
     expect((withFast.loop as { ret: string }).ret).toBe((5050).toString(16).padStart(64, '0'));
     expect((withFast.loopOutOfGas as { error: string }).error).toBe('out of gas');

@@ -214,6 +214,24 @@ export function speedUpOpcodes(evm: object): void {
 }
 
 let installing: Promise<boolean> | undefined;
+/** The interpreter methods as installed, and as ethereumjs shipped them (for withStockInterpreter). */
+let swapped: { proto: Record<'run' | '_getValidJumpDestinations', unknown>; fast: [unknown, unknown]; stock: [unknown, unknown] } | undefined;
+
+/**
+ * Runs `fn` with ethereumjs's own interpreter methods in place of the installed speed-ups (they
+ * patch the package's Interpreter prototype for the whole process): for baselines that must be
+ * plain ethereumjs. Nothing else may execute EVM code meanwhile.
+ */
+export async function withStockInterpreter<T>(fn: () => Promise<T>): Promise<T> {
+  const s = swapped;
+  if (!s) return fn();
+  [s.proto.run, s.proto._getValidJumpDestinations] = s.stock;
+  try {
+    return await fn();
+  } finally {
+    [s.proto.run, s.proto._getValidJumpDestinations] = s.fast;
+  }
+}
 
 /** Installs the speed-ups once per process; false if the EVM's internals are not what we expect (nothing changed then). */
 export function installEvmSpeedups(): Promise<boolean> {
@@ -237,7 +255,8 @@ async function install(): Promise<boolean> {
     EVMErrorTypeString: errors.EVMErrorTypeString,
     consumeEip7928PostTargetCallOog: eip7928.consumeEip7928PostTargetCallOog,
   });
-  Object.assign(fastRun, { fast: true, original: proto.run });
+  const stockRun = proto.run;
+  Object.assign(fastRun, { fast: true, original: stockRun });
   proto.run = fastRun;
   const analyse = proto._getValidJumpDestinations;
   const byTable = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>();
@@ -252,5 +271,6 @@ async function install(): Promise<boolean> {
     }
     return analysis;
   };
+  swapped = { proto: proto as never, fast: [proto.run, proto._getValidJumpDestinations], stock: [stockRun, analyse] };
   return true;
 }

@@ -11,6 +11,7 @@ export {
 } from './block-executor.js';
 export { intrinsicGas, type MessageOutcome } from './execution-engine.js';
 export { ExecutionMemo, type MemoEntry } from './execution-memo.js';
+export { withStockInterpreter } from './evm-speedups.js';
 export { MAX_CODE_SIZE } from './fisco-evm.js';
 export { PRECOMPILE_ADDRESSES, precompileAddress } from './system-precompiles.js';
 export {
