@@ -316,10 +316,10 @@ export class Group implements GroupApi {
     const nonces = new Set<string>();
     for (let i = 0; i < raws.length; i++) {
       const raw = raws[i]!;
-      // a transaction in our pool with these very bytes was decoded and verified at admission: take it as is
+      // a transaction in our pool (pooled by the hash of these bytes) was decoded and verified at admission: take it as is
       const pooled = this.pool.get(this.suite.hash(raw));
       let tx: Transaction;
-      if (pooled && bytesEqual(pooled.transaction.raw, raw)) tx = pooled.transaction;
+      if (pooled) tx = pooled.transaction;
       else {
         try {
           const options = { suite: this.suite, generation: this.version.txGeneration };
@@ -331,9 +331,7 @@ export class Group implements GroupApi {
       const id = toHexNoPrefix(tx.hash);
       if (seen.has(id)) return `transaction ${i} appears twice`;
       seen.add(id);
-      if (pooled) {
-        if (tx !== pooled.transaction) adoptSender(tx, pooled.transaction);
-      } else {
+      if (!pooled) {
         try {
           recoverSender(tx, this.suite);
         } catch (e) {
