@@ -16,10 +16,6 @@ export { encodePbftMessage, decodePbftMessage, pbftMessageTag } from './pbft/pbf
 export {
   Raft,
   INITIAL_HARD_STATE,
-  HEARTBEAT_RATIO,
-  FIRST_VOTE_CLEAR_HEARTBEATS,
-  DEFAULT_MIN_ELECT_MS,
-  DEFAULT_MAX_ELECT_MS,
   type RaftConfig,
   type RaftHead,
   type RaftEntry,

@@ -14,6 +14,7 @@ import {
   type RaftHead,
   type RaftOutput,
 } from '../consensus/index.js';
+import { precompileAddress, PRECOMPILE_ADDRESSES } from '../exec/index.js';
 import type { StoredBlock } from '../ledger/index.js';
 import type { NodeId, TimerHandle } from '../runtime/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
@@ -29,7 +30,7 @@ export const RAFT_EMPTY_SEAL_INTERVAL_MS = 1000;
 
 const STATE_KEY = new TextEncoder().encode('c/raft/state');
 /** The Consensus precompile: a block carries at most one call to it (one membership change per block). */
-const CONSENSUS_PRECOMPILE = fromHex('0000000000000000000000000000000000001003');
+const CONSENSUS_PRECOMPILE = precompileAddress(PRECOMPILE_ADDRESSES.Consensus).bytes;
 
 /**
  * Wires the Raft state machine to a group: wire codec and signatures, the durable Raft state,

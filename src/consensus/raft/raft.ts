@@ -8,9 +8,6 @@ export const HEARTBEAT_RATIO = 4;
 export const FIRST_VOTE_CLEAR_HEARTBEATS = 2 * HEARTBEAT_RATIO;
 /** A proposal's timestamp may be at most this far ahead of the local clock. */
 export const RAFT_MAX_BLOCK_TIME_DIFF_MS = 10 * 60 * 1000;
-/** FISCO's defaults for `[consensus] min_elect_time` and `max_elect_time` (ms). */
-export const DEFAULT_MIN_ELECT_MS = 1000;
-export const DEFAULT_MAX_ELECT_MS = 2000;
 
 export interface RaftConfig {
   /** Sealer node ids (64 bytes each), in index order (ascending). */

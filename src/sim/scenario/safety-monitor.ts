@@ -51,10 +51,6 @@ export class SafetyMonitor {
     return this.honest.has(node);
   }
 
-  block(group: number, height: number): CommittedBlock | undefined {
-    return this.blocks.get(`${group}/${height}`);
-  }
-
   heightOf(node: string, group: number): number {
     return this.heights.get(`${group}/${node}`) ?? 0;
   }

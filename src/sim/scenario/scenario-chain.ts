@@ -51,11 +51,6 @@ export function linkConfigOf(settings: LinkSettings): Partial<LinkConfig> {
   return out;
 }
 
-/** Names of the twin processes the scenario adds (`node3` → `node3-twin`). */
-export function twinNames(scenario: Scenario): string[] {
-  return scenario.byzantine.flatMap((b) => ('twins' in b ? [`${b.twins}-twin`] : []));
-}
-
 /** Nodes whose commits the safety checks hold to account: not byzantine at any time, not twinned. */
 export function honestNodes(scenario: Scenario): string[] {
   const bad = new Set<string>();

@@ -4,7 +4,6 @@ import type { z } from 'zod';
 import { checkScenario, closest, type Fail, type Path } from './scenario-checks.js';
 import { scenarioSchema, type Scenario } from './scenario-schema.js';
 
-export { MAX_DURATION_MS, MAX_PLANNED_TRANSACTIONS, MAX_TOTAL_RATE } from './scenario-checks.js';
 
 /** A scenario file that cannot be run; the message names file, line, column and key. */
 export class ScenarioError extends Error {

@@ -1,4 +1,5 @@
-import { encodeFunctionCall, fromHex } from '../../codec/index.js';
+import { encodeFunctionCall } from '../../codec/index.js';
+import { precompileAddress, PRECOMPILE_ADDRESSES } from '../../exec/index.js';
 import type { LinkConfig, Partition } from '../../runtime/index.js';
 import type { SimChain } from '../sim-chain.js';
 import { linkConfigOf } from './scenario-chain.js';
@@ -30,9 +31,8 @@ export interface AdminAction {
   record: TxRecord | undefined;
 }
 
-const precompile = (n: number): Uint8Array => fromHex(`0x${n.toString(16).padStart(40, '0')}`);
-const CONSENSUS = precompile(0x1003);
-const SYSTEM_CONFIG = precompile(0x1000);
+const CONSENSUS = precompileAddress(PRECOMPILE_ADDRESSES.Consensus).bytes;
+const SYSTEM_CONFIG = precompileAddress(PRECOMPILE_ADDRESSES.SystemConfig).bytes;
 
 function describeLink(settings: LinkSettings): string {
   const parts: string[] = [];
