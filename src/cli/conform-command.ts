@@ -2,15 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { EndpointUnreachableError, formatReport, reportJson, runConformance } from '../conformance/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
-import { oneOf, parseOptions } from './parse-options.js';
-
-function positiveInteger(value: string | undefined, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
-    throw new CliError(`--${option} must be a positive integer (got "${value}")`);
-  }
-  return Number(value);
-}
+import { integerOption, oneOf, parseOptions } from './parse-options.js';
 
 function endpoint(text: string): string {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
@@ -36,9 +28,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new CliError(`expected exactly one endpoint URL, got ${positionals.length}`);
   const url = endpoint(positionals[0]!);
   const variant = oneOf(values.variant, ['earlier', 'later'] as const, 'variant');
-  const groupId = positiveInteger(values.group, 'group', 1);
-  const removedGroup = values['removed-group'] === undefined ? undefined : positiveInteger(values['removed-group'], 'removed-group', 0);
-  const timeoutSeconds = positiveInteger(values.timeout, 'timeout', 30);
+  const groupId = integerOption(values.group, 'group', 1, 1);
+  const removedGroup = values['removed-group'] === undefined ? undefined : integerOption(values['removed-group'], 'removed-group', 0, 1);
+  const timeoutSeconds = integerOption(values.timeout, 'timeout', 30, 1);
   let report;
   try {
     report = await runConformance({

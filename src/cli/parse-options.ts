@@ -17,3 +17,14 @@ export function oneOf<T extends string>(value: string | undefined, allowed: read
   }
   return value as T;
 }
+
+/** An integer option in [min, max], or `fallback` when it is absent. */
+export function integerOption(value: string | undefined, option: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^-?[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max !== Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : min === 1 ? '' : `≥ ${min}`;
+    throw new CliError(`--${option} must be ${range === '' ? 'a positive integer' : `an integer ${range}`} (got "${value}")`);
+  }
+  return n;
+}

@@ -2,15 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { startDevServer, type DevServer } from '../sim/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
-import { oneOf, parseOptions } from './parse-options.js';
-
-function integer(value: string | undefined, option: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new CliError(`--${option} must be an integer from ${min} to ${max} (got "${value}")`);
-  }
-  return Number(value);
-}
+import { integerOption, oneOf, parseOptions } from './parse-options.js';
 
 /** Resolves on the first SIGINT or SIGTERM (Ctrl-C), so the server can close cleanly. */
 function interrupted(): Promise<string> {
@@ -39,9 +31,9 @@ export async function run(args: string[], io: CliIo, until: Promise<unknown> = i
     quiet: { type: 'boolean' },
   });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
-  const nodes = integer(values.nodes, 'nodes', 4, 1, 64);
+  const nodes = integerOption(values.nodes, 'nodes', 4, 1, 64);
   const consensus = oneOf(values.consensus, ['pbft', 'raft'] as const, 'consensus') ?? 'pbft';
-  const rpcPort = integer(values['rpc-port'], 'rpc-port', 8545, 0, 65535);
+  const rpcPort = integerOption(values['rpc-port'], 'rpc-port', 8545, 0, 65535);
   if (rpcPort > 0 && rpcPort + nodes - 1 > 65535) throw new CliError(`--rpc-port ${rpcPort} leaves no room for ${nodes} nodes`);
   const suite = oneOf(values.suite, ['ecdsa', 'sm'] as const, 'suite');
   const supportedVersion = values['supported-version'];

@@ -3,14 +3,8 @@ import path from 'node:path';
 import { drawSwarm, runScenario, shellWord, writeRunOutputs, type ScenarioResult } from '../sim/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
-import { parseOptions } from './parse-options.js';
+import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit } from './run-command.js';
-
-function integer(value: string | undefined, option: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (!/^-?\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) throw new CliError(`--${option} must be an integer ≥ ${min} (got "${value}")`);
-  return Number(value);
-}
 
 /**
  * twinchain swarm <file> --seeds N: N runs, each with faults drawn (from its seed) within the
@@ -28,9 +22,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const file = positionals[0]!;
   const scenario = await loadScenarioOrExit(file);
   if (!scenario.swarm) io.err(`note: ${file} has no swarm section; every seed runs the file's own faults with its own random choices`);
-  const single = values.seed === undefined ? undefined : integer(values.seed, 'seed', 0, 0);
-  const first = single ?? integer(values.from, 'from', 1, 0);
-  const count = single === undefined ? integer(values.seeds, 'seeds', 10, 1) : 1;
+  const single = values.seed === undefined ? undefined : integerOption(values.seed, 'seed', 0, 0);
+  const first = single ?? integerOption(values.from, 'from', 1, 0);
+  const count = single === undefined ? integerOption(values.seeds, 'seeds', 10, 1) : 1;
   const out = values.out ?? path.join('reports', `${scenario.name}-swarm`);
   await mkdir(out, { recursive: true }).catch((e: Error) => {
     throw new CliError(`cannot create the output folder ${out}: ${e.message}`);
