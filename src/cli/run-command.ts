@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import {
@@ -94,12 +94,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   let deterministic = true;
   if (values['check-determinism']) {
     const rerunTrace = path.join(out, 'trace.rerun.jsonl');
-    const again = await runScenario(scenario, { file, ...(seed === undefined ? {} : { seed }), tracePath: rerunTrace });
+    const rerun = (tracePath?: string) => runScenario(scenario, { file, ...(seed === undefined ? {} : { seed }), ...(tracePath ? { tracePath } : {}) });
+    // the digest alone decides; only a run that differs is traced again, to find the first difference
+    const again = await rerun();
     deterministic = again.digest === result.digest && again.events === result.events;
-    const difference = deterministic ? undefined : await firstDifference(trace, rerunTrace);
+    let difference: Awaited<ReturnType<typeof firstDifference>> | undefined;
+    if (!deterministic) {
+      await rerun(rerunTrace);
+      difference = await firstDifference(trace, rerunTrace);
+    }
     determinism = { determinism: { checked: true, deterministic, digests: [result.digest, again.digest], events: [result.events, again.events], ...(difference ? { firstDifference: difference } : {}) } };
-    if (deterministic) await rm(rerunTrace, { force: true });
-    else {
+    if (!deterministic) {
       io.err(`NOT DETERMINISTIC: two runs of seed ${String(result.seed)} differ (digests ${result.digest.slice(0, 16)} vs ${again.digest.slice(0, 16)}, ${result.events} vs ${again.events} events)`);
       if (difference) io.err(`  first difference at trace line ${difference.line}:\n    run 1: ${difference.first}\n    run 2: ${difference.second}\n  traces: ${trace} and ${rerunTrace}`);
     }
