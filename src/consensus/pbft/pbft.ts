@@ -106,8 +106,11 @@ export class Pbft {
   private outbox = new Map<PbftMessage['type'], PbftMessage>();
   /** What this node executed at this height, by view: proposals it can vouch for. */
   private executedByView = new Map<number, { hash: Uint8Array; proposal: Proposal }>();
-  /** Block hashes some sealer sent a Commit for at this height, by view (of any view, lower ones too). */
-  private committedByView = new Map<number, Set<string>>();
+  /**
+   * By view (lower ones too), the block hash each sealer sent its first Commit of the view for.
+   * One per sender: a byzantine sealer committing to many hashes cannot crowd out the others.
+   */
+  private committedByView = new Map<number, Map<number, string>>();
 
   /** `signBlock` signs a block hash with this node's key (for Sign and Commit votes). */
   constructor(
@@ -373,9 +376,9 @@ export class Pbft {
   private onVote(message: SignMessage | CommitMessage, now: number, out: PbftOutput): void {
     if (message.height !== this.head.height + 1) return;
     if (message.type === 'commit') {
-      let hashes = this.committedByView.get(message.view);
-      if (!hashes) this.committedByView.set(message.view, (hashes = new Set()));
-      if (hashes.size < 4) hashes.add(toHexNoPrefix(message.blockHash));
+      let bySender = this.committedByView.get(message.view);
+      if (!bySender) this.committedByView.set(message.view, (bySender = new Map()));
+      if (!bySender.has(message.idx)) bySender.set(message.idx, toHexNoPrefix(message.blockHash));
     }
     if (message.view < this.view) return;
     const votes = message.type === 'sign' ? this.signs : this.commits;
@@ -526,7 +529,9 @@ export class Pbft {
     let best: { view: number; proposal: Proposal } | undefined;
     for (const [view, executed] of this.executedByView) {
       if (view >= this.view || (best && best.view > view)) continue;
-      if (this.committedByView.get(view)?.has(toHexNoPrefix(executed.hash))) best = { view, proposal: executed.proposal };
+      const hash = toHexNoPrefix(executed.hash);
+      const bySender = this.committedByView.get(view);
+      if (bySender && [...bySender.values()].includes(hash)) best = { view, proposal: executed.proposal };
     }
     return best;
   }
