@@ -35,6 +35,7 @@ export {
   type Partition,
   type NodeTrafficStats,
   type TrafficTotals,
+  type WireObserver,
 } from './sim/virtual-network.js';
 export type { LinkStats, DropCounts } from './sim/link.js';
 export { defaultLinkConfig, type LinkConfig, type LatencyModel } from './sim/link-config.js';

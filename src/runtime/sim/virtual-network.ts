@@ -54,6 +54,16 @@ export interface TrafficTotals {
   readonly unroutable: number;
 }
 
+/**
+ * Watches the wire from outside the nodes (invariant monitors): every message a node hands to the
+ * network (`sent`, before any fault acts on it) and every message a receive handler gets
+ * (`delivered`). Observers must not change the payload; they see it, they do not steer it.
+ */
+export interface WireObserver {
+  sent?(from: string, to: string, payload: Uint8Array, timeMs: number): void;
+  delivered?(from: string, to: string, payload: Uint8Array, timeMs: number): void;
+}
+
 /** Returned by `arrive` when the delivery was put off (clog, paused receiver): not an event yet. */
 export const DEFERRED: unique symbol = Symbol('deferred');
 export type Deferred = typeof DEFERRED;
@@ -82,6 +92,7 @@ export class VirtualNetwork {
   private nextPartitionId = 1;
   private lastPayload: Uint8Array | null = null;
   private lastHash = 0;
+  private observers: WireObserver[] = [];
 
   /** @internal created by the Simulation */
   constructor(
@@ -89,6 +100,14 @@ export class VirtualNetwork {
     defaults?: Partial<LinkConfig>,
   ) {
     if (defaults) this.defaultConfig = patchLinkConfig(defaultLinkConfig, defaults, 'network defaults');
+  }
+
+  /** Adds a wire observer (see WireObserver); returns the function that removes it. */
+  observe(observer: WireObserver): () => void {
+    this.observers = [...this.observers, observer];
+    return () => {
+      this.observers = this.observers.filter((o) => o !== observer);
+    };
   }
 
   /** The settings of links without their own. */
@@ -297,6 +316,7 @@ export class VirtualNetwork {
   private transmitTo(from: SimNode, dest: SimNode, payload: Uint8Array, now: number): void {
     const host = this.host;
     const link = from.out[dest.index] ?? this.link(from, dest);
+    for (const o of this.observers) o.sent?.(from.name, dest.name, payload, now / 1000);
     const config = link.configVersion === this.version ? link.config : this.refresh(link);
     const rng = link.rng;
     const uLoss = rng.next();
@@ -378,6 +398,7 @@ export class VirtualNetwork {
     link.delivered++;
     const payload = event.payload!;
     this.host.trace.deliver(now, dest.index, link.from.index, payload.length, event.payloadHash, event.sentAt, event.duplicate);
+    for (const o of this.observers) o.delivered?.(link.from.name, dest.name, payload, now / 1000);
     return handler(link.from.nodeId, payload);
   }
 
