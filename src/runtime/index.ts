@@ -36,6 +36,9 @@ export {
   type NodeTrafficStats,
   type TrafficTotals,
   type WireObserver,
+  type MessageClassifier,
+  type MessageFault,
+  type MessageFaultSpec,
 } from './sim/virtual-network.js';
 export type { LinkStats, DropCounts } from './sim/link.js';
 export { defaultLinkConfig, type LinkConfig, type LatencyModel } from './sim/link-config.js';

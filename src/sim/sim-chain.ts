@@ -3,7 +3,7 @@ import { ProtocolVersion, type ConsensusType, type GroupGenesis } from '../chain
 import { toHexNoPrefix } from '../codec/index.js';
 import { getSuite, VerificationCache, withVerificationCache, type CryptoSuite, type KeyPair, type SuiteName } from '../crypto/index.js';
 import { ExecutionMemo } from '../exec/index.js';
-import { BYZANTINE_KINDS, Node, type ByzantineBehaviour, type ByzantineKind, type ConsensusDriver, type Group } from '../node/index.js';
+import { BYZANTINE_KINDS, messageKind, Node, type ByzantineBehaviour, type ByzantineKind, type ConsensusDriver, type Group } from '../node/index.js';
 import { Simulation, type LinkConfig, type SimulationOptions, type TraceOptions } from '../runtime/index.js';
 
 export interface SimGroupSpec {
@@ -146,6 +146,8 @@ export class SimChain {
       ...(options.onLog ? { onLog: options.onLog } : {}),
       ...(options.onNodeEvent ? { onNodeEvent: options.onNodeEvent } : {}),
     });
+    // message-kind faults (network.messageFault) name messages by module and packet type
+    this.sim.network.setClassifier(messageKind);
     const salt = new TextEncoder().encode(`${options.seed}/consensus`);
     for (const name of this.names) {
       const as = this.twinOf.get(name) ?? name;

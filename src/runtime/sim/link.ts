@@ -28,6 +28,8 @@ export interface DropCounts {
   readonly nodeDown: number;
   /** The receiver had not registered a receive handler. */
   readonly noHandler: number;
+  /** A message-kind fault (VirtualNetwork.messageFault) dropped it. */
+  readonly kind: number;
   readonly total: number;
 }
 
@@ -53,6 +55,9 @@ export class Link {
   droppedQueueFull = 0;
   droppedNodeDown = 0;
   droppedNoHandler = 0;
+  droppedKind = 0;
+  /** Draws of message-kind faults that drop with a probability: a stream of its own, so the link's nine draws per message stay as they are. */
+  kindRng: SeededRng | null = null;
 
   constructor(
     readonly from: SimNode,
@@ -74,7 +79,8 @@ export class Link {
         queueFull: this.droppedQueueFull,
         nodeDown: this.droppedNodeDown,
         noHandler: this.droppedNoHandler,
-        total: this.droppedLoss + this.droppedPartition + this.droppedQueueFull + this.droppedNodeDown + this.droppedNoHandler,
+        kind: this.droppedKind,
+        total: this.droppedLoss + this.droppedPartition + this.droppedQueueFull + this.droppedNodeDown + this.droppedNoHandler + this.droppedKind,
       },
     };
   }

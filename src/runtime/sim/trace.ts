@@ -27,7 +27,7 @@ export interface TraceOptions {
 }
 
 /** Why the network dropped a message. */
-export type DropCause = 'loss' | 'partition' | 'queue-full' | 'node-down' | 'no-handler' | 'unknown-peer';
+export type DropCause = 'loss' | 'partition' | 'queue-full' | 'node-down' | 'no-handler' | 'unknown-peer' | 'kind';
 
 /** Entries recorded since the last take, with the rolling digest lanes after each one. */
 export interface TraceWindow {
@@ -49,6 +49,7 @@ const DROP_CODES: Readonly<Record<DropCause, number>> = {
   'node-down': 4,
   'no-handler': 5,
   'unknown-peer': 6,
+  kind: 7,
 };
 
 /**

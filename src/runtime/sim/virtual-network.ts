@@ -64,6 +64,46 @@ export interface WireObserver {
   delivered?(from: string, to: string, payload: Uint8Array, timeMs: number): void;
 }
 
+/**
+ * Names the kind of a message from its bytes (e.g. "pbft.commit"), or undefined when it has none.
+ * The node layer supplies it (the network itself carries opaque bytes); it must be pure and cheap.
+ */
+export type MessageClassifier = (payload: Uint8Array) => string | undefined;
+
+/** A message-kind fault: drop or delay the messages of some kinds on some links for a while. */
+export interface MessageFaultSpec {
+  /** Kind names as the classifier gives them; a message of any of them is affected. */
+  readonly kinds: readonly string[];
+  /** Senders (default: every node). */
+  readonly from?: NodeNames;
+  /** Receivers (default: every node). */
+  readonly to?: NodeNames;
+  /** Drop every such message (true), or each with this probability (0 < p ≤ 1). */
+  readonly drop?: true | number;
+  /** Add this many ms to each such message's latency. */
+  readonly delayMs?: number;
+  /** How long the fault lasts from now, in virtual ms. */
+  readonly durationMs: number;
+}
+
+/** A message-kind fault in force; give it to `liftMessageFault` to end it early. */
+export interface MessageFault {
+  readonly id: number;
+  /** For traces and messages, e.g. "drop pbft.commit * -> node2". */
+  readonly description: string;
+}
+
+interface MessageFaultState extends MessageFault {
+  readonly kinds: ReadonlySet<string>;
+  /** Node indexes, or null for every node. */
+  readonly from: ReadonlySet<number> | null;
+  readonly to: ReadonlySet<number> | null;
+  /** Drop probability (1 = always; 0 = none, a delay). */
+  readonly drop: number;
+  readonly delayUs: number;
+  readonly untilUs: number;
+}
+
 /** Returned by `arrive` when the delivery was put off (clog, paused receiver): not an event yet. */
 export const DEFERRED: unique symbol = Symbol('deferred');
 export type Deferred = typeof DEFERRED;
@@ -72,7 +112,8 @@ interface PartitionState extends Partition {
   readonly links: Link[];
 }
 
-const NO_DROPS: DropCounts = Object.freeze({ loss: 0, partition: 0, queueFull: 0, nodeDown: 0, noHandler: 0, total: 0 });
+const NO_DROPS: DropCounts = Object.freeze({ loss: 0, partition: 0, queueFull: 0, nodeDown: 0, noHandler: 0, kind: 0, total: 0 });
+const DROP_KIND: unique symbol = Symbol('drop-kind');
 
 /**
  * The virtual network: directed links with latency, jitter, loss, duplication, reordering and
@@ -93,6 +134,9 @@ export class VirtualNetwork {
   private lastPayload: Uint8Array | null = null;
   private lastHash = 0;
   private observers: WireObserver[] = [];
+  private classifier: MessageClassifier | null = null;
+  private kindFaults: MessageFaultState[] = [];
+  private nextKindFaultId = 1;
 
   /** @internal created by the Simulation */
   constructor(
@@ -108,6 +152,69 @@ export class VirtualNetwork {
     return () => {
       this.observers = this.observers.filter((o) => o !== observer);
     };
+  }
+
+  /** Installs the function that names message kinds for message-kind faults (see MessageClassifier). */
+  setClassifier(classifier: MessageClassifier | null): void {
+    this.classifier = classifier;
+  }
+
+  /**
+   * Drops or delays, for `durationMs` from now, the messages of the given kinds that go from
+   * each of `from` to each of `to` (default: all nodes). It acts on a message when it is sent: a
+   * dropped one is counted and traced under the cause "kind"; a delayed one arrives `delayMs`
+   * later than it would have, without holding back the link's other messages (messages of one
+   * delayed kind keep their order among themselves). Probabilistic drops draw from a stream of
+   * their own per link (seed, "network-kind", from, to), so the links' own draws do not move.
+   * Messages are classified only while some message-kind fault is in force.
+   */
+  messageFault(spec: MessageFaultSpec): MessageFault {
+    const where = 'network.messageFault';
+    if (this.classifier === null) throw new SimulationError(`${where}: no message classifier is installed (setClassifier)`);
+    if (!Array.isArray(spec.kinds) || spec.kinds.length === 0 || spec.kinds.some((k) => typeof k !== 'string')) {
+      throw new SimulationError(`${where}: kinds must be a non-empty list of kind names`);
+    }
+    const hasDrop = spec.drop !== undefined;
+    const hasDelay = spec.delayMs !== undefined;
+    if (hasDrop === hasDelay) throw new SimulationError(`${where}: give exactly one of drop and delayMs`);
+    const drop = spec.drop === true ? 1 : (spec.drop ?? 0);
+    if (hasDrop && (typeof drop !== 'number' || !(drop > 0 && drop <= 1))) throw new SimulationError(`${where}: drop must be true or a probability in (0, 1] (got ${String(spec.drop)})`);
+    const delayMs = spec.delayMs ?? 0;
+    if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) throw new SimulationError(`${where}: delayMs must be a finite number ≥ 0 (got ${String(spec.delayMs)})`);
+    if (typeof spec.durationMs !== 'number' || !Number.isFinite(spec.durationMs) || spec.durationMs < 0) {
+      throw new SimulationError(`${where}: durationMs must be a finite number ≥ 0 (got ${String(spec.durationMs)})`);
+    }
+    const indexes = (names: NodeNames | undefined) => (names === undefined ? null : new Set(this.resolve(names, where).map((n) => n.index)));
+    const kinds = [...new Set(spec.kinds)];
+    const action = hasDrop ? (drop === 1 ? 'drop' : `drop ${drop}`) : `delay ${delayMs} ms`;
+    const side = (names: NodeNames | undefined) => (names === undefined ? '*' : [names].flat().join(','));
+    const state: MessageFaultState = {
+      id: this.nextKindFaultId++,
+      description: `${action} ${kinds.join(',')} ${side(spec.from)} -> ${side(spec.to)}`,
+      kinds: new Set(kinds),
+      from: indexes(spec.from),
+      to: indexes(spec.to),
+      drop,
+      delayUs: Math.round(delayMs * 1000),
+      untilUs: this.host.nowUs() + Math.round(spec.durationMs * 1000),
+    };
+    this.kindFaults = [...this.kindFaults.filter((f) => f.untilUs > this.host.nowUs()), state];
+    this.traceChange({ op: 'message-fault', id: state.id, kinds, from: spec.from ?? null, to: spec.to ?? null, drop: hasDrop ? drop : null, delayMs: hasDelay ? delayMs : null, durationMs: spec.durationMs });
+    return { id: state.id, description: state.description };
+  }
+
+  /** Ends one message-kind fault, or all of them when none is given. Lifting an ended fault does nothing. */
+  liftMessageFault(fault?: MessageFault): void {
+    const now = this.host.nowUs();
+    const lifted = this.kindFaults.filter((f) => f.untilUs > now && (fault === undefined || f.id === fault.id));
+    this.kindFaults = this.kindFaults.filter((f) => f.untilUs > now && !lifted.includes(f));
+    if (lifted.length > 0) this.traceChange({ op: 'lift-message-fault', ids: lifted.map((f) => f.id) });
+  }
+
+  /** Message-kind faults in force. */
+  get messageFaults(): readonly MessageFault[] {
+    const now = this.host.nowUs();
+    return this.kindFaults.filter((f) => f.untilUs > now).map(({ id, description }) => ({ id, description }));
   }
 
   /** The settings of links without their own. */
@@ -350,6 +457,16 @@ export class VirtualNetwork {
       host.trace.drop(now, from.index, dest.index, 'loss', bytes, now);
       return;
     }
+    let delayUs = 0;
+    if (this.kindFaults.length > 0) {
+      const effect = this.kindEffect(link, payload, now);
+      if (effect === DROP_KIND) {
+        link.droppedKind++;
+        host.trace.drop(now, from.index, dest.index, 'kind', bytes, now);
+        return;
+      }
+      delayUs = effect;
+    }
     if (payload !== this.lastPayload) {
       this.lastPayload = payload;
       this.lastHash = hashBytes(payload);
@@ -363,12 +480,39 @@ export class VirtualNetwork {
       if (at < link.fifoUntil) at = link.fifoUntil;
       link.fifoUntil = at;
     }
+    // a kind's delay comes after the FIFO rule: the delayed message does not hold back the others
+    at += delayUs;
     this.scheduleDelivery(link, from, dest, incarnation, payload, now, at, false);
     if (uDuplicate < config.duplicateRate) {
       link.duplicated++;
-      const copyAt = now + sampleLatencyUs(config.latency, uCopy1, uCopy2) + Math.floor(uJitter * config.jitterMs * 1000);
+      const copyAt = now + sampleLatencyUs(config.latency, uCopy1, uCopy2) + Math.floor(uJitter * config.jitterMs * 1000) + delayUs;
       this.scheduleDelivery(link, from, dest, incarnation, payload, now, copyAt, true);
     }
+  }
+
+  /**
+   * What the message-kind faults in force do to this message: DROP_KIND, or the delay to add (µs,
+   * the sum of the matching delays). Expired faults are removed on the way.
+   */
+  private kindEffect(link: Link, payload: Uint8Array, now: number): number | typeof DROP_KIND {
+    if (this.kindFaults.some((f) => f.untilUs <= now)) {
+      this.kindFaults = this.kindFaults.filter((f) => f.untilUs > now);
+      if (this.kindFaults.length === 0) return 0;
+    }
+    let kind: string | undefined | null = null; // null: not classified yet
+    let delayUs = 0;
+    for (const f of this.kindFaults) {
+      if ((f.from !== null && !f.from.has(link.from.index)) || (f.to !== null && !f.to.has(link.to.index))) continue;
+      if (kind === null) kind = this.classifier!(payload);
+      if (kind === undefined || !f.kinds.has(kind)) continue;
+      if (f.drop === 0) delayUs += f.delayUs;
+      else if (f.drop >= 1) return DROP_KIND;
+      else {
+        link.kindRng ??= new SeededRng(deriveSeed(this.host.seed, ['network-kind', link.from.name, link.to.name]));
+        if (link.kindRng.next() < f.drop) return DROP_KIND;
+      }
+    }
+    return delayUs;
   }
 
   /**
@@ -505,6 +649,7 @@ function sumDrops(stats: readonly LinkStats[]): DropCounts {
     queueFull: sum(stats, (s) => s.dropped.queueFull),
     nodeDown: sum(stats, (s) => s.dropped.nodeDown),
     noHandler: sum(stats, (s) => s.dropped.noHandler),
+    kind: sum(stats, (s) => s.dropped.kind),
     total: sum(stats, (s) => s.dropped.total),
   };
 }
