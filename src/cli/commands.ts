@@ -49,9 +49,10 @@ Example:
   },
   {
     name: 'swarm',
-    synopsis: 'swarm <scenario.yaml> --seeds N [--from S] [--seed S] [--out dir]',
+    synopsis: 'swarm <scenario.yaml> --seeds N [--from S] [--seed S] [--jobs N] [--until-fail] [--budget 5m]',
     summary: 'run many seeds with faults drawn within the file\'s bounds; list failing seeds',
-    help: `Usage: twinchain swarm <scenario.yaml> --seeds N [--from S] [--out dir]
+    help: `Usage: twinchain swarm <scenario.yaml> --seeds N [--from S] [--jobs N] [--until-fail] [--budget T] [--out dir]
+       twinchain swarm <scenario.yaml> --until-fail --budget T [--from S] [--jobs N]
        twinchain swarm <scenario.yaml> --seed S          (replay one seed, with its report)
 
 Runs the scenario once per seed (S, S+1, … S+N−1; default from 1), each time adding faults
@@ -65,10 +66,22 @@ failing seed, and lists the failing seeds with the command that replays each exa
     partitions: [min, max]   loss: [min, max]   latencyMs: [min, max]
     window: [from, to]   (when faults may start)   faultDuration: [min, max]
 
+  --jobs N        seeds run at once, each in a worker thread (default: the machine's
+                  cores; 1 runs them in this process). Rows, verdicts, digests and
+                  swarm.json equal --jobs 1's: rows print in seed order.
+  --until-fail    stop after the first failing seed (in seed order); without --seeds,
+                  seeds are unbounded and a --budget is required
+  --budget T      start no new seed after T of wall time (e.g. 300s, 5m); without
+                  --seeds, seeds are unbounded
+The summary prints seeds per minute (wall) and the jobs used; swarm.json holds per run
+the seed, verdict, digest, wall ms, failed expectations and safety violations, and
+jobs, seedsPerMinute and firstFailure { seed, afterMs }.
+
 Exit status: 0 all seeds passed, 1 a seed failed, 2 bad file or usage.
 
-Example:
-  twinchain swarm scenarios/pbft-swarm.yaml --seeds 20`,
+Examples:
+  twinchain swarm scenarios/pbft-swarm.yaml --seeds 20
+  twinchain swarm scenarios/raft-swarm.yaml --until-fail --budget 5m --jobs 2`,
     load: () => import('./swarm-command.js'),
   },
   {

@@ -1,10 +1,26 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { drawSwarm, runScenario, shellWord, writeRunOutputs, type ScenarioResult } from '../sim/index.js';
+import { durationMs } from '../sim/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit } from './run-command.js';
+import { localRunner, runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
+import type { SwarmTask } from './swarm-seed.js';
+
+/** A wall-clock budget such as 300s or 5m, in ms. */
+export function budgetOption(value: string | undefined, option = 'budget'): number | undefined {
+  if (value === undefined) return undefined;
+  let ms: number;
+  try {
+    ms = durationMs(value);
+  } catch {
+    throw new CliError(`--${option} must be a duration such as 300s, 5m or 1h (got "${value}")`);
+  }
+  if (ms <= 0) throw new CliError(`--${option} must be longer than 0 (got "${value}")`);
+  return ms;
+}
 
 /**
  * twinchain swarm <file> --seeds N: N runs, each with faults drawn (from its seed) within the
@@ -16,6 +32,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     from: { type: 'string' },
     seed: { type: 'string' },
     out: { type: 'string' },
+    jobs: { type: 'string' },
+    'until-fail': { type: 'boolean' },
+    budget: { type: 'string' },
   });
   if (positionals.length !== 1) throw new CliError(`expected exactly one scenario file, got ${positionals.length}`);
   if (values.seed !== undefined && (values.seeds !== undefined || values.from !== undefined)) throw new CliError('give --seed (replay one seed) or --seeds/--from, not both');
@@ -24,42 +43,31 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (!scenario.swarm) io.err(`note: ${file} has no swarm section; every seed runs the file's own faults with its own random choices`);
   const single = values.seed === undefined ? undefined : integerOption(values.seed, 'seed', 0, 0);
   const first = single ?? integerOption(values.from, 'from', 1, 0);
-  const count = single === undefined ? integerOption(values.seeds, 'seeds', 10, 1) : 1;
+  const jobs = integerOption(values.jobs, 'jobs', availableParallelism(), 1, 256);
+  const budgetMs = budgetOption(values.budget);
+  const untilFail = values['until-fail'] === true;
+  if (single !== undefined && (untilFail || budgetMs !== undefined)) throw new CliError('--until-fail and --budget scan seeds; --seed replays one');
+  if (untilFail && values.seeds === undefined && budgetMs === undefined) throw new CliError('--until-fail without --seeds needs a --budget (e.g. --budget 5m)');
+  // with a budget (or until a failure) and no --seeds, seeds are unbounded
+  const count = single !== undefined ? 1 : values.seeds === undefined && budgetMs !== undefined ? undefined : integerOption(values.seeds, 'seeds', 10, 1);
   const out = values.out ?? path.join('reports', `${scenario.name}-swarm`);
   await mkdir(out, { recursive: true }).catch((e: Error) => {
     throw new CliError(`cannot create the output folder ${out}: ${e.message}`);
   });
 
-  const rows: Array<{ seed: number; verdict: 'pass' | 'fail' | 'error'; drawn: readonly string[]; result?: ScenarioResult; error?: string; replay: string; report?: string }> = [];
-  io.out(`${scenario.name}: ${count} swarm run${count === 1 ? '' : 's'} from seed ${first}`);
-  for (let seed = first; seed < first + count; seed++) {
-    const draw = drawSwarm(scenario, seed);
-    const replay = `npx twinchain swarm ${shellWord(file)} --seed ${seed}`;
-    // a replay of one seed also keeps its trace; a scan keeps only the digests
-    const seedDir = path.join(out, `seed-${seed}`);
-    const tracePath = single === undefined ? undefined : path.join(seedDir, 'trace.jsonl');
-    if (tracePath) await mkdir(seedDir, { recursive: true });
-    let result: ScenarioResult;
-    try {
-      result = await runScenario(draw.scenario, { file, seed, replayCommand: replay, ...(tracePath ? { tracePath } : {}) });
-    } catch (e) {
-      // one seed's internal failure is that seed's finding, not the end of the swarm
-      const error = e instanceof Error ? e.message : String(e);
-      rows.push({ seed, verdict: 'error', drawn: draw.drawn, error, replay });
-      io.out(`  seed ${String(seed).padStart(4)}  ERROR  ${draw.drawn.join('; ') || 'no faults drawn'}\n        ${error}`);
-      continue;
-    }
-    const row: (typeof rows)[number] = { seed, verdict: result.verdict, drawn: draw.drawn, result, replay };
-    if (result.verdict === 'fail' || single !== undefined) {
-      row.report = (await writeRunOutputs(result, seedDir, { swarm: { drawn: draw.drawn } })).report;
-    }
-    rows.push(row);
-    const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
-    io.out(
-      `  seed ${String(seed).padStart(4)}  ${result.verdict === 'pass' ? 'pass' : 'FAIL'}  ${(result.virtualMs / Math.max(1, result.wallMs)).toFixed(1).padStart(6)}×  ` +
-        `${result.totals.blocks} blocks  ${draw.drawn.join('; ') || 'no faults drawn'}${failed.length > 0 ? `\n        failed: ${failed.join('; ')}` : ''}`,
-    );
+  const task: SwarmTask = { scenario, file, out, single: single !== undefined };
+  const used = single !== undefined ? 1 : Math.min(jobs, count ?? jobs);
+  const runners: SeedRunner[] = used === 1 ? [localRunner(task)] : Array.from({ length: used }, () => new WorkerRunner(task));
+  const limits = [count === undefined ? undefined : `${count} swarm run${count === 1 ? '' : 's'}`, untilFail ? 'until a seed fails' : undefined, budgetMs === undefined ? undefined : `for at most ${values.budget}`];
+  io.out(`${scenario.name}: ${limits.filter((l) => l !== undefined).join(', ')} from seed ${first}, ${used} job${used === 1 ? '' : 's'}`);
+  let scan;
+  try {
+    scan = await runSeeds(runners, { first, count, untilFail, budgetMs, onOutcome: (o) => io.out(o.line) });
+  } finally {
+    await Promise.all(runners.map((r) => r.close()));
   }
+  const rows = scan.outcomes;
+  const seedsPerMinute = Math.round((rows.length / Math.max(1, scan.wallMs)) * 60_000 * 10) / 10;
   const failing = rows.filter((r) => r.verdict !== 'pass');
   await writeFile(
     path.join(out, 'swarm.json'),
@@ -67,15 +75,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       {
         scenario: scenario.name,
         file,
+        jobs: used,
+        seedsPerMinute,
+        firstFailure: scan.firstFailure,
         runs: rows.map((r) => ({
           seed: r.seed,
           verdict: r.verdict,
           drawn: r.drawn,
-          digest: r.result?.digest ?? null,
+          digest: r.digest,
           replay: r.replay,
-          failed: r.result?.expectations.filter((e) => !e.ok) ?? [],
+          failed: r.failed,
+          ...(r.verdict === 'pass' ? {} : { violations: r.violations }),
           ...(r.error === undefined ? {} : { error: r.error }),
-          report: r.report ?? null,
+          report: r.report,
+          wallMs: Math.round(r.wallMs),
         })),
       },
       null,
@@ -83,6 +96,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     )}\n`,
   );
   io.out('');
+  io.out(
+    `${rows.length} seed${rows.length === 1 ? '' : 's'} in ${(scan.wallMs / 1000).toFixed(1)} s wall: ${seedsPerMinute} seeds/min with ${used} job${used === 1 ? '' : 's'}` +
+      `${scan.budgetSpent ? `; budget ${values.budget} spent` : ''}${untilFail && scan.firstFailure ? `; stopped at the first failing seed, known after ${(scan.firstFailure.afterMs / 1000).toFixed(1)} s` : ''}`,
+  );
   if (failing.length === 0) {
     io.out(`all ${rows.length} seeds passed${single !== undefined && rows[0]?.report ? `; report ${rows[0].report}, trace ${path.join(out, `seed-${first}`, 'trace.jsonl')}` : ''}`);
     return 0;

@@ -1,0 +1,106 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { drawSwarm, runScenario, shellWord, writeRunOutputs, type ExpectationResult, type Scenario, type ScenarioResult } from '../sim/index.js';
+
+/** A violation as swarm.json records it. */
+export interface SeedViolation {
+  readonly invariant: string;
+  readonly node: string;
+  readonly height: number;
+  readonly detail: string;
+  readonly atMs: number;
+}
+
+/**
+ * One swarm seed's outcome: plain data, so a worker thread can post it to the parent. The
+ * printed row is part of it, so every way of running a seed prints the same text.
+ */
+export interface SeedOutcome {
+  readonly seed: number;
+  readonly verdict: 'pass' | 'fail' | 'error';
+  readonly drawn: readonly string[];
+  readonly digest: string | null;
+  readonly replay: string;
+  readonly failed: readonly ExpectationResult[];
+  readonly violations: readonly SeedViolation[];
+  readonly error?: string;
+  readonly report: string | null;
+  readonly wallMs: number;
+  /** The row printed for this seed (may span lines). */
+  readonly line: string;
+}
+
+/** What every seed of one swarm shares. */
+export interface SwarmTask {
+  readonly scenario: Scenario;
+  readonly file: string;
+  readonly out: string;
+  /** Replaying one seed: keep its trace and always write its report. */
+  readonly single: boolean;
+}
+
+export function swarmReplay(file: string, seed: number): string {
+  return `npx twinchain swarm ${shellWord(file)} --seed ${seed}`;
+}
+
+/** The ERROR outcome of a seed whose run threw, or whose worker died. */
+export function errorOutcome(task: SwarmTask, seed: number, error: string, wallMs = 0): SeedOutcome {
+  let drawn: readonly string[] = [];
+  try {
+    drawn = drawSwarm(task.scenario, seed).drawn;
+  } catch {
+    // the draw itself failed: the error says why
+  }
+  return {
+    seed,
+    verdict: 'error',
+    drawn,
+    digest: null,
+    replay: swarmReplay(task.file, seed),
+    failed: [],
+    violations: [],
+    error,
+    report: null,
+    wallMs,
+    line: `  seed ${String(seed).padStart(4)}  ERROR  ${drawn.join('; ') || 'no faults drawn'}\n        ${error}`,
+  };
+}
+
+/** Runs one seed: draws its faults, runs the scenario, writes the report of a failing (or replayed) seed. */
+export async function runSwarmSeed(task: SwarmTask, seed: number): Promise<SeedOutcome> {
+  const started = performance.now();
+  const { file, out, single } = task;
+  const replay = swarmReplay(file, seed);
+  let draw;
+  let result: ScenarioResult;
+  const seedDir = path.join(out, `seed-${seed}`);
+  try {
+    draw = drawSwarm(task.scenario, seed);
+    // a replay of one seed also keeps its trace; a scan keeps only the digests
+    const tracePath = single ? path.join(seedDir, 'trace.jsonl') : undefined;
+    if (tracePath) await mkdir(seedDir, { recursive: true });
+    result = await runScenario(draw.scenario, { file, seed, replayCommand: replay, ...(tracePath ? { tracePath } : {}) });
+  } catch (e) {
+    // one seed's internal failure is that seed's finding, not the end of the swarm
+    return errorOutcome(task, seed, e instanceof Error ? e.message : String(e), performance.now() - started);
+  }
+  let report: string | null = null;
+  if (result.verdict === 'fail' || single) report = (await writeRunOutputs(result, seedDir, { swarm: { drawn: draw.drawn } })).report;
+  const failed = result.expectations.filter((e) => !e.ok);
+  const line =
+    `  seed ${String(seed).padStart(4)}  ${result.verdict === 'pass' ? 'pass' : 'FAIL'}  ${(result.virtualMs / Math.max(1, result.wallMs)).toFixed(1).padStart(6)}×  ` +
+    `${result.totals.blocks} blocks  ${draw.drawn.join('; ') || 'no faults drawn'}${failed.length > 0 ? `\n        failed: ${failed.map((e) => e.name).join('; ')}` : ''}`;
+  return {
+    seed,
+    verdict: result.verdict,
+    drawn: [...draw.drawn],
+    digest: result.digest,
+    replay,
+    failed: failed.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail })),
+    violations: result.violations.map((v) => ({ invariant: v.invariant, node: v.node, height: v.height, detail: v.detail, atMs: v.atMs })),
+    report,
+    wallMs: performance.now() - started,
+    line,
+  };
+}
