@@ -1,5 +1,6 @@
 import { ProtocolVersion } from '../../chain/index.js';
 import { CONFIG_BOUNDS, configValueError } from '../../exec/index.js';
+import { MESSAGE_KINDS } from '../../node/index.js';
 import { resolveGroups, type ResolvedGroup } from './scenario-chain.js';
 import { durationMs, nodeNames } from './scenario-loader.js';
 import { ACTION_KEYS, namesOf, type Latency, type Scenario } from './scenario-schema.js';
@@ -211,6 +212,22 @@ export function checkScenario(s: Scenario, fail: Fail): void {
       known([...path, 'link', 'to'], t.link.to);
     }
     if (t.clockSkew) known([...path, 'clockSkew', 'node'], t.clockSkew.node);
+    if (t.messages) {
+      const m = t.messages;
+      m.kinds.forEach((k, j) => {
+        if (!MESSAGE_KINDS.includes(k)) {
+          const hint = closest(k, MESSAGE_KINDS);
+          fail([...path, 'messages', 'kinds', j], `unknown message kind "${k}"${hint ? `; did you mean "${hint}"?` : ''} (kinds: ${MESSAGE_KINDS.join(', ')})`);
+        }
+      });
+      noRepeats([...path, 'messages', 'kinds'], m.kinds, `timeline[${i}].messages.kinds`);
+      if (m.from !== undefined) known([...path, 'messages', 'from'], m.from);
+      if (m.to !== undefined) known([...path, 'messages', 'to'], m.to);
+      if ((m.drop === undefined) === (m.delay === undefined)) {
+        fail([...path, 'messages'], m.drop === undefined ? 'needs drop (true or a probability) or delay (a duration)' : 'has both drop and delay; give one per entry');
+      }
+      if (when + at(m.for) > end) fail([...path, 'messages', 'for'], `the fault would last until ${(when + at(m.for)) / 1000} s, after the end of the scenario (${s.duration})`);
+    }
     for (const k of ['addSealer', 'addObserver', 'removeNode'] as const) {
       const change = t[k];
       if (change) {

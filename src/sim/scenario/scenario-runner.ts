@@ -351,7 +351,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       heights: Object.fromEntries(groupIds.map((g) => [g, chain.group(info.name, g)?.blockNumber() ?? metrics.heights.get(`${g}/${info.name}`)?.points.at(-1)?.[1] ?? 0])),
       sent: stats.sent,
       received: stats.received,
-      dropped: d.loss + d.partition + d.queueFull + d.nodeDown + d.noHandler,
+      dropped: d.total,
     };
   });
   const all = tracker.totals();

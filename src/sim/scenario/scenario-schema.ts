@@ -107,6 +107,18 @@ const timelineAction = z
     addObserver: memberChange.optional(),
     removeNode: memberChange.optional(),
     setConfig: z.object({ group: z.number().int().min(1).default(1), key: z.string(), value: z.union([z.string(), z.number()]) }).strict().optional(),
+    /** A message-kind fault: drop (always, or with a probability) or delay the messages of these kinds from `from` to `to` (default: all nodes) for `for`. */
+    messages: z
+      .object({
+        kinds: z.array(z.string()).min(1, 'list at least one message kind, e.g. [pbft.commit]'),
+        from: nodeList.optional(),
+        to: nodeList.optional(),
+        drop: z.union([z.literal(true), z.number().gt(0, 'a drop probability must be above 0').max(1, 'a drop probability is at most 1')]).optional(),
+        delay: duration.optional(),
+        for: duration,
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -128,6 +140,7 @@ export const ACTION_KEYS = [
   'addObserver',
   'removeNode',
   'setConfig',
+  'messages',
 ] as const;
 
 const byzantineSchema = z.union([

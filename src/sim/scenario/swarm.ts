@@ -51,6 +51,7 @@ export function fileFaults(scenario: Scenario): { busy: Array<[number, number]>;
       splitSince = undefined;
     }
     if (e.clog) busy.push([t, t + durationMs(e.clog.for)]);
+    if (e.messages) busy.push([t, t + durationMs(e.messages.for)]);
   }
   if (splitSince !== undefined) busy.push([splitSince, end]);
   return { busy, permanent: new Set([...down.keys(), ...paused.keys()]), lostLeaders, unhealed: splitSince !== undefined };

@@ -1,6 +1,6 @@
 import { encodeFunctionCall } from '../../codec/index.js';
 import { precompileAddress, PRECOMPILE_ADDRESSES } from '../../exec/index.js';
-import type { LinkConfig, Partition } from '../../runtime/index.js';
+import type { LinkConfig, MessageFault, Partition } from '../../runtime/index.js';
 import type { SimChain } from '../sim-chain.js';
 import { linkConfigOf } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
@@ -60,6 +60,7 @@ export class TimelinePlayer {
   readonly admin: AdminAction[] = [];
   private readonly open = new Map<string, FaultInterval>();
   private readonly partitions: Array<{ partition: Partition; interval: FaultInterval }> = [];
+  private readonly messageFaults: Array<{ fault: MessageFault; interval: FaultInterval }> = [];
   private readonly baseNetwork: Partial<LinkConfig>;
 
   constructor(
@@ -201,6 +202,16 @@ export class TimelinePlayer {
       sim.setClockSkew(node, { offsetMs, drift });
       if (offsetMs === 0 && drift === 0) this.end(`skew:${node}`, at);
       else this.begin(`skew:${node}`, { fromMs: at, kind: 'clock skew', description: `${node} clock ${offsetMs >= 0 ? '+' : ''}${offsetMs} ms, drift ${drift}${why}`, nodes: [node] });
+    } else if (entry.messages !== undefined) {
+      const { kinds, from, to, drop, delay } = entry.messages;
+      const ms = durationMs(entry.messages.for);
+      const delayMs = delay === undefined ? undefined : durationMs(delay);
+      const fault = net.messageFault({ kinds, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(drop !== undefined ? { drop } : { delayMs: delayMs! }), durationMs: ms });
+      const action = drop === true ? 'dropped' : drop !== undefined ? `dropped with probability ${drop}` : `delayed by ${delayMs} ms`;
+      const links = `${from === undefined ? 'every node' : namesOf(from).join(', ')} → ${to === undefined ? 'every node' : namesOf(to).join(', ')}`;
+      const interval: FaultInterval = { fromMs: at, untilMs: at + ms, kind: 'messages', description: `${kinds.join(', ')} ${links} ${action} for ${ms} ms${why}`, nodes: [...new Set([...namesOf(from ?? []), ...namesOf(to ?? [])])] };
+      this.faults.push(interval);
+      this.messageFaults.push({ fault, interval });
     } else if (entry.addSealer !== undefined || entry.addObserver !== undefined || entry.removeNode !== undefined) {
       const [method, change] = entry.addSealer ? ['addSealer', entry.addSealer] as const : entry.addObserver ? ['addObserver', entry.addObserver] as const : ['remove', entry.removeNode!] as const;
       const data = encodeFunctionCall(`${method}(string)`, [this.chain.idOf(change.node)], (d) => this.chain.suite.hash(d));
@@ -297,13 +308,16 @@ export class TimelinePlayer {
   }
 
   /**
-   * The liveness phase: no more network faults. Partitions healed, per-link settings and lost or
-   * duplicated messages gone (latency kept), paused nodes resumed, clocks set right. Crashed nodes
+   * The liveness phase: no more network faults. Partitions healed, message-kind faults lifted,
+   * per-link settings and lost or duplicated messages gone (latency kept), paused nodes resumed,
+   * clocks set right. Crashed nodes
    * stay down and byzantine nodes stay byzantine: those are within the fault budget.
    */
   freeze(at: number): void {
     const { sim } = this.chain;
     this.healAll(at);
+    sim.network.liftMessageFault();
+    for (const { interval } of this.messageFaults.splice(0)) if (interval.untilMs! > at) interval.untilMs = at;
     const names = sim.nodes().map((n) => n.name);
     sim.network.setLink(names, names, null);
     sim.network.setDefaults({ ...this.baseNetwork, lossRate: 0, duplicateRate: 0 });
