@@ -23,6 +23,7 @@ export const allowedImports = {
   report: ['codec'],
   bench: '*',
   cli: '*',
+  mutants: [],
 };
 
 function layerOf(file, srcRoot) {

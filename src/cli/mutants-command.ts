@@ -1,0 +1,111 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { catalogue, median, QUICK, runMutant, stopEverything, type Mutant, type MutantReport } from '../mutants/index.js';
+import { CliError } from './cli-error.js';
+import type { CliIo } from './io.js';
+import { integerOption, parseOptions } from './parse-options.js';
+import { budgetOption } from './swarm-command.js';
+
+const DEFAULT_BUDGET_MS = 300_000;
+
+function seconds(ms: number | null): string {
+  return ms === null ? '–' : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The catalogue as `--list` prints it. */
+export function listing(mutants: readonly Mutant[] = catalogue): string {
+  const width = Math.max(...mutants.map((m) => m.id.length));
+  return mutants
+    .map((m) => `${m.id.padEnd(width)}  ${m.title}\n${' '.repeat(width)}  on ${m.scenarios.join(', ')}; patches ${[...new Set(m.patches.map((p) => p.file))].join(', ')}${QUICK.ids.includes(m.id as (typeof QUICK.ids)[number]) ? ' (quick)' : ''}`)
+    .join('\n');
+}
+
+/** One mutant's result as printed. */
+export function resultLine(r: MutantReport): string {
+  switch (r.detection) {
+    case 'caught':
+      return `${r.id}: caught by ${r.evidence.join(', ')} on ${r.scenario} seed ${r.seed} after ${seconds(r.afterMs)} (${r.seeds} seeds)\n    replay: ${r.replay}`;
+    case 'stall':
+      return `${r.id}: caught only as a stall (${r.evidence.join('; ')}) on ${r.scenario} seed ${r.seed} after ${seconds(r.afterMs)} (${r.seeds} seeds)\n    replay: ${r.replay}`;
+    case 'survived':
+      return `${r.id}: survived ${r.seeds} seeds in ${seconds(r.wallMs)}`;
+    case 'error':
+      return `${r.id}: NOT RUN: ${r.error}`;
+  }
+}
+
+function selected(only: string | undefined, quick: boolean): readonly Mutant[] {
+  if (only === undefined) return quick ? catalogue.filter((m) => (QUICK.ids as readonly string[]).includes(m.id)) : catalogue;
+  const ids = only.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (ids.length === 0) throw new CliError('--only needs at least one mutant id (see --list)');
+  return ids.map((id) => {
+    const m = catalogue.find((x) => x.id === id);
+    if (!m) throw new CliError(`unknown mutant "${id}" (known: ${catalogue.map((x) => x.id).join(', ')})`);
+    return m;
+  });
+}
+
+/**
+ * twinchain mutants: plants each catalogue bug in a temporary copy of the repository, runs the
+ * copy's swarm on the mutant's scenarios until a seed fails or the budget is spent, and reports
+ * whether swarm caught it as a safety/invariant violation, only as a stall, or not at all.
+ */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, {
+    budget: { type: 'string' },
+    only: { type: 'string' },
+    jobs: { type: 'string' },
+    quick: { type: 'boolean' },
+    list: { type: 'boolean' },
+    seed: { type: 'string' },
+    out: { type: 'string' },
+  });
+  if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
+  if (values.list) {
+    io.out(listing());
+    return 0;
+  }
+  const quick = values.quick === true;
+  const mutants = selected(values.only, quick);
+  const budgetMs = budgetOption(values.budget) ?? (quick ? QUICK.budgetMs : DEFAULT_BUDGET_MS);
+  const jobs = integerOption(values.jobs, 'jobs', availableParallelism(), 1, 256);
+  const seed = values.seed === undefined ? undefined : integerOption(values.seed, 'seed', 0, 0);
+  const out = values.out ?? path.join('reports', 'mutants');
+  await mkdir(out, { recursive: true }).catch((e: Error) => {
+    throw new CliError(`cannot create the output folder ${out}: ${e.message}`);
+  });
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    stopEverything();
+    io.err(`twinchain mutants: ${signal}: swarm children stopped, temporary copies removed`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const started = performance.now();
+  const reports: MutantReport[] = [];
+  io.out(`${mutants.length} mutant${mutants.length === 1 ? '' : 's'}, ${seed === undefined ? `budget ${seconds(budgetMs)} each` : `replaying seed ${seed}`}, ${jobs} job${jobs === 1 ? '' : 's'}`);
+  try {
+    for (const mutant of mutants) {
+      const report = await runMutant(mutant, { budgetMs, jobs, out: path.join(out, mutant.id), ...(seed === undefined ? {} : { seed }), onLine: (l) => io.out(l) });
+      reports.push(report);
+      io.out(resultLine(report));
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+  const caught = reports.filter((r) => r.detection === 'caught');
+  const detectionMs = median(caught.map((r) => r.afterMs ?? r.wallMs));
+  const json = path.join(out, 'mutants.json');
+  await writeFile(json, `${JSON.stringify({ budgetMs, jobs, seed: seed ?? null, caught: caught.length, total: reports.length, medianDetectionMs: detectionMs, wallMs: Math.round(performance.now() - started), mutants: reports }, null, 2)}\n`);
+  const count = (d: MutantReport['detection']) => reports.filter((r) => r.detection === d).length;
+  io.out('');
+  io.out(
+    `caught ${caught.length} of ${reports.length} as a safety/invariant violation; ${count('stall')} only as a stall, ${count('survived')} survived${count('error') > 0 ? `, ${count('error')} not run` : ''}; ` +
+      `median time to detection ${seconds(detectionMs)}; ${json}`,
+  );
+  return caught.length === reports.length ? 0 : 1;
+}

@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Mutant } from './catalogue.js';
+import { classifySwarm, combine, type Detection, type ScenarioVerdict } from './classify.js';
+import { MutantPatchError, mutantCopy, removeAllCopies, repoRoot } from './workspace.js';
+
+export interface MutantRunOptions {
+  /** Wall-clock budget for the whole mutant (all its scenarios). */
+  readonly budgetMs: number;
+  readonly jobs: number;
+  /** Folder for this mutant's swarm outputs and logs (kept: they hold the failing seeds' reports). */
+  readonly out: string;
+  /** Replay this one seed instead of scanning. */
+  readonly seed?: number;
+  /** Repository to copy (default: the one this code runs from). */
+  readonly from?: string;
+  /** Progress lines. */
+  readonly onLine?: (line: string) => void;
+}
+
+export interface MutantReport {
+  readonly id: string;
+  readonly title: string;
+  /** `error`: the mutant could not be planted or its swarm could not run (see `error`). */
+  readonly detection: Detection | 'error';
+  readonly scenario: string | null;
+  readonly seed: number | null;
+  /** Wall ms from the start of the mutant (copy included) to its first failing seed. */
+  readonly afterMs: number | null;
+  readonly evidence: readonly string[];
+  readonly seeds: number;
+  readonly replay: string | null;
+  readonly wallMs: number;
+  readonly error?: string;
+  readonly scenarios: ReadonlyArray<ScenarioVerdict & { readonly scenario: string; readonly wallMs: number }>;
+}
+
+const children = new Set<ChildProcess>();
+let exitHook = false;
+
+/** Kills every swarm child still running and removes every temporary copy (on exit or a signal). */
+export function stopEverything(): void {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+  removeAllCopies();
+}
+
+/** Time after the budget a child may take to finish its running seeds before it is killed. */
+const GRACE_MS = 90_000;
+
+function runChild(args: readonly string[], log: string, timeoutMs: number): Promise<{ code: number | null; signal: string | null; timedOut: boolean; stderr: string }> {
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', stopEverything);
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    const file = createWriteStream(log);
+    let stderr = '';
+    child.stdout.pipe(file, { end: false });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+      file.write(d);
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      children.delete(child);
+      file.end();
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      file.end(() => resolve({ code, signal, timedOut, stderr }));
+    });
+  });
+}
+
+export function replayCommand(id: string, seed: number): string {
+  return `npx twinchain mutants --only ${id} --seed ${seed}`;
+}
+
+/**
+ * Plants one mutant in a temporary copy of the repository and runs the copy's swarm on each of
+ * its scenarios (until a failing seed or the budget), then removes the copy.
+ */
+export async function runMutant(mutant: Mutant, options: MutantRunOptions): Promise<MutantReport> {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const base = { id: mutant.id, title: mutant.title };
+  const failed = (error: string, scenarios: MutantReport['scenarios'] = []): MutantReport => ({ ...base, detection: 'error', scenario: null, seed: null, afterMs: null, evidence: [], seeds: 0, replay: null, wallMs: Math.round(elapsed()), error, scenarios });
+  let copy;
+  try {
+    copy = await mutantCopy(mutant, options.from ?? repoRoot());
+  } catch (e) {
+    return failed(e instanceof MutantPatchError ? e.message : `cannot make the patched copy: ${(e as Error).message}`);
+  }
+  const scenarios: Array<ScenarioVerdict & { scenario: string; wallMs: number }> = [];
+  try {
+    for (const scenario of mutant.scenarios) {
+      const remaining = options.budgetMs - elapsed();
+      if (options.seed === undefined && remaining < 1000) break;
+      const name = scenario.replace(/\.ya?ml$/, '');
+      const out = path.join(options.out, name);
+      await rm(out, { recursive: true, force: true });
+      await mkdir(out, { recursive: true });
+      const scan = options.seed === undefined ? ['--until-fail', '--budget', `${Math.max(1, Math.floor(remaining / 1000))}s`] : ['--seed', String(options.seed)];
+      const args = [path.join(copy.dir, 'bin', 'twinchain.js'), 'swarm', path.join(copy.dir, 'scenarios', scenario), ...scan, '--jobs', String(options.jobs), '--out', out];
+      options.onLine?.(`  ${mutant.id}: swarm ${scenario} ${scan.join(' ')} --jobs ${options.jobs}`);
+      const scenarioStart = elapsed();
+      const child = await runChild(args, path.join(out, 'swarm.log'), Math.max(remaining, 60_000) + GRACE_MS);
+      const json = await readFile(path.join(out, 'swarm.json'), 'utf8').catch(() => undefined);
+      if (json === undefined) {
+        const why = child.timedOut ? 'was killed after its budget and grace time' : `exited with ${child.signal ?? `code ${child.code}`}`;
+        return failed(`swarm of ${scenario} ${why} without writing swarm.json: ${child.stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'} (log ${path.join(out, 'swarm.log')})`, scenarios);
+      }
+      const verdict = classifySwarm(JSON.parse(json));
+      const shifted = { ...verdict, afterMs: verdict.afterMs === null ? null : Math.round(scenarioStart + verdict.afterMs) };
+      scenarios.push({ ...shifted, scenario, wallMs: Math.round(elapsed() - scenarioStart) });
+      if (verdict.detection === 'caught') break;
+    }
+  } finally {
+    await copy.remove();
+  }
+  const best = combine(scenarios);
+  return {
+    ...base,
+    detection: best.detection,
+    scenario: best.scenario,
+    seed: best.seed,
+    afterMs: best.afterMs,
+    evidence: best.evidence,
+    seeds: scenarios.reduce((n, s) => n + s.seeds, 0),
+    replay: best.seed === null ? null : replayCommand(mutant.id, best.seed),
+    wallMs: Math.round(elapsed()),
+    scenarios,
+  };
+}

@@ -1,0 +1,96 @@
+import { rmSync } from 'node:fs';
+import { cp, copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Mutant, MutantPatch } from './catalogue.js';
+
+/** A mutant that cannot be planted: names the file and the anchor that did not match exactly once. */
+export class MutantPatchError extends Error {
+  override readonly name = 'MutantPatchError';
+}
+
+/** The repository this code runs from (two folders up from src/mutants/). */
+export function repoRoot(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+}
+
+function count(text: string, find: string): number {
+  let n = 0;
+  for (let at = text.indexOf(find); at >= 0; at = text.indexOf(find, at + 1)) n++;
+  return n;
+}
+
+function anchorLabel(find: string): string {
+  const line = find.split('\n').find((l) => l.trim() !== '') ?? find;
+  const t = line.trim();
+  return JSON.stringify(t.length > 90 ? `${t.slice(0, 90)}…` : t);
+}
+
+/** The problem with one patch against a file's text, or null when its anchor occurs exactly once. */
+export function patchProblem(mutantId: string, patch: MutantPatch, text: string | undefined): string | null {
+  if (text === undefined) return `mutant ${mutantId}: ${patch.file} does not exist`;
+  const n = count(text, patch.find);
+  if (n === 1) return null;
+  return `mutant ${mutantId}: the anchor ${anchorLabel(patch.find)} occurs ${n === 0 ? 'nowhere' : `${n} times`} in ${patch.file} (it must occur exactly once)`;
+}
+
+/** Every anchor problem of a mutant against the sources under `root` (empty when it applies cleanly). */
+export async function anchorProblems(mutant: Mutant, root: string): Promise<string[]> {
+  const problems: string[] = [];
+  const texts = new Map<string, string | undefined>();
+  for (const patch of mutant.patches) {
+    if (!texts.has(patch.file)) texts.set(patch.file, await readFile(path.join(root, patch.file), 'utf8').catch(() => undefined));
+    const problem = patchProblem(mutant.id, patch, texts.get(patch.file));
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+/** Applies a mutant's patches to the files under `root` (a copy!), in order; throws MutantPatchError naming file and anchor. */
+export async function applyMutant(mutant: Mutant, root: string): Promise<void> {
+  for (const patch of mutant.patches) {
+    const file = path.join(root, patch.file);
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    const problem = patchProblem(mutant.id, patch, text);
+    if (problem) throw new MutantPatchError(problem);
+    await writeFile(file, text!.replace(patch.find, () => patch.replace));
+  }
+}
+
+/** What a mutant's temporary copy holds: enough to run the CLI from it. */
+export const COPIED = ['bin', 'src', 'scenarios', 'fixtures'] as const;
+export const COPIED_FILES = ['package.json', 'tsconfig.json'] as const;
+
+const live = new Set<string>();
+let exitHook = false;
+
+/** Removes every temporary copy still present (synchronously: usable on exit and on a signal). */
+export function removeAllCopies(): void {
+  for (const dir of live) rmSync(dir, { recursive: true, force: true });
+  live.clear();
+}
+
+/** A patched temporary copy of the repository at `from`, with node_modules linked, not copied. */
+export async function mutantCopy(mutant: Mutant | undefined, from = repoRoot()): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), `twinchain-mutant-${mutant?.id ?? 'none'}-`));
+  live.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', removeAllCopies);
+  }
+  const remove = async () => {
+    live.delete(dir);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const folder of COPIED) await cp(path.join(from, folder), path.join(dir, folder), { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
+    for (const file of COPIED_FILES) await copyFile(path.join(from, file), path.join(dir, file));
+    await symlink(path.join(from, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    if (mutant) await applyMutant(mutant, dir);
+  } catch (e) {
+    await remove();
+    throw e;
+  }
+  return { dir, remove };
+}
