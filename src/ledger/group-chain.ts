@@ -29,6 +29,9 @@ export interface GroupChainOptions {
  * executes proposals here and commits the one that wins; sync and replay apply whole blocks.
  */
 export class GroupChain {
+  /** Told of every block this chain's executor computed (its number and hash), for observers. */
+  onExecuted: ((number: number, hash: Uint8Array) => void) | undefined;
+
   private constructor(
     readonly ledger: Ledger,
     readonly state: WorldState,
@@ -72,7 +75,9 @@ export class GroupChain {
     if (!bytesEqual(draft.parentHash, this.headHash)) {
       throw new ExecutionError(`block ${draft.number}: parent ${toHex(draft.parentHash)} is not the head ${toHex(this.headHash)}`);
     }
-    return this.executor.execute(draft, transactions);
+    const executed = await this.executor.execute(draft, transactions);
+    this.onExecuted?.(draft.number, executed.hash);
+    return executed;
   }
 
   /** Commit the pending block with its signatures: state and ledger in one synced batch. */

@@ -98,6 +98,8 @@ export class Group implements GroupApi {
     this.consensusType = options.genesis.consensusType;
     this.nodeId = toHexNoPrefix(options.key.publicKey);
     this.codec = { suite: options.suite, generation: options.version.txGeneration, receiptsWithRemainGas: options.version.receiptHasRemainGas };
+    // what the executor computed, for invariant monitors (a probe: nothing in the trace)
+    chain.onExecuted = (number, hash) => this.env.trace.probe('block-executed', { group: this.groupId, number, hash: toHex(hash) });
   }
 
   static async open(options: GroupOptions): Promise<Group> {
@@ -363,6 +365,7 @@ export class Group implements GroupApi {
     this.pool.onBlockCommitted(number, block.transactions);
     const before = this.next;
     this.next = await this.configFor(number + 1);
+    this.env.trace.probe('block-stored', { group: this.groupId, block, via });
     this.trace('block-committed', {
       number,
       hash: toHex(hash),

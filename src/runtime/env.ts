@@ -81,4 +81,9 @@ export interface LogSink {
 /** Structured events for the simulation trace and reports; a no-op on real nodes unless asked for. */
 export interface Tracer {
   event(kind: string, fields: Readonly<Record<string, unknown>>): void;
+  /**
+   * An event for observers only (invariant monitors: say, which block hash a node's executor
+   * computed), never written to the trace, so adding a probe changes no trace or digest.
+   */
+  probe(kind: string, fields: Readonly<Record<string, unknown>>): void;
 }

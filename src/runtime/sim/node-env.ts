@@ -16,6 +16,7 @@ export interface EnvHost {
   connectedPeers(node: SimNode): NodeId[];
   log(node: SimNode, level: LogLevel, time: number, message: string): void;
   traceEvent(node: SimNode, kind: string, fields: Readonly<Record<string, unknown>>): void;
+  probeEvent(node: SimNode, kind: string, fields: Readonly<Record<string, unknown>>): void;
 }
 
 /** A no-op timer handle for timers asked of a dead incarnation. */
@@ -51,6 +52,9 @@ export function createNodeEnv(host: EnvHost, node: SimNode, life: Incarnation): 
   const trace: Tracer = {
     event: (kind, fields) => {
       if (life.alive) host.traceEvent(node, kind, fields);
+    },
+    probe: (kind, fields) => {
+      if (life.alive) host.probeEvent(node, kind, fields);
     },
   };
   return Object.freeze({

@@ -32,7 +32,8 @@ export interface SimulationOptions {
   readonly onLog?: (node: string, line: string) => void;
   /**
    * Also receives every event a node reports through its Env tracer, as it happens (virtual ms),
-   * e.g. for invariant checkers and reports that must not re-parse the trace.
+   * e.g. for invariant checkers and reports that must not re-parse the trace; probes
+   * (Tracer.probe) come here only, never into the trace.
    */
   readonly onNodeEvent?: (node: string, kind: string, fields: Readonly<Record<string, unknown>>, timeMs: number) => void;
 }
@@ -792,6 +793,7 @@ export class Simulation<H = unknown> {
       connectedPeers: (node) => this.network.connectedPeers(node),
       log: (node, level, time, message) => this.captureLog(node, level, time, message),
       traceEvent: (node, kind, fields) => this.traceNodeEvent(node, kind, fields),
+      probeEvent: (node, kind, fields) => this.onNodeEvent?.(node.name, kind, fields, this.now),
     };
   }
 

@@ -1,7 +1,8 @@
 import { toHex } from '../../codec/index.js';
+import type { ProtocolInvariant } from '../invariants/invariant-monitor.js';
 import type { SimChain } from '../sim-chain.js';
 
-export type InvariantName = 'agreement' | 'state-root' | 'receipts-root' | 'parent-link' | 'heights' | 'history';
+export type InvariantName = 'agreement' | 'state-root' | 'receipts-root' | 'parent-link' | 'heights' | 'history' | ProtocolInvariant;
 
 /** A safety invariant that did not hold. */
 export interface Violation {
@@ -11,6 +12,8 @@ export interface Violation {
   readonly height: number;
   readonly node: string;
   readonly detail: string;
+  /** The facts behind it (protocol invariants): nodes, view or term, hashes, the messages involved. */
+  readonly evidence?: Readonly<Record<string, unknown>>;
 }
 
 /** The first block an honest node committed at a group and height: what every other must match. */
@@ -55,7 +58,8 @@ export class SafetyMonitor {
     return this.heights.get(`${group}/${node}`) ?? 0;
   }
 
-  private violate(v: Violation): void {
+  /** Records a violation found by another monitor (see InvariantMonitor). */
+  violate(v: Violation): void {
     if (this.violations.length < SafetyMonitor.MAX_VIOLATIONS) this.violations.push(v);
   }
 

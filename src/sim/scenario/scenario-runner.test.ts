@@ -112,6 +112,10 @@ describe('checker meta-tests: the safety checks catch real breakage', () => {
     expect(agreement.atMs).toBeGreaterThan(3000);
     expect(agreement.detail).toMatch(/^node\d committed 0x[0-9a-f]{8}… at height \d+, node\d committed 0x[0-9a-f]{8}…$/);
     expect(broken.expectations[0]).toMatchObject({ ok: false, name: expect.stringMatching(/^safety/) });
+    // the protocol invariants see it first, from the wire and the stored blocks: a commit with f + 1 signatures
+    const quorum = broken.violations.find((v) => v.invariant === 'signature-quorum')!;
+    expect(quorum.detail).toMatch(/with 2 valid sealer signature\(s\) of 2; 3 needed$/);
+    expect(quorum.atMs).toBeLessThanOrEqual(agreement.atMs);
   });
 
   it('catches a corrupted history: a block rewritten in one node\'s storage is found by the final audit', async () => {

@@ -8,6 +8,7 @@ import { honestNodes, resolveGroups, simChainOptions, type ResolvedGroup } from 
 import { durationMs } from './scenario-loader.js';
 import type { Scenario } from './scenario-schema.js';
 import { RunMetrics } from './run-metrics.js';
+import { InvariantMonitor } from '../invariants/invariant-monitor.js';
 import { SafetyMonitor, type Violation } from './safety-monitor.js';
 import { TimelinePlayer, type FaultInterval } from './timeline.js';
 import { TxClient } from './tx-client.js';
@@ -116,17 +117,22 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   /** Something that may settle the liveness phase happened since the last look. */
   let committedSince = true;
   const sink = options.tracePath ? new TraceFileSink(options.tracePath) : undefined;
+  /** Monitors that need the chain before they can listen (see InvariantMonitor below). */
+  const listeners: Array<(node: string, kind: string, fields: Readonly<Record<string, unknown>>, atMs: number) => void> = [];
   const chain = new SimChain({
     ...simChainOptions(scenario, seed),
     ...(sink ? { trace: { sink } } : {}),
     ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
     onNodeEvent: (node, kind, fields, atMs) => {
       safety.onNodeEvent(node, kind, fields, atMs);
+      for (const listen of listeners) listen(node, kind, fields, atMs);
       metrics.onNodeEvent(node, kind, fields, atMs);
       if (kind === 'block-committed') committedSince = true;
     },
   });
   const { sim } = chain;
+  const invariants = new InvariantMonitor({ chain, isHonest: (n) => safety.isHonest(n), report: (v) => safety.violate(v) });
+  listeners.push(invariants.onNodeEvent);
   const rpc = new NodeRpc(chain);
   const client = new TxClient(chain, rpc, tracker);
 
@@ -199,6 +205,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     if (finishing) return;
     finishing = true;
     await safety.audit(chain, groupIds, sim.now);
+    await invariants.audit(groupIds, sim.now);
     for (const w of workloads) workloadChecks = [...workloadChecks, ...(await w.checks())];
     timelineChecks = await timeline.verify(rpc, (g) => members(g, true));
     phase = 'done';
@@ -278,9 +285,12 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const expectations: ExpectationResult[] = [];
   const violations = safety.violations;
   expectations.push({
-    name: 'safety: one block per height, matching roots, parent links, heights only grow, stored history intact',
+    name: 'safety: one block per height, matching roots, parent links, heights only grow, stored history intact, and the protocol invariants (quorum signatures, valid blocks, PBFT locks and quorums, Raft votes and leaders)',
     ok: violations.length === 0,
-    detail: violations.length === 0 ? `${safety.blocks.size} blocks checked on every honest commit and in the final audit` : `${violations.length} violation(s); first at ${violations[0]!.atMs} ms: ${violations[0]!.invariant}: ${violations[0]!.detail}`,
+    detail:
+      violations.length === 0
+        ? `${safety.blocks.size} blocks checked on every honest commit and in the final audit; ${invariants.counts.wireMessages.toLocaleString('en-US')} consensus messages read off the wire, ${invariants.counts.signatureChecks.toLocaleString('en-US')} block signatures verified`
+        : `${violations.length} violation(s); first at ${violations[0]!.atMs} ms: ${violations[0]!.invariant}: ${violations[0]!.detail}`,
   });
   if (liveness !== undefined) {
     const lagging = probes.flatMap((p) => members(p.group, true).filter((n) => p.height === undefined || chain.group(n, p.group)!.blockNumber() < p.height).map((n) => `${n} (g${p.group})`));

@@ -1,0 +1,258 @@
+import seedrandom from 'seedrandom';
+import { describe, expect, it } from 'vitest';
+import { decodeTransaction, TransactionBuilder, type Block } from '../../chain/index.js';
+import { bigintToBytes, fromHex, rlpEncode, toHex } from '../../codec/index.js';
+import { PBFT_TYPES, RAFT_TYPES, VOTE_FLAGS } from '../../consensus/index.js';
+import { encodeFrame } from '../../node/index.js';
+import { cluster } from '../sim-cluster.js';
+import { InvariantMonitor, type ProtocolViolation } from './invariant-monitor.js';
+
+const int = (n: number) => bigintToBytes(BigInt(n));
+const hash = (n: number) => fromHex(`0x${n.toString(16).padStart(64, '0')}`);
+const SIG = new Uint8Array(65).fill(7);
+
+function pbftFrame(type: 'sign' | 'commit', height: number, view: number, idx: number, blockHash: Uint8Array): Uint8Array {
+  return encodeFrame(1, 'pbft', rlpEncode([int(PBFT_TYPES[type]), int(height), int(view), int(idx), blockHash, SIG, SIG]));
+}
+
+function voteResp(term: number, idx: number, candidateTerm: number, granted: boolean): Uint8Array {
+  const flag = granted ? VOTE_FLAGS.granted : VOTE_FLAGS.discard;
+  return encodeFrame(1, 'raft', rlpEncode([int(RAFT_TYPES.voteResp), int(term), int(idx), int(0), hash(0), int(candidateTerm), int(flag), int(0), SIG]));
+}
+
+function heartbeat(term: number, idx: number, height: number, pending?: { height: number; hash: Uint8Array }): Uint8Array {
+  const p = pending ? [int(pending.height), pending.hash] : [];
+  return encodeFrame(1, 'raft', rlpEncode([int(RAFT_TYPES.heartbeat), int(term), int(idx), int(height), hash(height), int(1), [], p, SIG]));
+}
+
+const runs = new Map<string, ReturnType<typeof runChainOnce>>();
+/** A 4-sealer chain run under load for a few seconds (once per consensus), a monitor on it, and what the monitor reported. */
+function runChain(consensus: 'pbft' | 'raft' = 'pbft') {
+  if (!runs.has(consensus)) runs.set(consensus, runChainOnce(consensus));
+  return runs.get(consensus)!;
+}
+
+async function runChainOnce(consensus: 'pbft' | 'raft') {
+  const found: ProtocolViolation[] = [];
+  const listeners: Array<InvariantMonitor['onNodeEvent']> = [];
+  const c = cluster({ consensus, seed: `monitor-${consensus}`, onNodeEvent: (...args) => listeners.forEach((l) => l(...args)) });
+  const monitor = new InvariantMonitor({ chain: c.chain, isHonest: () => true, report: (v) => found.push(v) });
+  listeners.push(monitor.onNodeEvent);
+  c.startHelloWorldLoad(8, 5000);
+  await c.sim.run({ until: 6000 });
+  return { c, monitor, found };
+}
+
+/** A fresh monitor on a finished chain, fed hand-made reports. */
+function freshMonitor(c: Awaited<ReturnType<typeof runChain>>['c'], honest: (n: string) => boolean = () => true) {
+  const found: ProtocolViolation[] = [];
+  const monitor = new InvariantMonitor({ chain: c.chain, isHonest: honest, report: (v) => found.push(v) });
+  const stored = (node: string, block: Block, via = 'consensus') => monitor.onNodeEvent(node, 'block-stored', { group: 1, block, via }, 1);
+  return { monitor, found, stored, names: () => found.map((v) => v.invariant) };
+}
+
+describe('the invariant monitor on a healthy chain', () => {
+  it('reports nothing, and really read the wire, the stored blocks and their signatures', async () => {
+    const { c, monitor, found } = await runChain('pbft');
+    await monitor.audit([1], c.sim.now);
+    expect(found).toEqual([]);
+    expect(c.group('node0')!.blockNumber()).toBeGreaterThan(3);
+    expect(monitor.counts.wireMessages).toBeGreaterThan(20);
+    expect(monitor.counts.blocksChecked).toBeGreaterThan(3);
+    expect(monitor.counts.signatureChecks).toBeGreaterThanOrEqual(3 * monitor.counts.blocksChecked);
+    expect(monitor.counts.transactionsChecked).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('reports nothing on a healthy Raft chain', async () => {
+    const { c, monitor, found } = await runChain('raft');
+    await monitor.audit([1], c.sim.now);
+    expect(found).toEqual([]);
+    expect(c.group('node0')!.blockNumber()).toBeGreaterThan(3);
+    expect(monitor.counts.wireMessages).toBeGreaterThan(20);
+  }, 60_000);
+});
+
+describe('block checks (hand-made blocks)', () => {
+  it('signature quorum: n − f valid sealer signatures, not fewer, not forged', async () => {
+    const { c } = await runChain('pbft');
+    const block = (await c.group('node0')!.blockByNumber(2))!.block;
+    expect(block.signatureList.length).toBeGreaterThanOrEqual(3);
+
+    const ok = freshMonitor(c);
+    ok.stored('node1', block);
+    expect(ok.found).toEqual([]);
+
+    const few = freshMonitor(c);
+    few.stored('node1', { ...block, signatureList: block.signatureList.slice(0, 2) });
+    expect(few.names()).toEqual(['signature-quorum']);
+    expect(few.found[0]!.detail).toMatch(/^node1 committed block 2 \(0x[0-9a-f]{8}…, by consensus\) with 2 valid sealer signature\(s\) of 2; 3 needed$/);
+
+    const other = (await c.group('node0')!.blockByNumber(3))!.block;
+    const forged = freshMonitor(c);
+    // signatures of another block, under this block's sealer indexes
+    forged.stored('node1', { ...block, signatureList: other.signatureList });
+    expect(forged.names()).toEqual(['signature-quorum']);
+    expect(forged.found[0]!.evidence['valid']).toEqual([]);
+  }, 60_000);
+
+  it('sealer list: a block listing other sealers than those in force', async () => {
+    const { c } = await runChain('pbft');
+    const block = (await c.group('node0')!.blockByNumber(2))!.block;
+    const m = freshMonitor(c);
+    const list = [...block.header.sealerList];
+    list[1] = hash(5);
+    m.stored('node1', { ...block, header: { ...block.header, sealerList: list } });
+    expect(m.names()).toContain('sealer-list');
+  }, 60_000);
+
+  it('applied block: a node applies only the block that follows its own head', async () => {
+    const { c } = await runChain('pbft');
+    const at = async (n: number) => (await c.group('node0')!.blockByNumber(n))!.block;
+    const m = freshMonitor(c);
+    m.stored('node1', await at(1));
+    m.stored('node1', await at(2));
+    m.stored('node1', await at(4));
+    expect(m.names()).toEqual(['applied-block']);
+    expect(m.found[0]!.detail).toBe('node1 applied block 4 (by consensus) on its head 2');
+    const b = freshMonitor(c);
+    b.stored('node2', await at(1));
+    const three = await at(2);
+    b.stored('node2', { ...three, header: { ...three.header, parentHash: hash(9) } }, 'sync');
+    expect(b.names()[0]).toBe('applied-block');
+    expect(b.found[0]!.detail).toMatch(/^node2 applied block 2 \(by sync\) naming parent 0x00000000…, but its own block 1 is 0x[0-9a-f]{8}…$/);
+  }, 60_000);
+
+  it('block validity: duplicates, transactions already on chain, wrong chain or group id, expired block limit', async () => {
+    const { c } = await runChain('pbft');
+    const at = async (n: number) => (await c.group('node0')!.blockByNumber(n))!.block;
+    const one = await at(1);
+    const two = await at(2);
+    const tx = two.transactions[0]!;
+
+    const dup = freshMonitor(c);
+    dup.stored('node1', { ...two, transactions: [tx, tx] });
+    expect(dup.names()).toContain('block-validity');
+    expect(dup.found.find((v) => v.invariant === 'block-validity')!.detail).toMatch(/appears twice in the block|reuses nonce/);
+
+    const again = freshMonitor(c);
+    again.stored('node1', one);
+    again.stored('node1', two);
+    const three = await at(3);
+    again.stored('node1', { ...three, transactions: [...three.transactions, tx] });
+    expect(again.found.find((v) => v.invariant === 'block-validity')!.detail).toMatch(/was already committed in block 2/);
+
+    const rng = seedrandom('monitor-txs');
+    const random = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(rng() * 256));
+    const build = (options: { chainId?: bigint; groupId?: bigint }) =>
+      new TransactionBuilder({ suite: c.suite, generation: c.chain.version.txGeneration, key: c.suite.generateKeyPair(random), random, ...options });
+    const bad = [
+      { tx: build({ chainId: 7n }).build({ to: new Uint8Array(20), data: new Uint8Array(0), blockLimit: 100n }), expect: /chain id 7, the chain's is 1/ },
+      { tx: build({ groupId: 2n }).build({ to: new Uint8Array(20), data: new Uint8Array(0), blockLimit: 100n }), expect: /group id 2 in group 1/ },
+      { tx: build({}).build({ to: new Uint8Array(20), data: new Uint8Array(0), blockLimit: 1n }), expect: /blockLimit 1 does not admit block 2/ },
+    ];
+    for (const { tx: raw, expect: message } of bad) {
+      const m = freshMonitor(c);
+      const decoded = decodeTransaction(raw.raw, { suite: c.suite, generation: c.chain.version.txGeneration });
+      m.stored('node1', { ...two, transactions: [decoded] });
+      expect(m.found.find((v) => v.invariant === 'block-validity')?.detail).toMatch(message);
+    }
+  }, 60_000);
+});
+
+describe('PBFT wire checks (hand-made messages)', () => {
+  const setup = async () => {
+    const { c } = await runChain('pbft');
+    return { c, ...freshMonitor(c, (n) => n !== 'node3') };
+  };
+
+  it('lock: after a Commit for one block, no Sign or Commit for another at that height, in any view', async () => {
+    const { monitor, found } = await setup();
+    monitor.onNodeEvent('node1', 'block-executed', { group: 1, number: 50, hash: toHex(hash(1)) }, 1);
+    monitor.onNodeEvent('node1', 'block-executed', { group: 1, number: 50, hash: toHex(hash(2)) }, 1);
+    monitor.onSent('node1', 'node2', pbftFrame('sign', 50, 0, 1, hash(1)), 10);
+    monitor.onSent('node1', 'node2', pbftFrame('commit', 50, 0, 1, hash(1)), 11);
+    monitor.onSent('node1', 'node2', pbftFrame('commit', 50, 1, 1, hash(1)), 20);
+    expect(found).toEqual([]);
+    monitor.onSent('node1', 'node2', pbftFrame('sign', 50, 2, 1, hash(2)), 30);
+    expect(found.map((v) => v.invariant)).toEqual(['pbft-lock']);
+    expect(found[0]!.detail).toBe('node1 sent a Commit for 0x00000000… at height 50 (view 0, 11 ms), then a Sign for 0x00000000… in view 2');
+    // a committed height releases the lock
+    monitor.onNodeEvent('node1', 'block-committed', { group: 1, number: 50, hash: toHex(hash(1)), via: 'consensus' }, 40);
+    monitor.onNodeEvent('node1', 'block-executed', { group: 1, number: 51, hash: toHex(hash(3)) }, 41);
+    monitor.onSent('node1', 'node2', pbftFrame('sign', 51, 0, 1, hash(3)), 42);
+    expect(found).toHaveLength(1);
+  }, 60_000);
+
+  it('sign: only for a block hash the node executed at that height', async () => {
+    const { monitor, found } = await setup();
+    monitor.onNodeEvent('node2', 'block-executed', { group: 1, number: 60, hash: toHex(hash(4)) }, 1);
+    monitor.onSent('node2', 'node1', pbftFrame('sign', 60, 0, 2, hash(4)), 5);
+    expect(found).toEqual([]);
+    monitor.onSent('node2', 'node1', pbftFrame('sign', 60, 1, 2, hash(5)), 6);
+    expect(found.map((v) => v.invariant)).toEqual(['pbft-sign-unexecuted']);
+    // a byzantine node's Sign is not held to it
+    monitor.onSent('node3', 'node1', pbftFrame('sign', 60, 1, 3, hash(6)), 7);
+    expect(found).toHaveLength(1);
+  }, 60_000);
+
+  it('no two blocks at one height each gather n − f Commits (byzantine Commits count)', async () => {
+    const { monitor, found } = await setup();
+    const commit = (node: string, idx: number, h: Uint8Array, view = 0) => {
+      monitor.onNodeEvent(node, 'block-executed', { group: 1, number: 70, hash: toHex(h) }, 1);
+      monitor.onSent(node, 'x', pbftFrame('commit', 70, view, idx, h), 2);
+    };
+    commit('node0', 0, hash(7));
+    commit('node1', 1, hash(7));
+    commit('node3', 3, hash(7));
+    commit('node3', 3, hash(8), 1);
+    commit('node2', 2, hash(8), 1);
+    expect(found).toEqual([]);
+    // node0 breaks its lock: it is reported for that, and now both blocks have three Commits
+    commit('node0', 0, hash(8), 1);
+    expect(found.map((v) => v.invariant).sort()).toEqual(['pbft-conflicting-quorums', 'pbft-lock']);
+    expect(found.find((v) => v.invariant === 'pbft-conflicting-quorums')!.detail).toMatch(/^at height 70, 0x00000000… has Commits from node0, node1, node3; 0x00000000… has Commits from node0, node2, node3 \(quorum 3\)$/);
+  }, 60_000);
+});
+
+describe('Raft wire checks (hand-made messages)', () => {
+  const setup = async () => {
+    const { c } = await runChain('raft');
+    return { c, ...freshMonitor(c) };
+  };
+
+  it('a node grants one vote per term, restarts included', async () => {
+    const { monitor, found } = await setup();
+    monitor.onSent('node1', 'node2', voteResp(9, 1, 9, true), 1);
+    monitor.onSent('node1', 'node2', voteResp(9, 1, 9, true), 2);
+    monitor.onSent('node1', 'node3', voteResp(9, 1, 9, false), 3);
+    expect(found).toEqual([]);
+    monitor.onSent('node1', 'node3', voteResp(9, 1, 9, true), 4);
+    expect(found.map((v) => v.invariant)).toEqual(['raft-double-vote']);
+    expect(found[0]!.detail).toBe('node1 granted its vote in term 9 to node2 (1 ms) and to node3');
+  }, 60_000);
+
+  it('one leader per term', async () => {
+    const { monitor, found } = await setup();
+    monitor.onSent('node0', 'node1', heartbeat(20, 0, 10), 1);
+    monitor.onSent('node0', 'node2', heartbeat(20, 0, 10), 2);
+    monitor.onSent('node1', 'node2', heartbeat(21, 1, 10), 3);
+    expect(found).toEqual([]);
+    monitor.onSent('node2', 'node0', heartbeat(21, 2, 10), 4);
+    expect(found.map((v) => v.invariant)).toEqual(['raft-one-leader']);
+    expect(found[0]!.detail).toBe('node1 (from 3 ms) and node2 both lead term 21');
+  }, 60_000);
+
+  it('leader completeness: a new leader holds every block committed in an earlier term', async () => {
+    const { monitor, found } = await setup();
+    monitor.onSent('node0', 'node1', heartbeat(30, 0, 40, { height: 41, hash: hash(41) }), 1);
+    monitor.onNodeEvent('node0', 'block-committed', { group: 1, number: 41, hash: toHex(hash(41)), via: 'consensus' }, 2);
+    // holds it as its pending block, or committed: fine
+    monitor.onSent('node1', 'node0', heartbeat(31, 1, 40, { height: 41, hash: hash(41) }), 3);
+    monitor.onSent('node2', 'node0', heartbeat(32, 2, 41), 4);
+    expect(found).toEqual([]);
+    monitor.onSent('node3', 'node0', heartbeat(33, 3, 40), 5);
+    monitor.onSent('node1', 'node0', heartbeat(34, 1, 40, { height: 41, hash: hash(99) }), 6);
+    expect(found.map((v) => v.invariant)).toEqual(['raft-leader-completeness', 'raft-leader-completeness']);
+    expect(found[0]!.detail).toBe('node3 leads term 33 with committed height 40, but block 41 (0x00000000…) was committed in term 30');
+  }, 60_000);
+});
