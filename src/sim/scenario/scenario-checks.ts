@@ -300,7 +300,7 @@ export function checkScenario(s: Scenario, fail: Fail): void {
   // swarm bounds
   if (s.swarm) {
     const sw = s.swarm;
-    for (const k of ['crashes', 'partitions', 'pauses', 'loss', 'latencyMs'] as const) {
+    for (const k of ['crashes', 'partitions', 'pauses', 'loss', 'latencyMs', 'messageFaults', 'churn'] as const) {
       const range = sw[k];
       if (range && range[0] > range[1]) fail(['swarm', k], `[${range[0]}, ${range[1]}] is inverted; write [low, high]`);
     }

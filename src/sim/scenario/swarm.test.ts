@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { durationMs, parseScenario } from './scenario-loader.js';
-import type { Scenario } from './scenario-schema.js';
+import { namesOf, type Scenario } from './scenario-schema.js';
 import { drawSwarm, faultBudget, pickStart } from './swarm.js';
 
 const scenario = (nodes: number, consensus: 'pbft' | 'raft', extra = '') =>
@@ -94,5 +94,147 @@ describe('swarm draws', () => {
     expect(pickStart(0.5, [10_000, 30_000], 5000, [[12_000, 35_000]])).toBeUndefined();
     expect(pickStart(0.5, [10_000, 30_000], 5000, [])).toBe(20_000);
     expect(pickStart(0.5, [30_000, 10_000], 5000, [])).toBeUndefined();
+  });
+});
+
+describe('swarm draws of election churn and message-kind faults', () => {
+  const churny = (nodes: number, consensus: 'pbft' | 'raft', extra = '') =>
+    parseScenario(`
+name: swarm-churn
+duration: 40s
+chain: { nodes: ${nodes} }
+groups: [{ id: 1, consensus: ${consensus}, sealers: ${nodes} }]
+swarm: { crashes: [0, 1], churn: [1, 3], messageFaults: [1, 4], window: [2s, 30s], faultDuration: [1s, 6s] }
+${extra}`);
+
+  /** Most nodes down at once; a crashLeader counts as one more node for its `for` (the leader is not known before the run). */
+  function mostDown(s: Scenario): number {
+    const changes: Array<[number, number]> = [];
+    const down = new Map<string, number>();
+    for (const e of [...s.timeline].sort((a, b) => durationMs(a.at) - durationMs(b.at))) {
+      const t = durationMs(e.at);
+      for (const n of namesOf(e.crash ?? [])) if (!down.has(n)) down.set(n, t);
+      for (const n of namesOf(e.restart ?? [])) {
+        const since = down.get(n);
+        if (since !== undefined) changes.push([since, 1], [t, -1]);
+        down.delete(n);
+      }
+      if (e.crashLeader) changes.push([t, 1], [t + durationMs(e.crashLeader.for!), -1]);
+    }
+    expect(down.size).toBe(0); // every crash undone
+    changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let now = 0;
+    let worst = 0;
+    for (const [, d] of changes) worst = Math.max(worst, (now += d));
+    return worst;
+  }
+
+  it('are the same for the same seed, and differ between seeds', () => {
+    const s = churny(4, 'pbft');
+    expect(drawSwarm(s, 11)).toEqual(drawSwarm(s, 11));
+    expect(drawSwarm(s, 11).drawn).not.toEqual(drawSwarm(s, 12).drawn);
+  });
+
+  it('keep churn within the fault budget (PBFT 4 → 1, PBFT 7 → 2, Raft 5 → 2), with the drawn restarts and down times', () => {
+    let repeated = 0;
+    let leader = 0;
+    for (const [nodes, consensus, f] of [[4, 'pbft', 1], [7, 'pbft', 2], [5, 'raft', 2]] as const) {
+      const s = churny(nodes, consensus);
+      for (let seed = 1; seed <= 40; seed++) {
+        const draw = drawSwarm(s, seed);
+        expect(mostDown(draw.scenario), `${consensus} ${nodes} seed ${seed}`).toBeLessThanOrEqual(f);
+        const churn = draw.scenario.timeline.filter((e) => e.label?.startsWith('swarm churn'));
+        for (const e of churn) {
+          expect(durationMs(e.at)).toBeGreaterThanOrEqual(2000);
+          expect(durationMs(e.at)).toBeLessThan(40_000);
+        }
+        const lines = draw.drawn.filter((d) => d.startsWith('churn'));
+        expect(lines.length).toBeGreaterThanOrEqual(1);
+        expect(lines.length).toBeLessThanOrEqual(3);
+        for (const line of lines) {
+          const times = /restarted (\d+) times/.exec(line);
+          if (times) {
+            repeated++;
+            expect(Number(times[1])).toBeGreaterThanOrEqual(3);
+            expect(Number(times[1])).toBeLessThanOrEqual(8);
+          } else if (/^churn: the leader of group 1 crashed for \d+ ms, node\d crashed \d+ ms after it for \d+ ms/.test(line)) leader++;
+          else expect(line).toMatch(/^churn: skipped/);
+        }
+        // each crash and its restart: down 50–800 ms (a voter 50–400 ms)
+        const crashes = churn.filter((e) => e.crash);
+        for (const c of crashes) {
+          const restart = churn.find((e) => e.restart === c.crash && durationMs(e.at) > durationMs(c.at))!;
+          const down = durationMs(restart.at) - durationMs(c.at);
+          expect(down).toBeGreaterThanOrEqual(50);
+          expect(down).toBeLessThanOrEqual(c.label === 'swarm churn voter crash' ? 400 : 800);
+        }
+      }
+    }
+    expect(repeated).toBeGreaterThan(10);
+    expect(leader).toBeGreaterThan(10);
+  });
+
+  it('pick churn nodes among the budget’s candidates only', () => {
+    const s = churny(7, 'pbft', 'timeline: [{ at: 1s, crash: node5 }]');
+    for (let seed = 1; seed <= 30; seed++) {
+      const draw = drawSwarm(s, seed);
+      const touched = draw.scenario.timeline.filter((e) => e.label?.startsWith('swarm churn')).flatMap((e) => namesOf(e.crash ?? e.restart ?? []));
+      expect(touched).not.toContain('node5');
+    }
+    const none = drawSwarm(churny(4, 'pbft', 'byzantine: [{ node: node3, behaviour: silent }]'), 1);
+    expect(none.scenario.timeline.some((e) => e.label?.startsWith('swarm churn'))).toBe(false);
+    expect(none.drawn.some((d) => d.startsWith('churn: skipped, no fault budget'))).toBe(true);
+  });
+
+  it('draw message-kind faults of the group’s consensus (or sync) inside the window, over before the liveness phase', () => {
+    for (const consensus of ['pbft', 'raft'] as const) {
+      const s = churny(5, consensus);
+      const seen = new Set<string>();
+      const patterns = new Set<string>();
+      const actions = new Set<string>();
+      for (let seed = 1; seed <= 60; seed++) {
+        const draw = drawSwarm(s, seed);
+        const faults = draw.scenario.timeline.filter((e) => e.messages);
+        expect(faults.length).toBeGreaterThanOrEqual(1);
+        expect(faults.length).toBeLessThanOrEqual(4);
+        expect(draw.drawn.filter((d) => d.startsWith('messages'))).toHaveLength(faults.length);
+        for (const e of faults) {
+          const m = e.messages!;
+          const [from, length] = [durationMs(e.at), durationMs(m.for)];
+          expect(from).toBeGreaterThanOrEqual(2000);
+          expect(from).toBeLessThanOrEqual(30_000);
+          expect(length).toBeGreaterThanOrEqual(1000);
+          expect(length).toBeLessThanOrEqual(6000);
+          expect(from + length).toBeLessThan(40_000);
+          expect(m.kinds).toHaveLength(1);
+          expect(m.kinds[0]).toMatch(new RegExp(`^(${consensus}|sync)\\.`));
+          seen.add(m.kinds[0]!);
+          expect((m.drop === undefined) !== (m.delay === undefined)).toBe(true);
+          if (m.delay !== undefined) {
+            expect(durationMs(m.delay)).toBeGreaterThanOrEqual(100);
+            expect(durationMs(m.delay)).toBeLessThanOrEqual(3000);
+            actions.add('delay');
+          } else actions.add(m.drop === true ? 'drop' : 'probability');
+          if (typeof m.drop === 'number') expect(m.drop).toBeGreaterThan(0);
+          patterns.add(m.to ? 'to' : m.from ? 'from' : 'all');
+        }
+      }
+      expect(seen.size).toBeGreaterThanOrEqual(5);
+      expect([...patterns].sort()).toEqual(['all', 'from', 'to']);
+      expect([...actions].sort()).toEqual(['delay', 'drop', 'probability']);
+    }
+  });
+
+  it('leave files without the new keys drawing what they drew before', () => {
+    // the draws for churn and message faults come after the others and only when asked for
+    const s = scenario(4, 'pbft');
+    const before = drawSwarm(s, 3);
+    expect(before.scenario.timeline.some((e) => e.messages || e.crashLeader)).toBe(false);
+    expect(before.drawn.some((d) => d.startsWith('churn') || d.startsWith('messages'))).toBe(false);
+  });
+
+  it('reject inverted ranges of the new keys', () => {
+    expect(() => parseScenario(`name: x\nduration: 20s\nchain: { nodes: 4 }\nswarm: { churn: [3, 1] }\n`)).toThrow('swarm.churn: [3, 1] is inverted');
+    expect(() => parseScenario(`name: x\nduration: 20s\nchain: { nodes: 4 }\nswarm: { messageFaults: [2, 0] }\n`)).toThrow('swarm.messageFaults: [2, 0] is inverted');
   });
 });

@@ -107,8 +107,9 @@ export function pickStart(u: number, [lo, hi]: Range, length: number, busy: Read
 
 /**
  * Draws the faults of one swarm run within the bounds of the file's `swarm` section: crashes,
- * pauses and partitions (each later undone) at most one at a time and never more nodes than the
- * fault budget, a message loss rate and a mean latency. Same (scenario, seed), same draw.
+ * pauses, partitions and election churn (each later undone) at most one at a time and never more
+ * nodes than the fault budget, message-kind faults (network faults, any number at once, inside
+ * the window), a message loss rate and a mean latency. Same (scenario, seed), same draw.
  */
 export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
   const bounds = scenario.swarm ?? {};
@@ -131,11 +132,12 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     drawn.push(`latency exp(min ${network.latency.minMs} ms, mean ${mean} ms)`);
   }
 
-  type Fault = 'crash' | 'pause' | 'partition';
+  type Fault = 'crash' | 'pause' | 'partition' | 'churn';
   const faults: Fault[] = [
     ...Array<Fault>(count(bounds.crashes)).fill('crash'),
     ...Array<Fault>(count(bounds.pauses)).fill('pause'),
     ...Array<Fault>(count(bounds.partitions)).fill('partition'),
+    ...Array<Fault>(count(bounds.churn)).fill('churn'),
   ];
   // shuffle, so the kinds interleave
   for (let i = faults.length - 1; i > 0; i--) {
@@ -158,7 +160,8 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
       drawn.push(`${kind}: skipped, no fault budget left (the file's own byzantine or downed nodes use it up)`);
       continue;
     }
-    const length = Math.round(between(lasting));
+    const churn = kind === 'churn' ? drawChurn(rng, scenario, budget, candidates, lasting) : undefined;
+    const length = churn ? churn.length : Math.round(between(lasting));
     const start = pickStart(rng.next(), [Math.max(cursor, window[0]), Math.min(window[1], end - length - 1)], length, busy);
     if (start === undefined) {
       drawn.push(`${kind}: skipped, no room left in the window${busy.length > 0 ? " besides the file's own faults" : ''}`);
@@ -167,6 +170,11 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     const stop = start + length;
     // one fault at a time keeps every group within its budget
     cursor = stop + 1000;
+    if (churn) {
+      for (const e of churn.entries) timeline.push({ ...e.entry, at: `${start + e.offset}ms` });
+      drawn.push(`churn: ${churn.description} from ${(start / 1000).toFixed(1)} s to ${(stop / 1000).toFixed(1)} s`);
+      continue;
+    }
     const k = 1 + rng.int(budget);
     const nodes = pickNodes(k);
     const at = `${start}ms`;
@@ -181,6 +189,119 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     }
     drawn.push(`${kind} ${nodes.join(', ')} from ${(start / 1000).toFixed(1)} s to ${(stop / 1000).toFixed(1)} s`);
   }
+  // network faults: outside the node fault budget, any number at once, but inside the window and over before the liveness phase
+  for (let i = count(bounds.messageFaults); i > 0; i--) {
+    const fault = drawMessageFault(rng, scenario, lasting);
+    const start = pickStart(rng.next(), [window[0], Math.min(window[1], end - fault.length - 1)], fault.length, []);
+    if (start === undefined) {
+      drawn.push(`messages: skipped, no room in the window for ${fault.length} ms`);
+      continue;
+    }
+    timeline.push({ at: `${start}ms`, messages: fault.messages, label: 'swarm messages' });
+    drawn.push(`messages ${fault.description} from ${(start / 1000).toFixed(1)} s to ${((start + fault.length) / 1000).toFixed(1)} s`);
+  }
   timeline.sort((a, b) => durationMs(a.at) - durationMs(b.at));
   return { seed, drawn, scenario: { ...scenario, seed, network, timeline } };
+}
+
+type Messages = NonNullable<TimelineEntry['messages']>;
+
+/** Consensus message kinds swarm picks from, by the group's consensus. */
+const CONSENSUS_KINDS = {
+  pbft: ['pbft.prepare', 'pbft.sign', 'pbft.commit', 'pbft.viewchange'],
+  raft: ['raft.voteReq', 'raft.voteResp', 'raft.heartbeat', 'raft.heartbeatResp'],
+} as const;
+const SYNC_KINDS = ['sync.blocks', 'sync.status'] as const;
+
+/**
+ * One message-kind fault: a kind of a group's consensus (one time in five a sync kind instead),
+ * on the links to one sealer, from one sealer or all links, dropped (a third of the drops with a
+ * probability) or, one time in three, delayed by up to 3 s; lasting a fault duration.
+ */
+function drawMessageFault(rng: SeededRng, scenario: Scenario, lasting: Range): { messages: Messages; length: number; description: string } {
+  const groups = resolveGroups(scenario);
+  const group = groups[rng.int(groups.length)]!;
+  const pool: readonly string[] = rng.next() < 0.2 ? SYNC_KINDS : CONSENSUS_KINDS[group.consensus];
+  const kind = pool[rng.int(pool.length)]!;
+  const node = group.sealers[rng.int(group.sealers.length)]!;
+  const pattern = rng.int(3);
+  const length = Math.round(lasting[0] + rng.next() * (lasting[1] - lasting[0]));
+  let action: Pick<Messages, 'drop' | 'delay'>;
+  let how: string;
+  const u = rng.next();
+  if (u < 1 / 3) {
+    const ms = 100 + rng.int(2901);
+    action = { delay: `${ms}ms` };
+    how = `delayed ${ms} ms`;
+  } else if (u < 1 / 3 + 2 / 9) {
+    const p = Number((0.2 + rng.next() * 0.7).toFixed(2));
+    action = { drop: p };
+    how = `dropped with probability ${p}`;
+  } else {
+    action = { drop: true };
+    how = 'dropped';
+  }
+  const links = pattern === 0 ? { to: [node] } : pattern === 1 ? { from: [node] } : {};
+  const where = pattern === 0 ? `to ${node}` : pattern === 1 ? `from ${node}` : 'on all links';
+  return { messages: { kinds: [kind], ...links, ...action, for: `${length}ms` }, length, description: `${kind} ${where} ${how}` };
+}
+
+/**
+ * Election churn, as timeline entries at offsets from its start (all within `length`), within
+ * the fault budget:
+ * - half the time one candidate node crashed and restarted 3–8 times (down 50–800 ms, up
+ *   100–1500 ms), so it restarts in the middle of elections;
+ * - otherwise the leader of a group crashed (`crashLeader`), and a voter crashed for 50–400 ms
+ *   while the group elects: with a budget of two or more while the leader is still down (the
+ *   leader down for a fault duration, the voter 0.3–3 s after the leader crash, up to 5 s for
+ *   PBFT, whose view change waits for the consensus timeout); with a budget of one after the
+ *   leader is back (down 0.2–1.5 s), 50 ms – 2 s later, before the election is over.
+ * If the voter turns out to be the leader, crashing it again does nothing (it is down) or
+ * happens once it is back: never more nodes down than the budget.
+ */
+function drawChurn(
+  rng: SeededRng,
+  scenario: Scenario,
+  budget: number,
+  candidates: readonly string[],
+  lasting: Range,
+): { entries: Array<{ offset: number; entry: TimelineEntry }>; length: number; description: string } {
+  const at = '0ms';
+  const ms = (lo: number, hi: number) => lo + rng.int(hi - lo + 1);
+  const entries: Array<{ offset: number; entry: TimelineEntry }> = [];
+  if (rng.next() < 0.5) {
+    const node = candidates[rng.int(candidates.length)]!;
+    const cycles = ms(3, 8);
+    let offset = 0;
+    for (let c = 0; c < cycles; c++) {
+      if (c > 0) offset += ms(100, 1500);
+      const down = ms(50, 800);
+      entries.push({ offset, entry: { at, crash: node, label: 'swarm churn crash' } }, { offset: offset + down, entry: { at, restart: node, label: 'swarm churn restart' } });
+      offset += down;
+    }
+    return { entries, length: offset, description: `${node} crashed and restarted ${cycles} times` };
+  }
+  const groups = resolveGroups(scenario);
+  const group = groups[rng.int(groups.length)]!;
+  const voter = candidates[rng.int(candidates.length)]!;
+  const voterDown = ms(50, 400);
+  let leaderDown: number;
+  let voterAt: number;
+  if (budget >= 2) {
+    leaderDown = ms(lasting[0], lasting[1]);
+    voterAt = ms(300, group.consensus === 'pbft' ? 5000 : 3000);
+  } else {
+    leaderDown = ms(200, 1500);
+    voterAt = leaderDown + ms(50, 2000);
+  }
+  entries.push(
+    { offset: 0, entry: { at, crashLeader: { group: group.id, for: `${leaderDown}ms` }, label: 'swarm churn leader crash' } },
+    { offset: voterAt, entry: { at, crash: voter, label: 'swarm churn voter crash' } },
+    { offset: voterAt + voterDown, entry: { at, restart: voter, label: 'swarm churn voter restart' } },
+  );
+  return {
+    entries,
+    length: Math.max(leaderDown, voterAt + voterDown),
+    description: `the leader of group ${group.id} crashed for ${leaderDown} ms, ${voter} crashed ${voterAt} ms after it for ${voterDown} ms`,
+  };
 }
