@@ -131,8 +131,14 @@ describe('running a mutant', () => {
       patches: [{ file: 'src/consensus/pbft/pbft.ts', find: '  get quorum(): number {\n    return this.n - this.f;\n  }\n', replace: '  get quorum(): number {\n    return this.n + 1;\n  }\n' }],
     };
     const before = await sha(path.join(root, 'src/consensus/pbft/pbft.ts'));
-    const report = await runMutant(stall, { budgetMs: 40_000, jobs: 1, out: path.join(out, 'stall'), from: root });
-    expect(report).toMatchObject({ id: stall.id, detection: 'stall', scenario: 'quickstart.yaml', seed: 1, seeds: 1, replay: 'npx twinchain mutants --only test-unreachable-quorum --seed 1' });
+    const lines: string[] = [];
+    const report = await runMutant(stall, { budgetMs: 20_000, jobs: 1, out: path.join(out, 'stall'), from: root, onLine: (l) => lines.push(l) });
+    expect(report).toMatchObject({ id: stall.id, detection: 'stall', scenario: 'quickstart.yaml', seed: 1, replay: 'npx twinchain mutants --only test-unreachable-quorum --seed 1' });
+    // a stall does not end the search: the scan goes on from the next seed while budget remains
+    expect(lines[0]).toMatch(/^ {2}test-unreachable-quorum: swarm quickstart\.yaml --until-fail --budget 1\ds --from 1 --jobs 1$/);
+    expect(lines.some((l) => l.includes('--from 2 '))).toBe(true);
+    expect(report.seeds).toBeGreaterThanOrEqual(2);
+    expect(report.scenarios.map((s) => s.detection)).toContain('stall');
     expect(report.evidence.join(' ')).toMatch(/height 30/);
     expect(report.afterMs).toBeGreaterThan(0);
     expect(existsSync(path.join(out, 'stall', 'quickstart', 'swarm.json'))).toBe(true);

@@ -106,27 +106,33 @@ export async function runMutant(mutant: Mutant, options: MutantRunOptions): Prom
   }
   const scenarios: Array<ScenarioVerdict & { scenario: string; wallMs: number }> = [];
   try {
-    for (const scenario of mutant.scenarios) {
-      const remaining = options.budgetMs - elapsed();
-      if (options.seed === undefined && remaining < 1000) break;
-      const name = scenario.replace(/\.ya?ml$/, '');
-      const out = path.join(options.out, name);
-      await rm(out, { recursive: true, force: true });
-      await mkdir(out, { recursive: true });
-      const scan = options.seed === undefined ? ['--until-fail', '--budget', `${Math.max(1, Math.floor(remaining / 1000))}s`] : ['--seed', String(options.seed)];
-      const args = [path.join(copy.dir, 'bin', 'twinchain.js'), 'swarm', path.join(copy.dir, 'scenarios', scenario), ...scan, '--jobs', String(options.jobs), '--out', out];
-      options.onLine?.(`  ${mutant.id}: swarm ${scenario} ${scan.join(' ')} --jobs ${options.jobs}`);
-      const scenarioStart = elapsed();
-      const child = await runChild(args, path.join(out, 'swarm.log'), Math.max(remaining, 60_000) + GRACE_MS);
-      const json = await readFile(path.join(out, 'swarm.json'), 'utf8').catch(() => undefined);
-      if (json === undefined) {
-        const why = child.timedOut ? 'was killed after its budget and grace time' : `exited with ${child.signal ?? `code ${child.code}`}`;
-        return failed(`swarm of ${scenario} ${why} without writing swarm.json: ${child.stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'} (log ${path.join(out, 'swarm.log')})`, scenarios);
+    scenarios: for (const scenario of mutant.scenarios) {
+      // a seed that only stalls does not end the search: scan on from the next seed, within the budget
+      for (let from = 1; ; ) {
+        const remaining = options.budgetMs - elapsed();
+        if (options.seed === undefined && remaining < 1000) break scenarios;
+        const name = scenario.replace(/\.ya?ml$/, '');
+        const out = path.join(options.out, from === 1 ? name : `${name}-from-${from}`);
+        await rm(out, { recursive: true, force: true });
+        await mkdir(out, { recursive: true });
+        const scan = options.seed === undefined ? ['--until-fail', '--budget', `${Math.max(1, Math.floor(remaining / 1000))}s`, '--from', String(from)] : ['--seed', String(options.seed)];
+        const args = [path.join(copy.dir, 'bin', 'twinchain.js'), 'swarm', path.join(copy.dir, 'scenarios', scenario), ...scan, '--jobs', String(options.jobs), '--out', out];
+        options.onLine?.(`  ${mutant.id}: swarm ${scenario} ${scan.join(' ')} --jobs ${options.jobs}`);
+        const scenarioStart = elapsed();
+        const child = await runChild(args, path.join(out, 'swarm.log'), Math.max(remaining, 60_000) + GRACE_MS);
+        const json = await readFile(path.join(out, 'swarm.json'), 'utf8').catch(() => undefined);
+        if (json === undefined) {
+          const why = child.timedOut ? 'was killed after its budget and grace time' : `exited with ${child.signal ?? `code ${child.code}`}`;
+          return failed(`swarm of ${scenario} ${why} without writing swarm.json: ${child.stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'} (log ${path.join(out, 'swarm.log')})`, scenarios);
+        }
+        const verdict = classifySwarm(JSON.parse(json));
+        const shifted = { ...verdict, afterMs: verdict.afterMs === null ? null : Math.round(scenarioStart + verdict.afterMs) };
+        scenarios.push({ ...shifted, scenario, wallMs: Math.round(elapsed() - scenarioStart) });
+        if (verdict.detection === 'caught') break scenarios;
+        if (verdict.detection === 'survived' || verdict.seed === null || options.seed !== undefined) break;
+        options.onLine?.(`  ${mutant.id}: seed ${verdict.seed} only stalled (${verdict.evidence.join('; ')}); scanning on`);
+        from = verdict.seed + 1;
       }
-      const verdict = classifySwarm(JSON.parse(json));
-      const shifted = { ...verdict, afterMs: verdict.afterMs === null ? null : Math.round(scenarioStart + verdict.afterMs) };
-      scenarios.push({ ...shifted, scenario, wallMs: Math.round(elapsed() - scenarioStart) });
-      if (verdict.detection === 'caught') break;
     }
   } finally {
     await copy.remove();
