@@ -10,7 +10,7 @@ describe("the README's scenario file reference", () => {
     const scenario = parseScenario(yaml, 'README.md');
     const actions = new Set(scenario.timeline.flatMap((t) => Object.keys(t).filter((k) => k !== 'at' && k !== 'label')));
     expect([...actions].sort()).toEqual(
-      ['addSealer', 'clockSkew', 'clog', 'crash', 'crashLeader', 'heal', 'isolate', 'link', 'network', 'partition', 'partitionOneWay', 'setConfig'].sort(),
+      ['addSealer', 'clockSkew', 'clog', 'crash', 'crashLeader', 'heal', 'isolate', 'link', 'messages', 'network', 'partition', 'partitionOneWay', 'setConfig'].sort(),
     );
     expect(scenario.workloads.map((w) => w.kind)).toEqual(['helloworld', 'deploy', 'token', 'mix']);
   });
