@@ -205,5 +205,5 @@ export const catalogue: readonly Mutant[] = [
   },
 ];
 
-/** The mutants `--quick` runs (those swarm catches fastest), with their budget. */
-export const QUICK = { ids: ['pbft-commit-quorum', 'raft-commit-minority', 'pbft-decide-on-signs'], budgetMs: 60_000 } as const;
+/** The mutants `--quick` runs: each was caught on its first seed in under 10 s of swarm (60 s budget, --jobs 1, 2-core machine). */
+export const QUICK = { ids: ['pbft-commit-quorum', 'raft-commit-minority', 'pbft-sign-unexecuted'], budgetMs: 60_000 } as const;
