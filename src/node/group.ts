@@ -28,6 +28,8 @@ import { logLines } from './log-lines.js';
 import type { GroupApi, Membership, PendingTransaction, SubmitResult, SyncStatus } from './node-api.js';
 import { encodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
 import type { ByzantineBehaviour } from './pbft-adversary.js';
+import { SYNC_BYZANTINE_KINDS } from './byzantine-kinds.js';
+import { SyncAdversary } from './sync-adversary.js';
 import { WorkQueue } from './work-queue.js';
 
 /** Consensus parameters in force for a block, read from the chain's system tables. */
@@ -87,6 +89,8 @@ export class Group implements GroupApi {
   private regossipTimer: TimerHandle | undefined;
   private stopped = false;
   private readonly codec: BlockCodecOptions;
+  /** Set only while this node is a byzantine sync peer (forge-sync); the honest path never looks further. */
+  syncAdversary: SyncAdversary | undefined;
   /** Statistics for traces and reports. */
   readonly counters = { blocksByConsensus: 0, blocksBySync: 0, txsAdmitted: 0, txsRejected: 0, badMessages: 0 };
 
@@ -134,6 +138,7 @@ export class Group implements GroupApi {
       this.pool.rememberNonces(n, (await this.chain.ledger.blockByNumber(n))!.block.transactions);
     }
     this.next = await this.configFor(this.chain.height + 1);
+    if (this.options.byzantine && SYNC_BYZANTINE_KINDS.includes(this.options.byzantine.kind)) this.syncAdversary = new SyncAdversary(this.options.byzantine, this);
     this.sync = new BlockSync(this.genesisHash, { number: this.chain.height, hash: this.chain.headHash }, env.clock.now());
     this.consensus = this.options.consensus(this);
     await this.consensus.start(env.clock.now());
@@ -155,6 +160,18 @@ export class Group implements GroupApi {
 
   get store(): KvStore {
     return this.options.store;
+  }
+
+  /**
+   * Byzantine behaviour from now on, or honest again (undefined): sync behaviours run here, the
+   * others in the consensus driver. Simulation and fault tests only.
+   */
+  setBehaviour(behaviour: ByzantineBehaviour | undefined): void {
+    const sync = behaviour !== undefined && SYNC_BYZANTINE_KINDS.includes(behaviour.kind);
+    if (sync) this.trace('byzantine-behaviour', { behaviour: behaviour.kind, variant: behaviour.variant });
+    else if (this.syncAdversary) this.trace('byzantine-behaviour', { behaviour: 'honest' });
+    this.syncAdversary = sync ? new SyncAdversary(behaviour, this) : undefined;
+    this.consensus.setBehaviour?.(sync ? undefined : behaviour);
   }
 
   stop(): void {
@@ -236,6 +253,11 @@ export class Group implements GroupApi {
       case 'status':
         return this.applySync(this.sync.onStatus(from, message.status, now));
       case 'reqBlocks': {
+        if (this.syncAdversary) {
+          const forged = await this.syncAdversary.answer(message.from, message.count);
+          if (forged.length > 0) this.send(from, 'sync', encodeSyncMessage({ type: 'blocks', blocks: forged.map((b) => encodeBlock(b, this.codec)) }));
+          return;
+        }
         const blocks: Uint8Array[] = [];
         for (let n = message.from; n < message.from + message.count && n <= this.chain.height; n++) {
           blocks.push(encodeBlock((await this.chain.ledger.blockByNumber(n))!.block, this.codec));
@@ -340,6 +362,9 @@ export class Group implements GroupApi {
           return `transaction ${i}: ${(e as Error).message}`;
         }
         if (await this.chain.ledger.hasTransaction(tx.hash)) return `transaction ${i} is already on chain`;
+        // what pool admission checks for rc2 payloads (pooled ones passed it)
+        if (this.version.txGeneration === 'rc2' && tx.body.chainId !== this.options.chainId) return `transaction ${i}: chainId ${tx.body.chainId} is not this chain's ${this.options.chainId}`;
+        if (this.version.txGeneration === 'rc2' && tx.body.groupId !== BigInt(this.groupId)) return `transaction ${i}: groupId ${tx.body.groupId} is not this group's ${this.groupId}`;
       }
       const nonce = tx.body.nonce.toString(16);
       if (nonces.has(nonce)) return `transaction ${i} reuses a nonce within the block`;
@@ -420,7 +445,11 @@ export class Group implements GroupApi {
   private async applySync(out: SyncOutput): Promise<void> {
     for (const e of out.events) this.trace(e.kind, e.fields);
     if (out.broadcastStatus) {
-      this.broadcast('sync', encodeSyncMessage({ type: 'status', status: { number: this.chain.height, genesisHash: this.genesisHash, latestHash: this.chain.headHash } }));
+      const liar = this.syncAdversary;
+      const status = liar
+        ? { number: liar.advertisedHeight(), genesisHash: this.genesisHash, latestHash: liar.advertisedHash() }
+        : { number: this.chain.height, genesisHash: this.genesisHash, latestHash: this.chain.headHash };
+      this.broadcast('sync', encodeSyncMessage({ type: 'status', status }));
     }
     for (const r of out.requests) this.send(r.to, 'sync', encodeSyncMessage({ type: 'reqBlocks', from: r.from, count: r.count }));
     if (out.apply.length > 0) await this.applyDownloaded(out.apply);

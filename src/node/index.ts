@@ -24,6 +24,16 @@ export {
   type ByzantineBehaviour,
   type ByzantineStats,
 } from './pbft-adversary.js';
+export {
+  BAD_BLOCK_VARIANTS,
+  BYZANTINE_VARIANTS,
+  FORGE_SYNC_VARIANTS,
+  PBFT_BYZANTINE_KINDS,
+  RAFT_BYZANTINE_KINDS,
+  SYNC_BYZANTINE_KINDS,
+  byzantineSettingProblem,
+  kindFits,
+} from './byzantine-kinds.js';
 export { PbftDriver, MIN_BLOCK_INTERVAL_MS, EMPTY_BLOCK_TIMEOUT_MS, RESEND_INTERVAL_MS } from './pbft-driver.js';
 export { RaftDriver, RAFT_EMPTY_SEAL_INTERVAL_MS } from './raft-driver.js';
 export { MODULE, encodeFrame, decodeFrame, protocolId, type ModuleName } from './p2p-frame.js';

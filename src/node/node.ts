@@ -133,7 +133,7 @@ export class Node implements NodeApi {
    * fault tests only.
    */
   setBehaviour(behaviour: ByzantineBehaviour | undefined, groupId?: number): void {
-    for (const g of this.groups.values()) if (groupId === undefined || g.groupId === groupId) g.consensus.setBehaviour?.(behaviour);
+    for (const g of this.groups.values()) if (groupId === undefined || g.groupId === groupId) g.setBehaviour(behaviour);
   }
 
   /** The group object itself (tests, scenarios, invariant checks). */

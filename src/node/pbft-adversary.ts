@@ -2,8 +2,9 @@ import { toHex, toHexNoPrefix } from '../codec/index.js';
 import type { CommitMessage, PbftMessage, PrepareMessage, Proposal, SignMessage } from '../consensus/index.js';
 import type { NodeId } from '../runtime/index.js';
 
-export const BYZANTINE_KINDS = ['equivocate', 'double-sign', 'silent'] as const;
-export type ByzantineKind = (typeof BYZANTINE_KINDS)[number];
+import { BYZANTINE_KINDS, type ByzantineKind } from './byzantine-kinds.js';
+
+export { BYZANTINE_KINDS, type ByzantineKind };
 
 /**
  * A byzantine PBFT sealer, for simulations and fault tests. The node's PBFT state machine stays
@@ -32,6 +33,8 @@ export interface ByzantineBehaviour {
    * the other connected sealers get this node's own. Default: the later half (see above).
    */
   readonly conflictPeers?: readonly NodeId[];
+  /** bad-block and forge-sync: which bad contents (see byzantine-kinds.ts). */
+  readonly variant?: string;
 }
 
 /** What a byzantine sealer did so far (wire actions only). */
@@ -40,8 +43,13 @@ export interface ByzantineStats {
   withheld: number;
   /** Conflicting prepares sent (equivocate, double-sign). */
   conflictingProposals: number;
-  /** Sign + Commit pairs sent outside the honest protocol (double-sign). */
+  /** Sign + Commit pairs sent outside the honest protocol (double-sign, lock-breaker). */
   extraVotes: number;
+  /** bad-block: proposals with bad contents, and votes sent for an altered hash. */
+  badProposals?: number;
+  alteredVotes?: number;
+  /** lock-breaker: proposals sent in place of a block others committed to. */
+  lockBreaks?: number;
 }
 
 /** What the adversary needs from its driver. */
@@ -54,6 +62,12 @@ export interface AdversaryPort {
   /** The message signed and encoded for the wire (cached per message object). */
   encode(message: PbftMessage): Uint8Array;
   signBlock(blockHash: Uint8Array): Uint8Array;
+  /**
+   * bad-block with a root variant: the hash of this node's own executed proposal `blockHash`
+   * with the state root (or receipts root) altered in its header; undefined when `blockHash` is
+   * not the block this node proposed and executed.
+   */
+  alteredHash?(blockHash: Uint8Array, field: 'stateRoot' | 'receiptsRoot'): Uint8Array | undefined;
   send(to: NodeId, bytes: Uint8Array): void;
   trace(kind: string, fields: Record<string, unknown>): void;
 }
@@ -71,6 +85,9 @@ export class PbftAdversary {
   /** double-sign: (view, hash) pairs voted for at `votedHeight`. */
   private voted = new Set<string>();
   private votedHeight = -1;
+  /** lock-breaker: heights at which a Commit was seen or sent, and the views it broke a lock in ("height:view"). */
+  private readonly committedAt = new Set<number>();
+  private readonly broken = new Set<string>();
 
   constructor(
     readonly behaviour: ByzantineBehaviour,
@@ -88,6 +105,8 @@ export class PbftAdversary {
       if (first) this.action('withhold', message, {});
       return;
     }
+    if (kind === 'bad-block') return this.sendBadBlockVote(message, first);
+    if (kind === 'lock-breaker') return this.sendLockBreaker(message, first);
     if (message.type === 'prepare') return this.sendPrepare(message, first);
     this.broadcast(this.port.encode(message));
     if (kind === 'double-sign' && message.type !== 'viewchange') this.vote(message.view, message.blockHash, message.type);
@@ -95,9 +114,56 @@ export class PbftAdversary {
 
   /** An authenticated message from a peer (double-sign votes for whatever it votes for). */
   observe(message: PbftMessage): void {
+    if (this.behaviour.kind === 'lock-breaker') return this.observeForLockBreak(message);
     if (this.behaviour.kind !== 'double-sign' || (message.type !== 'sign' && message.type !== 'commit')) return;
     if (message.height !== this.port.nextHeight()) return;
     this.vote(message.view, message.blockHash, message.idx);
+  }
+
+  /**
+   * bad-block: the proposal itself is sealed with bad contents by the driver (see bad-block.ts);
+   * with a root variant its Sign and Commit for its own block go out for the hash of the header
+   * with that root altered, correctly signed.
+   */
+  private sendBadBlockVote(message: PbftMessage, first: boolean): void {
+    const variant = this.behaviour.variant;
+    const field = variant === 'wrong-state-root' ? 'stateRoot' : variant === 'wrong-receipts-root' ? 'receiptsRoot' : undefined;
+    if (!field || (message.type !== 'sign' && message.type !== 'commit')) return this.broadcast(this.port.encode(message));
+    const altered = this.port.alteredHash?.(message.blockHash, field);
+    if (!altered) return this.broadcast(this.port.encode(message));
+    this.broadcast(this.port.encode({ ...message, blockHash: altered, blockSignature: this.port.signBlock(altered) }));
+    if (first) {
+      this.stats.alteredVotes = (this.stats.alteredVotes ?? 0) + 1;
+      this.action('altered-root', message, { variant, blockHash: toHex(message.blockHash), alteredHash: toHex(altered) });
+    }
+  }
+
+  /**
+   * lock-breaker: a prepare at a height where a Commit was seen or sent (the honest state machine
+   * re-proposes the locked block there) goes out as a different block (conflictingProposal: a
+   * later timestamp, hence another hash); this node then votes for whatever peers sign in that view.
+   */
+  private sendLockBreaker(message: PbftMessage, first: boolean): void {
+    if (message.type === 'commit') this.committedAt.add(message.height);
+    if (message.type !== 'prepare' || !this.committedAt.has(message.height)) return this.broadcast(this.port.encode(message));
+    let conflict = this.conflicts.get(message);
+    if (!conflict) {
+      conflict = this.port.encode({ ...message, proposal: conflictingProposal(message.proposal) });
+      this.conflicts.set(message, conflict);
+      this.stats.lockBreaks = (this.stats.lockBreaks ?? 0) + 1;
+    }
+    this.broken.add(`${message.height}:${message.view}`);
+    this.broadcast(conflict);
+    if (first) this.action('break-lock', message, { txs: message.proposal.transactions.length, timestamp: message.proposal.timestamp + 1 });
+  }
+
+  private observeForLockBreak(message: PbftMessage): void {
+    const height = this.port.nextHeight();
+    for (const h of this.committedAt) if (h < height) this.committedAt.delete(h);
+    if (message.height !== height) return;
+    if (message.type === 'commit') this.committedAt.add(height);
+    // votes for the block it proposed in place of the locked one, as soon as any peer signs it
+    if (message.type === 'sign' && this.broken.has(`${height}:${message.view}`)) this.vote(message.view, message.blockHash, message.idx);
   }
 
   private sendPrepare(message: PrepareMessage, first: boolean): void {

@@ -14,6 +14,7 @@ import {
   type PbftOutput,
   type Proposal,
 } from '../consensus/index.js';
+import { blockHash } from '../chain/index.js';
 import type { StoredBlock } from '../ledger/index.js';
 import type { NodeId, TimerHandle } from '../runtime/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
@@ -23,6 +24,8 @@ import { draftOf, sealedHash } from './proposal-header.js';
 import type { PbftCacheEntry, PbftConsensusStatus } from './node-api.js';
 import { protocolId, type ModuleName } from './p2p-frame.js';
 import { PbftAdversary, type ByzantineBehaviour, type ByzantineStats } from './pbft-adversary.js';
+import { badBlockTransactions, isContentVariant } from './bad-block.js';
+import { PBFT_BYZANTINE_KINDS } from './byzantine-kinds.js';
 
 /** FISCO's min_block_generation_time: a leader with transactions seals no sooner after the last block. */
 export const MIN_BLOCK_INTERVAL_MS = 500;
@@ -62,11 +65,12 @@ export class PbftDriver implements ConsensusDriver {
     private readonly group: Group,
     private readonly options: { readonly createPbft?: (...args: ConstructorParameters<typeof Pbft>) => Pbft } = {},
   ) {
-    if (group.options.byzantine) this.adversary = this.makeAdversary(group.options.byzantine);
+    if (group.options.byzantine && PBFT_BYZANTINE_KINDS.includes(group.options.byzantine.kind)) this.adversary = this.makeAdversary(group.options.byzantine);
   }
 
   /** Makes this sealer byzantine from now on, or honest again (undefined). Its state machine stays honest throughout. */
   setBehaviour(behaviour: ByzantineBehaviour | undefined): void {
+    if (behaviour && !PBFT_BYZANTINE_KINDS.includes(behaviour.kind)) behaviour = undefined; // a sync behaviour: the Group runs it
     this.adversary = behaviour ? this.makeAdversary(behaviour) : undefined;
     this.traceBehaviour();
   }
@@ -88,6 +92,14 @@ export class PbftDriver implements ConsensusDriver {
         },
         encode: (message) => this.encode(message),
         signBlock: (hash) => this.group.options.signer.sign(hash),
+        alteredHash: (hash, field) => {
+          const pending = this.group.chain.executor.pending;
+          const header = pending?.block.header;
+          if (!pending || !header || !bytesEqual(pending.hash, hash) || header.sealer !== sealers().indexOf(this.group.nodeId)) return undefined;
+          const root = Uint8Array.from(header[field]);
+          root[0]! ^= 0xff;
+          return blockHash({ ...header, [field]: root }, this.group.suite);
+        },
         send: (to, bytes) => this.group.send(to, 'pbft', bytes),
         trace: (kind, fields) => this.group.trace(kind, fields),
       },
@@ -280,6 +292,24 @@ export class PbftDriver implements ConsensusDriver {
     const candidates = this.group.pool.select(config.txCountLimit, s.height);
     const earliest = this.lastCommitAt + MIN_BLOCK_INTERVAL_MS;
     const giveUpAt = s.since + EMPTY_BLOCK_TIMEOUT_MS;
+    const bad = this.adversary?.behaviour;
+    if (bad?.kind === 'bad-block' && now >= earliest && isContentVariant(bad.variant)) {
+      // a byzantine leader: a well-formed, correctly signed proposal with bad contents
+      this.sealing = undefined;
+      const made = await badBlockTransactions(this.group, bad.variant, s.height, candidates.map((p) => p.transaction.raw));
+      const proposal: Proposal = {
+        number: s.height,
+        parentHash: this.group.chain.headHash,
+        timestamp: Math.max(now, this.headTimestamp + 1),
+        sealer: this.config().selfIndex,
+        sealerList: this.config().sealers,
+        transactions: made.transactions,
+      };
+      this.byzantineStats.badProposals = (this.byzantineStats.badProposals ?? 0) + 1;
+      this.group.trace('byzantine-action', { behaviour: 'bad-block', action: 'bad-proposal', variant: bad.variant, height: s.height, view: s.view, txs: made.transactions.length, bad: made.detail });
+      await this.apply(this.pbft.propose(proposal, now), now);
+      return;
+    }
     // like FISCO's Sealer: a full block goes at once, a partial one after min_block_generation_time
     if (candidates.length > 0 && (now >= earliest || candidates.length >= config.txCountLimit)) {
       this.sealing = undefined;

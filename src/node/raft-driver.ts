@@ -24,6 +24,9 @@ import { draftOf, sealedHash } from './proposal-header.js';
 import type { RaftConsensusStatus } from './node-api.js';
 import { protocolId, type ModuleName } from './p2p-frame.js';
 import { MIN_BLOCK_INTERVAL_MS } from './pbft-driver.js';
+import type { ByzantineBehaviour } from './pbft-adversary.js';
+import { RAFT_BYZANTINE_KINDS } from './byzantine-kinds.js';
+import { RaftAdversary } from './raft-adversary.js';
 
 /** FISCO's Raft sealer "seals" (and drops) an empty block about once a second on an idle leader; it logs the line each time. */
 export const RAFT_EMPTY_SEAL_INTERVAL_MS = 1000;
@@ -48,7 +51,56 @@ export class RaftDriver implements ConsensusDriver {
   /** Our own messages as encoded (and signed) once: a message object sent to several peers is signed once. */
   private readonly encoded = new WeakMap<object, Uint8Array>();
 
-  constructor(private readonly group: Group) {}
+  /** Set only while this sealer is byzantine (see RaftAdversary); the honest path never looks further. */
+  private adversary: RaftAdversary | undefined;
+
+  constructor(private readonly group: Group) {
+    const b = group.options.byzantine;
+    if (b && RAFT_BYZANTINE_KINDS.includes(b.kind)) this.adversary = this.makeAdversary(b);
+  }
+
+  /** Makes this sealer byzantine from now on (a Raft behaviour), or honest again. Its state machine stays honest. */
+  setBehaviour(behaviour: ByzantineBehaviour | undefined): void {
+    const next = behaviour && RAFT_BYZANTINE_KINDS.includes(behaviour.kind) ? behaviour : undefined;
+    if (!next && !this.adversary) return;
+    this.adversary = next ? this.makeAdversary(next) : undefined;
+    this.group.trace('byzantine-behaviour', { behaviour: next?.kind ?? 'honest' });
+  }
+
+  get byzantineStats() {
+    return this.adversary?.stats;
+  }
+
+  private makeAdversary(behaviour: ByzantineBehaviour): RaftAdversary {
+    return new RaftAdversary(behaviour, {
+      selfIndex: () => this.group.next.sealers.indexOf(this.group.nodeId),
+      sealerCount: () => this.group.next.sealers.length,
+      encode: (message) => this.encode(message),
+      send: (to, bytes) => {
+        const id = this.group.next.sealers[to];
+        if (id) this.group.send(id, 'raft', bytes);
+      },
+      execute: async (proposal) => {
+        const txs = await this.group.proposalTransactions(proposal.transactions, proposal.number);
+        if (typeof txs === 'string' || proposal.number !== this.group.chain.height + 1) return undefined;
+        try {
+          return (await this.group.chain.execute(draftOf(proposal), txs)).hash;
+        } catch {
+          return undefined;
+        }
+      },
+      trace: (kind, fields) => this.group.trace(kind, fields),
+    });
+  }
+
+  private encode(message: object): Uint8Array {
+    let bytes = this.encoded.get(message);
+    if (!bytes) {
+      bytes = encodeRaftMessage(message as Parameters<typeof encodeRaftMessage>[0], this.group.options.signer, (d) => this.hash(d));
+      this.encoded.set(message, bytes);
+    }
+    return bytes;
+  }
 
   private get env() {
     return this.group.env;
@@ -114,6 +166,7 @@ export class RaftDriver implements ConsensusDriver {
       return;
     }
     await this.apply(this.raft.onMessage(message, now), now);
+    this.adversary?.observe(message);
   }
 
   async onBlockCommitted(stored: StoredBlock, _via: 'consensus' | 'sync', now: number): Promise<void> {
@@ -136,12 +189,10 @@ export class RaftDriver implements ConsensusDriver {
     for (const e of out.events) this.group.trace(e.kind, e.fields);
     // durable before any message that depends on it leaves this node
     if (out.persist) await this.storeState(out.persist.state, out.persist.sync);
+    if (this.adversary) await this.adversary.prepare(out.send);
     for (const { to, message } of out.send) {
-      let bytes = this.encoded.get(message);
-      if (!bytes) {
-        bytes = encodeRaftMessage(message, this.group.options.signer, (d) => this.hash(d));
-        this.encoded.set(message, bytes);
-      }
+      if (this.adversary?.send(to, message)) continue;
+      const bytes = this.encode(message);
       if (to === 'all') this.group.broadcast('raft', bytes, true);
       else {
         const id = this.group.next.sealers[to];

@@ -3,7 +3,18 @@ import { ProtocolVersion, type ConsensusType, type GroupGenesis } from '../chain
 import { toHexNoPrefix } from '../codec/index.js';
 import { getSuite, VerificationCache, withVerificationCache, type CryptoSuite, type KeyPair, type SuiteName } from '../crypto/index.js';
 import { ExecutionMemo } from '../exec/index.js';
-import { BYZANTINE_KINDS, messageKind, Node, type ByzantineBehaviour, type ByzantineKind, type ConsensusDriver, type Group } from '../node/index.js';
+import {
+  byzantineSettingProblem,
+  kindFits,
+  messageKind,
+  Node,
+  PBFT_BYZANTINE_KINDS,
+  RAFT_BYZANTINE_KINDS,
+  type ByzantineBehaviour,
+  type ByzantineKind,
+  type ConsensusDriver,
+  type Group,
+} from '../node/index.js';
 import { Simulation, type LinkConfig, type SimulationOptions, type TraceOptions } from '../runtime/index.js';
 
 export interface SimGroupSpec {
@@ -29,6 +40,8 @@ export interface ByzantineSetting {
   readonly group?: number;
   /** equivocate, double-sign: names of the peers that get the conflicting proposal (first); default the later half of the sealers. */
   readonly conflictPeers?: readonly string[];
+  /** bad-block, forge-sync: which bad contents (see src/node/byzantine-kinds.ts). */
+  readonly variant?: string;
 }
 
 /** A byzantine interval of one node, in virtual ms. */
@@ -186,14 +199,21 @@ export class SimChain {
     if (!this.index.has(name)) throw new Error(`${where}: unknown node (nodes are ${this.names.join(', ')})`);
     const spec: ByzantineSetting | undefined = typeof setting === 'string' ? { behaviour: setting } : setting;
     const group = spec?.group ?? groupId;
-    // byzantine behaviours exist for PBFT groups only
-    const groups = this.groupsOf.get(name)!.filter((id) => this.genesis.get(id)!.consensusType === 'pbft');
-    if (group !== undefined && !groups.includes(group)) throw new Error(`${where}: the node is not in PBFT group ${group}`);
-    if (groups.length === 0) throw new Error(`${where}: the node is in no PBFT group`);
+    const problem = spec ? byzantineSettingProblem(spec.behaviour, spec.variant) : undefined;
+    if (problem) throw new Error(`${where}: ${problem}`);
+    // each behaviour exists for the groups of the consensus it fits (sync ones: any group)
+    const kind = spec?.behaviour;
+    const groups = this.groupsOf.get(name)!.filter((id) => kind === undefined || kindFits(kind, this.genesis.get(id)!.consensusType));
+    const what = kind === undefined ? '' : PBFT_BYZANTINE_KINDS.includes(kind) ? 'PBFT ' : RAFT_BYZANTINE_KINDS.includes(kind) ? 'Raft ' : '';
+    if (group !== undefined && !groups.includes(group)) throw new Error(`${where}: the node is not in ${what}group ${group}`);
+    if (groups.length === 0) throw new Error(`${where}: the node is in no ${what}group`);
     let behaviour: ByzantineBehaviour | undefined;
     if (spec) {
-      if (!BYZANTINE_KINDS.includes(spec.behaviour)) throw new Error(`${where}: behaviour must be one of ${BYZANTINE_KINDS.join(', ')} (got ${JSON.stringify(spec.behaviour)})`);
-      behaviour = { kind: spec.behaviour, ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers.map((peer) => this.idOf(peer)) } : {}) };
+      behaviour = {
+        kind: spec.behaviour,
+        ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers.map((peer) => this.idOf(peer)) } : {}),
+        ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
+      };
     }
     const current = this.behaviours.get(name) ?? new Map<number, ByzantineBehaviour>();
     for (const id of group === undefined ? groups : [group]) {
@@ -220,7 +240,12 @@ export class SimChain {
         if (spec.untilMs !== undefined && !(spec.untilMs > from)) throw new Error(`${where}: untilMs must be after fromMs`);
         const next = specs[i + 1];
         if (next && (spec.untilMs === undefined || spec.untilMs > (next.fromMs ?? 0))) throw new Error(`${where}: overlaps the next interval of "${name}"`);
-        const setting: ByzantineSetting = { behaviour: spec.behaviour, ...(spec.group !== undefined ? { group: spec.group } : {}), ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers } : {}) };
+        const setting: ByzantineSetting = {
+          behaviour: spec.behaviour,
+          ...(spec.group !== undefined ? { group: spec.group } : {}),
+          ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers } : {}),
+          ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
+        };
         if (from === 0) this.setBehaviour(name, setting);
         else this.sim.at(from, () => this.setBehaviour(name, setting), `byzantine ${name} ${spec.behaviour}`);
         // an interval that ends where the next one (for the same groups) begins hands over without an honest moment

@@ -206,7 +206,10 @@ export class BlockSync {
   }
 
   private download(now: number, out: SyncOutput): void {
-    const target = this.knownHighest().number;
+    // as high as a peer we would ask can serve: a peer shunned for a bad block (say, one that
+    // claimed heights it does not have) must not hold back the blocks the others do have
+    let target = -1;
+    for (const p of this.peers.values()) if (p.penalisedUntil <= now && p.number > target) target = p.number;
     if (target <= this.head.number) return;
     let next = this.head.number + 1;
     const covered = (n: number) => this.downloaded.has(n) || this.shards.some((s) => n >= s.from && n < s.from + s.count);

@@ -90,6 +90,7 @@ export function simChainOptions(scenario: Scenario, seed: string | number): SimC
     (byzantine[b.node] ??= []).push({
       behaviour: b.behaviour,
       group: b.group,
+      ...(b.variant !== undefined ? { variant: b.variant } : {}),
       ...(b.from !== undefined ? { fromMs: durationMs(b.from) } : {}),
       ...(b.until !== undefined ? { untilMs: durationMs(b.until) } : {}),
     });

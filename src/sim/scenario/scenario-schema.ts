@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BYZANTINE_KINDS, byzantineSettingProblem } from '../../node/index.js';
 
 /** "60s", "1.5s", "500ms", "2m", or a number of milliseconds. */
 export const duration = z.union([
@@ -147,12 +148,18 @@ const byzantineSchema = z.union([
   z
     .object({
       node: nodeName,
-      behaviour: z.enum(['equivocate', 'double-sign', 'silent']),
+      behaviour: z.enum(BYZANTINE_KINDS),
+      /** bad-block and forge-sync: which bad contents (see the README's table). */
+      variant: z.string().optional(),
       group: z.number().int().min(1).default(1),
       from: duration.optional(),
       until: duration.optional(),
     })
-    .strict(),
+    .strict()
+    .superRefine((b, ctx) => {
+      const problem = byzantineSettingProblem(b.behaviour, b.variant);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['variant'], message: problem });
+    }),
   /** A second running instance with the node's identity (Twins). */
   z.object({ twins: nodeName }).strict(),
 ]);

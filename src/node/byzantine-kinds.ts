@@ -1,0 +1,53 @@
+/**
+ * The byzantine behaviours a simulated node can take (simulation and fault tests only), which
+ * consensus each fits, and the variants some of them come in. The behaviours themselves live in
+ * pbft-adversary.ts (PBFT), raft-adversary.ts (Raft) and sync-adversary.ts (block sync).
+ */
+export const BYZANTINE_KINDS = ['equivocate', 'double-sign', 'silent', 'bad-block', 'lock-breaker', 'double-vote', 'conflicting-leader', 'forge-sync'] as const;
+export type ByzantineKind = (typeof BYZANTINE_KINDS)[number];
+
+/** Behaviours of a PBFT sealer. */
+export const PBFT_BYZANTINE_KINDS: readonly ByzantineKind[] = ['equivocate', 'double-sign', 'silent', 'bad-block', 'lock-breaker'];
+/** Behaviours of a Raft sealer. */
+export const RAFT_BYZANTINE_KINDS: readonly ByzantineKind[] = ['double-vote', 'conflicting-leader'];
+/** Behaviours of a block-sync peer, in a group of either consensus. */
+export const SYNC_BYZANTINE_KINDS: readonly ByzantineKind[] = ['forge-sync'];
+
+export const BAD_BLOCK_VARIANTS = [
+  'bad-signature',
+  'reused-nonce',
+  'on-chain',
+  'expired-block-limit',
+  'wrong-chain-id',
+  'wrong-group-id',
+  'wrong-state-root',
+  'wrong-receipts-root',
+] as const;
+export type BadBlockVariant = (typeof BAD_BLOCK_VARIANTS)[number];
+
+export const FORGE_SYNC_VARIANTS = ['too-few-signatures', 'non-sealer-signatures', 'other-height', 'other-fork'] as const;
+export type ForgeSyncVariant = (typeof FORGE_SYNC_VARIANTS)[number];
+
+/** The variants of each behaviour that has some (the others take none). */
+export const BYZANTINE_VARIANTS: Readonly<Partial<Record<ByzantineKind, readonly string[]>>> = {
+  'bad-block': BAD_BLOCK_VARIANTS,
+  'forge-sync': FORGE_SYNC_VARIANTS,
+};
+
+/** Whether `kind` fits a group of this consensus. */
+export function kindFits(kind: ByzantineKind, consensus: string): boolean {
+  return SYNC_BYZANTINE_KINDS.includes(kind) || (consensus === 'raft' ? RAFT_BYZANTINE_KINDS : PBFT_BYZANTINE_KINDS).includes(kind);
+}
+
+/**
+ * What is wrong with a (behaviour, variant) pair, or undefined: an unknown behaviour, a variant
+ * missing or unknown for a behaviour that has variants, or one given to a behaviour that has none.
+ */
+export function byzantineSettingProblem(kind: string, variant: string | undefined): string | undefined {
+  if (!(BYZANTINE_KINDS as readonly string[]).includes(kind)) return `behaviour must be one of ${BYZANTINE_KINDS.join(', ')} (got ${JSON.stringify(kind)})`;
+  const variants = BYZANTINE_VARIANTS[kind as ByzantineKind];
+  if (!variants) return variant === undefined ? undefined : `behaviour ${kind} takes no variant (got ${JSON.stringify(variant)})`;
+  if (variant === undefined) return `behaviour ${kind} needs a variant: one of ${variants.join(', ')}`;
+  if (!variants.includes(variant)) return `variant of ${kind} must be one of ${variants.join(', ')} (got ${JSON.stringify(variant)})`;
+  return undefined;
+}

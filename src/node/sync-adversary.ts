@@ -1,0 +1,127 @@
+import { blockHash, type Block, type BlockHeader, type BlockSignature } from '../chain/index.js';
+import { concatBytes, fromHex, toHex } from '../codec/index.js';
+import { SuiteSigner, type ConsensusSigner } from '../consensus/index.js';
+import type { ByzantineBehaviour } from './pbft-adversary.js';
+import type { ForgeSyncVariant } from './byzantine-kinds.js';
+import type { Group } from './group.js';
+
+/** How far above its real head a forging peer claims to be. */
+export const FORGE_SYNC_AHEAD = 3;
+
+/**
+ * A byzantine block-sync peer (`forge-sync`), in a group of either consensus. Its consensus stays
+ * honest; its sync status claims FORGE_SYNC_AHEAD blocks more than it has, and every block request
+ * is answered with forged blocks, linked to each other from the requester's head (the real block
+ * before the first one asked for) so that only the check the variant aims at can refuse them:
+ *
+ * - `too-few-signatures`: the block (the real one where this node has it, else a copy of its head
+ *   renumbered) signed by this node alone;
+ * - `non-sealer-signatures`: the same block with n − f signatures by made-up keys at the sealers' indices;
+ * - `other-height`: a real block of another height renumbered to the asked one, its signatures kept
+ *   (valid for the block it came from, not for this one);
+ * - `other-fork`: a block on a made-up parent (another fork), signed by this node only.
+ */
+export class SyncAdversary {
+  private readonly variant: ForgeSyncVariant;
+  private fakeKeys: ConsensusSigner[] | undefined;
+  /** Requests answered (for tests and traces). */
+  forged = 0;
+
+  constructor(
+    readonly behaviour: ByzantineBehaviour,
+    private readonly group: Group,
+  ) {
+    this.variant = (behaviour.variant ?? 'too-few-signatures') as ForgeSyncVariant;
+  }
+
+  /** The height this peer claims in its status. */
+  advertisedHeight(): number {
+    return this.group.chain.height + FORGE_SYNC_AHEAD;
+  }
+
+  /** A made-up latest hash to go with the claimed height. */
+  advertisedHash(): Uint8Array {
+    return this.group.suite.hash(concatBytes(new TextEncoder().encode('forge-sync'), this.group.chain.headHash));
+  }
+
+  /** Forged blocks for a request of `count` blocks from `from`. */
+  async answer(from: number, count: number): Promise<Block[]> {
+    const ledger = this.group.chain.ledger;
+    const head = (await ledger.blockByNumber(this.group.chain.height))!.block;
+    const before = from >= 1 ? await ledger.blockByNumber(from - 1) : undefined;
+    let parent = before ? before.hash : this.group.suite.hash(new TextEncoder().encode(`unknown parent ${from - 1}`));
+    let parentTime = before ? before.block.header.timestamp : head.header.timestamp;
+    const out: Block[] = [];
+    const last = Math.min(from + count, this.advertisedHeight() + 1);
+    for (let n = Math.max(1, from); n < last; n++) {
+      const real = (await ledger.blockByNumber(n))?.block;
+      let base: Block = real ?? head;
+      let signatures: readonly BlockSignature[] | undefined;
+      if (this.variant === 'other-height') {
+        const other = n > 1 ? (await ledger.blockByNumber(n - 1))?.block : (await ledger.blockByNumber(n + 1))?.block;
+        if (other) {
+          base = other;
+          signatures = other.signatureList;
+        }
+      }
+      if (this.variant === 'other-fork' && n === from) parent = this.group.suite.hash(new TextEncoder().encode(`fork ${n}`));
+      // a copy of the head (or of genesis, whose header lists no sealers) carries the sealers in force
+      const sealerList = base === real || base.header.number === n - 1 || base.header.number === n + 1 ? base.header.sealerList : this.group.next.sealers.map((id) => fromHex(id));
+      const header: BlockHeader = {
+        ...base.header,
+        number: n,
+        parentHash: parent,
+        timestamp: Math.max(base.header.timestamp, parentTime + 1),
+        sealerList: base.header.number === 0 ? this.group.next.sealers.map((id) => fromHex(id)) : sealerList,
+      };
+      const hash = blockHash(header, this.group.suite);
+      const block: Block = { ...base, header, signatureList: signatures ?? this.sign(hash) };
+      out.push(block);
+      parent = hash;
+      parentTime = header.timestamp;
+    }
+    this.forged++;
+    this.group.trace('byzantine-action', {
+      behaviour: 'forge-sync',
+      action: 'forged-blocks',
+      variant: this.variant,
+      from,
+      count: out.length,
+      hashes: out.map((b) => toHex(blockHash(b.header, this.group.suite)).slice(0, 18)),
+    });
+    return out;
+  }
+
+  private sign(hash: Uint8Array): BlockSignature[] {
+    const sealers = this.group.next.sealers;
+    if (this.variant !== 'non-sealer-signatures') {
+      const self = sealers.indexOf(this.group.nodeId);
+      return self >= 0 ? [{ index: self, signature: this.group.options.signer.sign(hash) }] : [];
+    }
+    const n = sealers.length;
+    const quorum = this.group.consensusType === 'raft' ? n - Math.floor((n - 1) / 2) : n - Math.floor((n - 1) / 3);
+    const keys = this.madeUpSigners(quorum);
+    return keys.map((k, index) => ({ index, signature: k.sign(hash) }));
+  }
+
+  /** Signers with keys no sealer holds (deterministic, from the node's "byzantine" stream). */
+  private madeUpSigners(count: number): ConsensusSigner[] {
+    if (this.fakeKeys && this.fakeKeys.length >= count) return this.fakeKeys.slice(0, count);
+    const own = this.group.options.signer;
+    const rng = this.group.env.random.stream('byzantine');
+    this.fakeKeys = Array.from({ length: count }, (_, i): ConsensusSigner => {
+      if (own.scheme === 'simulated') {
+        // the simulated scheme keys signatures by node id: a signature over another digest verifies for nobody
+        return {
+          scheme: own.scheme,
+          signatureSize: own.signatureSize,
+          distinctPart: own.distinctPart,
+          sign: (d: Uint8Array) => own.sign(this.group.suite.hash(concatBytes(Uint8Array.of(i), d))),
+          verify: () => false,
+        };
+      }
+      return new SuiteSigner(this.group.suite, this.group.suite.generateKeyPair((len) => rng.bytes(len)));
+    });
+    return this.fakeKeys;
+  }
+}
