@@ -34,6 +34,7 @@ expect: ${expect}
 interface SwarmJson {
   jobs: number;
   seedsPerMinute: number;
+  wallMs: number;
   firstFailure: { seed: number; afterMs: number } | null;
   runs: Array<{ seed: number; verdict: string; digest: string | null; wallMs: number; failed: unknown[]; violations?: unknown[] }>;
 }
@@ -62,6 +63,7 @@ describe('twinchain swarm --jobs', () => {
     expect(rows(one.stdout).length).toBeGreaterThanOrEqual(4);
     expect(two.stdout).toMatch(/^4 seeds in [0-9.]+ s wall: [0-9.]+ seeds\/min with 2 jobs/m);
     expect(b.seedsPerMinute).toBeGreaterThan(0);
+    expect(a.wallMs).toBeGreaterThanOrEqual(Math.max(...a.runs.map((r) => r.wallMs)));
     // the first failing seed in seed order, if any, is the same
     expect(b.firstFailure?.seed).toBe(a.firstFailure?.seed);
   });

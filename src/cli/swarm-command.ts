@@ -77,6 +77,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         file,
         jobs: used,
         seedsPerMinute,
+        wallMs: Math.round(scan.wallMs),
         firstFailure: scan.firstFailure,
         runs: rows.map((r) => ({
           seed: r.seed,

@@ -28,7 +28,7 @@ export interface MutantReport {
   readonly detection: Detection | 'error';
   readonly scenario: string | null;
   readonly seed: number | null;
-  /** Wall ms from the start of the mutant (copy included) to its first failing seed. */
+  /** Wall ms from the start of the mutant (copy and the swarm child's start-up included) to its first failing seed. */
   readonly afterMs: number | null;
   readonly evidence: readonly string[];
   readonly seeds: number;
@@ -125,8 +125,11 @@ export async function runMutant(mutant: Mutant, options: MutantRunOptions): Prom
           const why = child.timedOut ? 'was killed after its budget and grace time' : `exited with ${child.signal ?? `code ${child.code}`}`;
           return failed(`swarm of ${scenario} ${why} without writing swarm.json: ${child.stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'} (log ${path.join(out, 'swarm.log')})`, scenarios);
         }
-        const verdict = classifySwarm(JSON.parse(json));
-        const shifted = { ...verdict, afterMs: verdict.afterMs === null ? null : Math.round(scenarioStart + verdict.afterMs) };
+        const parsed = JSON.parse(json) as { wallMs?: number };
+        const verdict = classifySwarm(parsed);
+        // the child's start-up (loading the sources) counts too: what swarm.json's clock did not see
+        const startup = typeof parsed.wallMs === 'number' ? Math.max(0, elapsed() - scenarioStart - parsed.wallMs) : 0;
+        const shifted = { ...verdict, afterMs: verdict.afterMs === null ? null : Math.round(scenarioStart + startup + verdict.afterMs) };
         scenarios.push({ ...shifted, scenario, wallMs: Math.round(elapsed() - scenarioStart) });
         if (verdict.detection === 'caught') break scenarios;
         if (verdict.detection === 'survived' || verdict.seed === null || options.seed !== undefined) break;
