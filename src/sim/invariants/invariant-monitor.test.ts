@@ -183,6 +183,22 @@ describe('PBFT wire checks (hand-made messages)', () => {
     expect(found).toHaveLength(1);
   }, 60_000);
 
+  it('lock: moves only to a block of a later view whose n − f Signs reached the node', async () => {
+    const { monitor, found } = await setup();
+    monitor.onNodeEvent('node1', 'block-executed', { group: 1, number: 55, hash: toHex(hash(1)) }, 1);
+    monitor.onSent('node1', 'node2', pbftFrame('sign', 55, 0, 1, hash(1)), 10);
+    monitor.onSent('node1', 'node2', pbftFrame('commit', 55, 0, 1, hash(1)), 11);
+    // n − f Signs for another block in view 2 reached node1: its Commit for that block is justified
+    for (const [from, idx] of [['node0', 0], ['node2', 2], ['node3', 3]] as const) monitor.onDelivered(from, 'node1', pbftFrame('sign', 55, 2, idx, hash(2)));
+    monitor.onSent('node1', 'node2', pbftFrame('commit', 55, 2, 1, hash(2)), 20);
+    expect(found).toEqual([]);
+    // only two Signs of view 3 reached it: not enough to move the lock again
+    for (const [from, idx] of [['node0', 0], ['node2', 2]] as const) monitor.onDelivered(from, 'node1', pbftFrame('sign', 55, 3, idx, hash(3)));
+    monitor.onSent('node1', 'node2', pbftFrame('commit', 55, 3, 1, hash(3)), 30);
+    expect(found.map((v) => v.invariant)).toEqual(['pbft-lock']);
+    expect(found[0]!.detail).toBe('node1 sent a Commit for 0x00000000… at height 55 (view 2, 20 ms), then a Commit for 0x00000000… in view 3');
+  }, 60_000);
+
   it('sign: only for a block hash the node executed at that height', async () => {
     const { monitor, found } = await setup();
     monitor.onNodeEvent('node2', 'block-executed', { group: 1, number: 60, hash: toHex(hash(4)) }, 1);

@@ -11,7 +11,8 @@ export const PROTOCOL_INVARIANTS = {
   'applied-block': 'a node applies (by consensus or sync) only the block that follows its own head: number and parent check out',
   'block-validity': 'every transaction of a committed block is valid for it: signature, chain and group id, block limit, not on chain before, no nonce reuse',
   'pbft-conflicting-quorums': 'no two different blocks at one height each gather n − f Commits',
-  'pbft-lock': 'a sealer that sent a Commit for a block never sends a Sign or Commit for another block at that height (any later view, after restarts too)',
+  'pbft-lock':
+    'a sealer that sent a Commit for a block never sends a Sign for another block at that height, nor a Commit unless for a block of a later view that n − f sealers signed to it (any view, after restarts too)',
   'pbft-sign-unexecuted': 'an honest Sign is only for a block hash that node executed',
   'raft-one-leader': 'at most one leader per term over the whole run',
   'raft-double-vote': 'a node never grants two votes in one term (across restarts)',
@@ -80,6 +81,10 @@ export class InvariantMonitor {
   /** Per group: highest heartbeat term seen so far, and per height the estimate of its commit term. */
   private readonly highestTerm = new Map<number, number>();
   private readonly committed = new Map<string, { hash: string; term: number; node: string }>();
+  /** "node/group/height" → "type/view/hash" → ids of the sealers whose Sign or Commit reached the node. */
+  private readonly heard = new Map<string, Map<string, Set<string>>>();
+  private lastDelivered: Uint8Array | undefined;
+  private lastDeliveredFact: WireFact | undefined;
   private lastPayload: Uint8Array | undefined;
   private lastFact: WireFact | undefined;
   private readonly detach: Array<() => void> = [];
@@ -93,7 +98,7 @@ export class InvariantMonitor {
     this.chainId = options.chainId ?? 1n;
     // the consensus list is ordered by node id, as the system table reads it
     for (const [id, genesis] of this.chain.genesis) this.sealersAt.set(`${id}/1`, [...genesis.sealers].sort());
-    this.detach.push(this.chain.sim.network.observe({ sent: (from, to, payload, atMs) => this.onSent(from, to, payload, atMs) }));
+    this.detach.push(this.chain.sim.network.observe({ sent: (from, to, payload, atMs) => this.onSent(from, to, payload, atMs), delivered: (from, to, payload) => this.onDelivered(from, to, payload) }));
   }
 
   stop(): void {
@@ -141,6 +146,7 @@ export class InvariantMonitor {
     }
     for (const key of [...this.executed.keys()]) if (key.startsWith(`${node}/${group}/`) && Number(key.slice(key.lastIndexOf('/') + 1)) <= number) this.executed.delete(key);
     this.locks.delete(`${node}/${group}/${number}`);
+    for (const key of [...this.heard.keys()]) if (key.startsWith(`${node}/${group}/`) && Number(key.slice(key.lastIndexOf('/') + 1)) <= number) this.heard.delete(key);
     const height = `${group}/${number}`;
     if (!this.committed.has(height)) this.committed.set(height, { hash: String(fields['hash']), term: this.highestTerm.get(group) ?? 0, node });
   };
@@ -208,7 +214,10 @@ export class InvariantMonitor {
       });
     }
     const lock = this.locks.get(key);
-    if (lock && lock.hash !== hash) {
+    // a lock moves only to a block of a later view that n − f sealers vouched for (Signs or
+    // Commits delivered to this node): then the locked block cannot have been decided
+    const justified = vote.type === 'commit' && lock !== undefined && view > lock.view && this.vouched(from, group, height, view, hash) >= this.quorum(group, height);
+    if (lock && lock.hash !== hash && !justified) {
       this.violate({
         ...at,
         invariant: 'pbft-lock',
@@ -217,8 +226,35 @@ export class InvariantMonitor {
       });
     }
     if (vote.type !== 'commit') return;
-    if (!lock) this.locks.set(key, { hash, view, atMs });
+    if (!lock || (justified && lock.hash !== hash)) this.locks.set(key, { hash, view, atMs });
     this.countCommit(from, vote, atMs);
+  }
+
+  /** Distinct sealers whose Signs (or else Commits) for (height, view, hash) reached `node`. */
+  private vouched(node: string, group: number, height: number, view: number, hash: string): number {
+    const heard = this.heard.get(`${node}/${group}/${height}`);
+    const votes = (type: string) => heard?.get(`${type}/${view}/${hash}`)?.size ?? 0;
+    return Math.max(votes('sign'), votes('commit'));
+  }
+
+  /** A message a node received (the wire observer): Signs and Commits that can justify moving a lock. */
+  onDelivered(from: string, to: string, payload: Uint8Array): void {
+    if (payload[2] !== 8 || !this.isHonest(to)) return; // pbft only (see MODULE in p2p-frame.ts)
+    let fact: WireFact | undefined;
+    if (payload === this.lastDelivered) fact = this.lastDeliveredFact;
+    else {
+      fact = readWireFact(payload);
+      this.lastDelivered = payload;
+      this.lastDeliveredFact = fact;
+    }
+    if (!fact || fact.module !== 'pbft' || (fact.type !== 'sign' && fact.type !== 'commit')) return;
+    const key = `${to}/${fact.group}/${fact.height}`;
+    let heard = this.heard.get(key);
+    if (!heard) this.heard.set(key, (heard = new Map()));
+    const slot = `${fact.type}/${fact.view}/${fact.hash}`;
+    let senders = heard.get(slot);
+    if (!senders) heard.set(slot, (senders = new Set()));
+    senders.add(this.chain.idOf(from));
   }
 
   private countCommit(from: string, fact: Extract<WireFact, { hash: string }>, atMs: number): void {
