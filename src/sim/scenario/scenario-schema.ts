@@ -158,7 +158,7 @@ const byzantineSchema = z.union([
     .strict()
     .superRefine((b, ctx) => {
       const problem = byzantineSettingProblem(b.behaviour, b.variant);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['variant'], message: problem });
+      if (problem) ctx.addIssue({ code: 'custom', path: [b.variant === undefined ? 'behaviour' : 'variant'], message: problem });
     }),
   /** A second running instance with the node's identity (Twins). */
   z.object({ twins: nodeName }).strict(),
@@ -194,6 +194,8 @@ const swarmSchema = z
     messageFaults: countRange.optional(),
     /** Election churn drawn per run, within the fault budget: one node crashed and restarted repeatedly, or the leader crashed and a voter crashed briefly while the group elects. */
     churn: countRange.optional(),
+    /** Byzantine windows drawn per run (a sealer with a behaviour fitting its group), within the fault budget, one node fault at a time. */
+    adversaries: countRange.optional(),
     /** Window in which faults start. */
     window: z.tuple([duration, duration]).optional(),
     /** How long a fault lasts. */

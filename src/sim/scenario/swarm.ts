@@ -1,6 +1,7 @@
 import { deriveSeed, SeededRng } from '../../runtime/index.js';
 import { honestNodes, resolveGroups } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
+import { drawAdversaries } from './swarm-adversaries.js';
 import { namesOf, type Scenario, type TimelineEntry } from './scenario-schema.js';
 
 /** A scenario with faults drawn for one swarm seed, and what was drawn (printed before the run). */
@@ -155,6 +156,9 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     return out.sort();
   };
   const { busy } = fileFaults(scenario);
+  const adversaries = drawAdversaries(scenario, seed, window, lasting, budget, busy);
+  busy.push(...adversaries.busy);
+  drawn.push(...adversaries.drawn);
   for (const kind of faults) {
     if (budget < 1 || candidates.length === 0) {
       drawn.push(`${kind}: skipped, no fault budget left (the file's own byzantine or downed nodes use it up)`);
@@ -201,7 +205,7 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     drawn.push(`messages ${fault.description} from ${(start / 1000).toFixed(1)} s to ${((start + fault.length) / 1000).toFixed(1)} s`);
   }
   timeline.sort((a, b) => durationMs(a.at) - durationMs(b.at));
-  return { seed, drawn, scenario: { ...scenario, seed, network, timeline } };
+  return { seed, drawn, scenario: { ...scenario, seed, network, timeline, byzantine: [...scenario.byzantine, ...adversaries.byzantine] } };
 }
 
 type Messages = NonNullable<TimelineEntry['messages']>;

@@ -1,0 +1,83 @@
+import { BAD_BLOCK_VARIANTS, FORGE_SYNC_VARIANTS } from '../../node/index.js';
+import { deriveSeed, SeededRng } from '../../runtime/index.js';
+import { honestNodes, resolveGroups } from './scenario-chain.js';
+import { durationMs } from './scenario-loader.js';
+import type { ByzantineEntry, Scenario } from './scenario-schema.js';
+import { pickStart } from './swarm.js';
+
+type Range = readonly [number, number];
+
+/** A behaviour swarm may draw, with its variants (if any). */
+interface Pick {
+  readonly behaviour: Extract<ByzantineEntry, { node: string }>['behaviour'];
+  readonly variants?: readonly string[];
+}
+
+/**
+ * What swarm draws for each consensus. Raft's `double-vote` is left out on purpose: Raft is not
+ * byzantine tolerant, and a voter that grants two candidates in one term can give two leaders of
+ * one term a majority each (with n = 5 both majorities of 3 meet only in that voter), and, as it
+ * also acknowledges both leaders' blocks, two different blocks at one height can each collect
+ * n − f signatures. That is the protocol's limit, not a bug: use the behaviour in scenarios.
+ */
+const PICKS: Readonly<Record<'pbft' | 'raft', readonly Pick[]>> = {
+  pbft: [
+    { behaviour: 'bad-block', variants: BAD_BLOCK_VARIANTS },
+    { behaviour: 'lock-breaker' },
+    { behaviour: 'forge-sync', variants: FORGE_SYNC_VARIANTS },
+    { behaviour: 'equivocate' },
+    { behaviour: 'double-sign' },
+    { behaviour: 'silent' },
+  ],
+  raft: [{ behaviour: 'conflicting-leader' }, { behaviour: 'forge-sync', variants: FORGE_SYNC_VARIANTS }],
+};
+
+/**
+ * Byzantine windows for one swarm run (the file's `swarm.adversaries: [min, max]`): each turns one
+ * sealer byzantine from `from` to `until`, inside the swarm window, with a behaviour (and variant)
+ * fitting its group's consensus. Every group must have a fault budget of at least one beyond the
+ * file's own byzantine and downed nodes; the windows never overlap each other nor the file's own
+ * faults, and are returned as `busy` so that the node faults drawn after them keep clear too (one
+ * fault at a time, as the other draws). Drawn from a stream of their own, so the other draws of a
+ * seed do not change when the key is added. A node made byzantine for a window counts as not
+ * honest for the whole run (honestNodes).
+ */
+export function drawAdversaries(
+  scenario: Scenario,
+  seed: number,
+  window: Range,
+  lasting: Range,
+  budget: number,
+  busy: ReadonlyArray<readonly [number, number]>,
+): { byzantine: ByzantineEntry[]; busy: Array<[number, number]>; drawn: string[] } {
+  const range = scenario.swarm?.adversaries;
+  const out = { byzantine: [] as ByzantineEntry[], busy: [] as Array<[number, number]>, drawn: [] as string[] };
+  if (!range) return out;
+  const rng = new SeededRng(deriveSeed(String(seed), ['swarm-adversaries', scenario.name]));
+  const wanted = range[0] + rng.int(range[1] - range[0] + 1);
+  const end = durationMs(scenario.duration);
+  const honest = new Set(honestNodes(scenario));
+  const groups = resolveGroups(scenario).filter((g) => g.consensus === 'pbft' || g.consensus === 'raft');
+  for (let i = 0; i < wanted; i++) {
+    const group = groups[rng.int(groups.length)];
+    const candidates = group?.sealers.filter((s) => honest.has(s) && !out.byzantine.some((b) => 'node' in b && b.node === s)) ?? [];
+    if (!group || budget < 1 || candidates.length === 0) {
+      out.drawn.push('adversary: skipped, no fault budget left (the file’s own byzantine or downed nodes use it up)');
+      continue;
+    }
+    const length = Math.round(lasting[0] + rng.next() * (lasting[1] - lasting[0]));
+    const start = pickStart(rng.next(), [window[0], Math.min(window[1], end - length - 1)], length, [...busy, ...out.busy]);
+    if (start === undefined) {
+      out.drawn.push('adversary: skipped, no room left in the window');
+      continue;
+    }
+    const node = candidates[rng.int(candidates.length)]!;
+    const picks = PICKS[group.consensus];
+    const pick = picks[rng.int(picks.length)]!;
+    const variant = pick.variants ? pick.variants[rng.int(pick.variants.length)] : undefined;
+    out.byzantine.push({ node, behaviour: pick.behaviour, group: group.id, from: `${start}ms`, until: `${start + length}ms`, ...(variant ? { variant } : {}) });
+    out.busy.push([start, start + length]);
+    out.drawn.push(`byzantine ${node} ${pick.behaviour}${variant ? ` (${variant})` : ''} in group ${group.id} from ${(start / 1000).toFixed(1)} s to ${((start + length) / 1000).toFixed(1)} s`);
+  }
+  return out;
+}
