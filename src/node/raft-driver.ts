@@ -31,7 +31,23 @@ import { RaftAdversary } from './raft-adversary.js';
 /** FISCO's Raft sealer "seals" (and drops) an empty block about once a second on an idle leader; it logs the line each time. */
 export const RAFT_EMPTY_SEAL_INTERVAL_MS = 1000;
 
-const STATE_KEY = new TextEncoder().encode('c/raft/state');
+/** Where a group's store keeps the durable Raft state (term, vote, last entry term, pending block). */
+export const RAFT_STATE_KEY = new TextEncoder().encode('c/raft/state');
+const STATE_KEY = RAFT_STATE_KEY;
+
+/** The durable Raft state as stored under RAFT_STATE_KEY. */
+export function decodeRaftState(bytes: Uint8Array): RaftHardState {
+  const [term, votedTerm, votedFor, lastEntryTerm, pending] = rlpDecode(bytes, 'Raft state') as RlpValue[];
+  const int = (v: RlpValue | undefined, what: string) => Number(parseRlpUint(v as Uint8Array, what));
+  const p = pending as RlpValue[];
+  return {
+    term: int(term, 'term'),
+    votedTerm: int(votedTerm, 'votedTerm'),
+    votedFor: (votedFor as Uint8Array).length > 0 ? (votedFor as Uint8Array) : null,
+    lastEntryTerm: int(lastEntryTerm, 'lastEntryTerm'),
+    pending: p.length === 4 ? { height: int(p[0], 'height'), term: int(p[1], 'term'), blockHash: p[2] as Uint8Array, proposal: proposalFromRlp(p[3]!) } : null,
+  };
+}
 /** The Consensus precompile: a block carries at most one call to it (one membership change per block). */
 const CONSENSUS_PRECOMPILE = precompileAddress(PRECOMPILE_ADDRESSES.Consensus).bytes;
 
@@ -343,17 +359,7 @@ export class RaftDriver implements ConsensusDriver {
 
   private async loadState(): Promise<RaftHardState> {
     const bytes = await this.group.store.get(STATE_KEY);
-    if (!bytes) return INITIAL_HARD_STATE;
-    const [term, votedTerm, votedFor, lastEntryTerm, pending] = rlpDecode(bytes, 'Raft state') as RlpValue[];
-    const int = (v: RlpValue | undefined, what: string) => Number(parseRlpUint(v as Uint8Array, what));
-    const p = pending as RlpValue[];
-    return {
-      term: int(term, 'term'),
-      votedTerm: int(votedTerm, 'votedTerm'),
-      votedFor: (votedFor as Uint8Array).length > 0 ? (votedFor as Uint8Array) : null,
-      lastEntryTerm: int(lastEntryTerm, 'lastEntryTerm'),
-      pending: p.length === 4 ? { height: int(p[0], 'height'), term: int(p[1], 'term'), blockHash: p[2] as Uint8Array, proposal: proposalFromRlp(p[3]!) } : null,
-    };
+    return bytes ? decodeRaftState(bytes) : INITIAL_HARD_STATE;
   }
 
   // --- status --------------------------------------------------------------------------

@@ -161,6 +161,7 @@ export class Simulation<H = unknown> {
   private readonly byId = new Map<NodeId, SimNode<H>>();
   /** Replaced, never mutated, so a hook can remove itself while the hooks run. */
   private hooks: ReadonlyArray<(event: EventView) => void | Promise<void>> = [];
+  private crashHooks: ReadonlyArray<(node: string) => void> = [];
   private readonly scenarioRandom: SeededRandomness;
   private readonly logThreshold: number;
   private readonly onLog: ((node: string, line: string) => void) | undefined;
@@ -319,6 +320,18 @@ export class Simulation<H = unknown> {
     }
     node.storage.crash();
     this.network.topologyChanged();
+    for (const hook of this.crashHooks) hook(name);
+  }
+
+  /**
+   * Calls `hook` right after a node crashed (its unsynced writes already lost), e.g. for a monitor
+   * that checks what the node's disk kept. Returns a function that removes it.
+   */
+  onCrash(hook: (node: string) => void): () => void {
+    this.crashHooks = [...this.crashHooks, hook];
+    return () => {
+      this.crashHooks = this.crashHooks.filter((h) => h !== hook);
+    };
   }
 
   /** Boots a crashed node again (as an event now), from what its disk held durably. */

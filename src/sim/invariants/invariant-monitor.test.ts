@@ -177,7 +177,7 @@ describe('PBFT wire checks (hand-made messages)', () => {
     expect(found.map((v) => v.invariant)).toEqual(['pbft-lock']);
     expect(found[0]!.detail).toBe('node1 sent a Commit for 0x00000000… at height 50 (view 0, 11 ms), then a Sign for 0x00000000… in view 2');
     // a committed height releases the lock
-    monitor.onNodeEvent('node1', 'block-committed', { group: 1, number: 50, hash: toHex(hash(1)), via: 'consensus' }, 40);
+    monitor.onNodeEvent('node1', 'block-committed', { group: 1, number: 50, hash: toHex(hash(1)), via: 'sync' }, 40);
     monitor.onNodeEvent('node1', 'block-executed', { group: 1, number: 51, hash: toHex(hash(3)) }, 41);
     monitor.onSent('node1', 'node2', pbftFrame('sign', 51, 0, 1, hash(3)), 42);
     expect(found).toHaveLength(1);
@@ -197,6 +197,24 @@ describe('PBFT wire checks (hand-made messages)', () => {
     monitor.onSent('node1', 'node2', pbftFrame('commit', 55, 3, 1, hash(3)), 30);
     expect(found.map((v) => v.invariant)).toEqual(['pbft-lock']);
     expect(found[0]!.detail).toBe('node1 sent a Commit for 0x00000000… at height 55 (view 2, 20 ms), then a Commit for 0x00000000… in view 3');
+  }, 60_000);
+
+  it('commit certificate: a node decides a block only after n − f sealers sent Commits for it', async () => {
+    const { monitor, found } = await setup();
+    const commit = (node: string, idx: number) => {
+      monitor.onNodeEvent(node, 'block-executed', { group: 1, number: 80, hash: toHex(hash(8)) }, 1);
+      monitor.onSent(node, 'x', pbftFrame('commit', 80, 0, idx, hash(8)), 2);
+    };
+    commit('node0', 0);
+    commit('node1', 1);
+    monitor.onNodeEvent('node1', 'block-committed', { group: 1, number: 80, hash: toHex(hash(8)), via: 'consensus' }, 3);
+    expect(found.map((v) => v.invariant)).toEqual(['pbft-commit-certificate']);
+    expect(found[0]!.detail).toBe('node1 decided block 80 (0x00000000…) when node0, node1 had sent a Commit for it; 3 needed');
+    commit('node3', 3);
+    monitor.onNodeEvent('node0', 'block-committed', { group: 1, number: 80, hash: toHex(hash(8)), via: 'consensus' }, 4);
+    // by sync a block needs no Commits of its own (its signatures are checked instead)
+    monitor.onNodeEvent('node2', 'block-committed', { group: 1, number: 81, hash: toHex(hash(9)), via: 'sync' }, 5);
+    expect(found).toHaveLength(1);
   }, 60_000);
 
   it('sign: only for a block hash the node executed at that height', async () => {
@@ -245,6 +263,26 @@ describe('Raft wire checks (hand-made messages)', () => {
     monitor.onSent('node1', 'node3', voteResp(9, 1, 9, true), 4);
     expect(found.map((v) => v.invariant)).toEqual(['raft-double-vote']);
     expect(found[0]!.detail).toBe('node1 granted its vote in term 9 to node2 (1 ms) and to node3');
+  }, 60_000);
+
+  it('a vote a node sent is on its disk when it crashes', async () => {
+    const { c } = await runChain('raft');
+    const found: ProtocolViolation[] = [];
+    const monitor = new InvariantMonitor({ chain: c.chain, isHonest: () => true, report: (v) => found.push(v) });
+    // the run's own votes were all durable: crash a node that voted (each node voted in the first election)
+    const { RAFT_STATE_KEY, decodeRaftState } = await import('../../node/index.js');
+    const store = c.chain.sim.node('node2').storage.openSync('group1');
+    const state = decodeRaftState(store.getSync(RAFT_STATE_KEY)!);
+    expect(state.votedTerm).toBeGreaterThan(0);
+    const votedFor = c.chain.nameOf(toHex(state.votedFor!).slice(2))!;
+    monitor.onSent('node2', votedFor, voteResp(state.votedTerm, 2, state.votedTerm, true), 1);
+    c.chain.sim.crash('node2');
+    expect(found).toEqual([]);
+    // a grant in a later term that never reached the disk
+    monitor.onSent('node3', votedFor === 'node1' ? 'node0' : 'node1', voteResp(state.votedTerm + 5, 3, state.votedTerm + 5, true), 2);
+    c.chain.sim.crash('node3');
+    expect(found.map((v) => v.invariant)).toEqual(['raft-vote-durable']);
+    expect(found[0]!.detail).toMatch(new RegExp(`^node3 crashed with a vote for term \\d+ \\(node\\d\\) on its disk, but it had voted in term ${state.votedTerm + 5} for node\\d \\(2 ms\\)$`));
   }, 60_000);
 
   it('one leader per term', async () => {

@@ -1,5 +1,6 @@
 import { blockHash, checkSignatureList, decodeTransaction, recoverSender, type Block } from '../../chain/index.js';
 import { fromHex, toHex, toHexNoPrefix } from '../../codec/index.js';
+import { decodeRaftState, RAFT_STATE_KEY } from '../../node/index.js';
 import { NONCE_WINDOW, BLOCK_LIMIT_RANGE } from '../../txpool/index.js';
 import type { SimChain } from '../sim-chain.js';
 import { readWireFact, type WireFact } from './wire-reader.js';
@@ -14,8 +15,10 @@ export const PROTOCOL_INVARIANTS = {
   'pbft-lock':
     'a sealer that sent a Commit for a block never sends a Sign for another block at that height, nor a Commit unless for a block of a later view that n − f sealers signed to it (any view, after restarts too)',
   'pbft-sign-unexecuted': 'an honest Sign is only for a block hash that node executed',
+  'pbft-commit-certificate': 'an honest node decides a block (commits it by consensus) only after n − f sealers sent Commits for it',
   'raft-one-leader': 'at most one leader per term over the whole run',
   'raft-double-vote': 'a node never grants two votes in one term (across restarts)',
+  'raft-vote-durable': 'a vote a node sent (for itself as candidate, or granted) is on its disk when it crashes',
   'raft-leader-completeness': 'every leader holds every block committed before its term',
 } as const;
 export type ProtocolInvariant = keyof typeof PROTOCOL_INVARIANTS;
@@ -78,6 +81,8 @@ export class InvariantMonitor {
   private readonly leaders = new Map<string, { node: string; atMs: number }>();
   /** "node/group/term" → candidate id granted the vote. */
   private readonly votes = new Map<string, { candidate: string; to: string; atMs: number }>();
+  /** "node/group" → the highest-term vote the node sent (its own candidacy or a grant). */
+  private readonly lastVote = new Map<string, { term: number; candidate: string; atMs: number }>();
   /** Per group: highest heartbeat term seen so far, and per height the estimate of its commit term. */
   private readonly highestTerm = new Map<number, number>();
   private readonly committed = new Map<string, { hash: string; term: number; node: string }>();
@@ -98,6 +103,7 @@ export class InvariantMonitor {
     this.chainId = options.chainId ?? 1n;
     // the consensus list is ordered by node id, as the system table reads it
     for (const [id, genesis] of this.chain.genesis) this.sealersAt.set(`${id}/1`, [...genesis.sealers].sort());
+    this.detach.push(this.chain.sim.onCrash((node) => this.onCrash(node)));
     this.detach.push(this.chain.sim.network.observe({ sent: (from, to, payload, atMs) => this.onSent(from, to, payload, atMs), delivered: (from, to, payload) => this.onDelivered(from, to, payload) }));
   }
 
@@ -148,7 +154,24 @@ export class InvariantMonitor {
     this.locks.delete(`${node}/${group}/${number}`);
     for (const key of [...this.heard.keys()]) if (key.startsWith(`${node}/${group}/`) && Number(key.slice(key.lastIndexOf('/') + 1)) <= number) this.heard.delete(key);
     const height = `${group}/${number}`;
-    if (!this.committed.has(height)) this.committed.set(height, { hash: String(fields['hash']), term: this.highestTerm.get(group) ?? 0, node });
+    const hash = String(fields['hash']);
+    if (!this.committed.has(height)) this.committed.set(height, { hash, term: this.highestTerm.get(group) ?? 0, node });
+    if (fields['via'] === 'consensus' && this.consensusOf(group) !== 'raft') {
+      const senders = this.commitVotes.get(height)?.get(hash);
+      const quorum = this.quorum(group, number);
+      if ((senders?.size ?? 0) < quorum) {
+        const names = [...(senders ?? [])].map((id) => this.chain.nameOf(id) ?? id.slice(0, 8)).sort();
+        this.violate({
+          atMs,
+          group,
+          height: number,
+          node,
+          invariant: 'pbft-commit-certificate',
+          detail: `${node} decided block ${number} (${short(hash)}) when ${names.length === 0 ? 'no sealer' : names.join(', ')} had sent a Commit for it; ${quorum} needed`,
+          evidence: { hash, commitsFrom: names, quorum },
+        });
+      }
+    }
   };
 
   /** A block a node just stored (before it reports the commit): its number and parent, then the block itself. */
@@ -197,6 +220,7 @@ export class InvariantMonitor {
     if (fact.module === 'pbft') {
       if (fact.type === 'sign' || fact.type === 'commit') this.onPbftVote(from, fact, atMs);
     } else if (fact.type === 'voteResp') this.onVoteResponse(from, to, fact, atMs);
+    else if (fact.type === 'voteReq') this.onVoteRequest(from, fact, atMs);
     else this.onHeartbeat(from, fact, atMs);
   }
 
@@ -263,7 +287,7 @@ export class InvariantMonitor {
     if (!byHash) this.commitVotes.set(slot, (byHash = new Map()));
     let senders = byHash.get(fact.hash);
     if (!senders) byHash.set(fact.hash, (senders = new Set()));
-    senders.add(from);
+    senders.add(this.chain.idOf(from));
     this.checkQuorums(slot, fact.group, fact.height, atMs);
   }
 
@@ -277,16 +301,57 @@ export class InvariantMonitor {
       atMs,
       group,
       height,
-      node: [...full[1]![1]].join(','),
+      node: this.names(full[1]![1]).join(','),
       invariant: 'pbft-conflicting-quorums',
-      detail: `at height ${height}, ${full.map(([hash, senders]) => `${short(hash)} has Commits from ${[...senders].sort().join(', ')}`).join('; ')} (quorum ${quorum})`,
-      evidence: { quorum, commits: Object.fromEntries(full.map(([hash, senders]) => [hash, [...senders].sort()])) },
+      detail: `at height ${height}, ${full.map(([hash, senders]) => `${short(hash)} has Commits from ${this.names(senders).join(', ')}`).join('; ')} (quorum ${quorum})`,
+      evidence: { quorum, commits: Object.fromEntries(full.map(([hash, senders]) => [hash, this.names(senders)])) },
     });
+  }
+
+  private names(ids: Iterable<string>): string[] {
+    return [...ids].map((id) => this.chain.nameOf(id) ?? id.slice(0, 8)).sort();
+  }
+
+  /** The highest-term vote a node sent so far, by group: what its disk must keep. */
+  private noteVote(node: string, group: number, term: number, candidate: string, atMs: number): void {
+    const key = `${node}/${group}`;
+    const known = this.lastVote.get(key);
+    if (!known || term > known.term) this.lastVote.set(key, { term, candidate, atMs });
+  }
+
+  /** A node crashed: every vote it sent must be on its disk (a vote forgotten can be cast again). */
+  private onCrash(node: string): void {
+    if (!this.isHonest(node)) return;
+    for (const [group, genesis] of this.chain.genesis) {
+      if (genesis.consensusType !== 'raft') continue;
+      const vote = this.lastVote.get(`${node}/${group}`);
+      if (!vote) continue;
+      const disk = this.chain.sim.node(node).storage;
+      const bytes = disk.names.includes(`group${group}`) ? disk.openSync(`group${group}`).getSync(RAFT_STATE_KEY) : undefined;
+      const kept = bytes ? decodeRaftState(bytes) : undefined;
+      const keptFor = kept?.votedFor ? toHexNoPrefix(kept.votedFor) : undefined;
+      if (kept && (kept.votedTerm > vote.term || (kept.votedTerm === vote.term && keptFor === vote.candidate))) continue;
+      const atMs = this.chain.sim.now;
+      this.violate({
+        atMs,
+        group,
+        height: 0,
+        node,
+        invariant: 'raft-vote-durable',
+        detail: `${node} crashed with ${kept ? `a vote for term ${kept.votedTerm}${keptFor ? ` (${this.chain.nameOf(keptFor) ?? keptFor.slice(0, 8)})` : ''}` : 'no Raft state'} on its disk, but it had voted in term ${vote.term} for ${this.chain.nameOf(vote.candidate) ?? vote.candidate.slice(0, 8)} (${vote.atMs} ms)`,
+        evidence: { sent: vote, onDisk: kept ? { term: kept.term, votedTerm: kept.votedTerm, votedFor: keptFor ?? null } : null },
+      });
+    }
+  }
+
+  private onVoteRequest(from: string, request: Extract<WireFact, { type: 'voteReq' }>, atMs: number): void {
+    this.noteVote(from, request.group, request.term, this.chain.idOf(from), atMs);
   }
 
   private onVoteResponse(from: string, to: string, vote: Extract<WireFact, { type: 'voteResp' }>, atMs: number): void {
     if (!vote.granted) return;
     const candidate = this.chain.idOf(to);
+    this.noteVote(from, vote.group, vote.candidateTerm, candidate, atMs);
     const key = `${from}/${vote.group}/${vote.candidateTerm}`;
     const earlier = this.votes.get(key);
     if (!earlier) {

@@ -9,6 +9,7 @@ import { decodeFrame } from '../../node/index.js';
 export type WireFact =
   | { readonly module: 'pbft'; readonly group: number; readonly type: 'prepare' | 'viewchange'; readonly height: number; readonly view: number; readonly idx: number }
   | { readonly module: 'pbft'; readonly group: number; readonly type: 'sign' | 'commit'; readonly height: number; readonly view: number; readonly idx: number; readonly hash: string }
+  | { readonly module: 'raft'; readonly group: number; readonly type: 'voteReq'; readonly term: number; readonly idx: number }
   | { readonly module: 'raft'; readonly group: number; readonly type: 'voteResp'; readonly term: number; readonly idx: number; readonly candidateTerm: number; readonly granted: boolean }
   | {
       readonly module: 'raft';
@@ -30,7 +31,7 @@ const hex = (item: RlpValue | undefined): string => toHex(item as Uint8Array);
 
 /**
  * Reads the consensus facts out of a p2p frame, or undefined for frames the monitor does not
- * read (sync, transactions, Raft vote requests and responses to heartbeats) and for malformed
+ * read (sync, transactions, Raft responses to heartbeats) and for malformed
  * ones (the receiving node reports those itself).
  */
 export function readWireFact(frame: Uint8Array): WireFact | undefined {
@@ -48,6 +49,7 @@ export function readWireFact(frame: Uint8Array): WireFact | undefined {
       return { ...base, type };
     }
     const code = uint(items[0]);
+    if (code === RAFT_TYPES.voteReq) return { module, group, type: 'voteReq', term: uint(items[1]), idx: uint(items[2]) };
     if (code === RAFT_TYPES.voteResp) {
       return { module, group, type: 'voteResp', term: uint(items[1]), idx: uint(items[2]), candidateTerm: uint(items[5]), granted: uint(items[6]) === GRANTED };
     }

@@ -137,6 +137,7 @@ ${extra}`);
 
   it('keep churn within the fault budget (PBFT 4 → 1, PBFT 7 → 2, Raft 5 → 2), with the drawn restarts and down times', () => {
     let repeated = 0;
+    let storms = 0;
     let leader = 0;
     for (const [nodes, consensus, f] of [[4, 'pbft', 1], [7, 'pbft', 2], [5, 'raft', 2]] as const) {
       const s = churny(nodes, consensus);
@@ -152,15 +153,31 @@ ${extra}`);
         expect(lines.length).toBeGreaterThanOrEqual(1);
         expect(lines.length).toBeLessThanOrEqual(3);
         for (const line of lines) {
-          const times = /restarted (\d+) times/.exec(line);
-          if (times) {
+          const times = /^churn: node\d crashed and restarted (\d+) times/.exec(line);
+          const storm = /^churn: vote storm in group 1: the leader crashed for (\d+) ms, vote requests delayed (\d+) ms, node\d crashed and restarted (\d+) times meanwhile/.exec(line);
+          if (storm) {
+            storms++;
+            expect(consensus).toBe('raft');
+            expect(Number(storm[1])).toBeGreaterThanOrEqual(1500);
+            expect(Number(storm[2])).toBeGreaterThanOrEqual(300);
+            expect(Number(storm[2])).toBeLessThanOrEqual(1500);
+            expect(Number(storm[3])).toBeGreaterThanOrEqual(1);
+            const delayed = draw.scenario.timeline.filter((e) => e.label === 'swarm vote storm: vote requests delayed');
+            expect(delayed.length).toBeGreaterThanOrEqual(1);
+            expect(delayed.some((e) => e.messages?.kinds.join() === 'raft.voteReq' && e.messages.delay === `${storm[2]}ms`)).toBe(true);
+          } else if (times) {
             repeated++;
             expect(Number(times[1])).toBeGreaterThanOrEqual(3);
             expect(Number(times[1])).toBeLessThanOrEqual(8);
           } else if (/^churn: the leader of group 1 crashed for \d+ ms, node\d crashed \d+ ms after it for \d+ ms/.test(line)) leader++;
           else expect(line).toMatch(/^churn: skipped/);
         }
-        // each crash and its restart: down 50–800 ms (a voter 50–400 ms)
+        // each crash and its restart: down 50–800 ms (a voter 50–400 ms; in a vote storm 30–250 ms)
+        const stormy = draw.scenario.timeline.filter((e) => e.label === 'swarm vote storm: voter crash');
+        for (const c of stormy) {
+          const restart = draw.scenario.timeline.find((e) => e.label === 'swarm vote storm: voter restart' && e.restart === c.crash && durationMs(e.at) > durationMs(c.at))!;
+          expect(durationMs(restart.at) - durationMs(c.at)).toBeLessThanOrEqual(250);
+        }
         const crashes = churn.filter((e) => e.crash);
         for (const c of crashes) {
           const restart = churn.find((e) => e.restart === c.crash && durationMs(e.at) > durationMs(c.at))!;
@@ -172,6 +189,7 @@ ${extra}`);
     }
     expect(repeated).toBeGreaterThan(10);
     expect(leader).toBeGreaterThan(10);
+    expect(storms).toBeGreaterThan(3);
   });
 
   it('pick churn nodes among the budget’s candidates only', () => {
@@ -194,7 +212,7 @@ ${extra}`);
       const actions = new Set<string>();
       for (let seed = 1; seed <= 60; seed++) {
         const draw = drawSwarm(s, seed);
-        const faults = draw.scenario.timeline.filter((e) => e.messages);
+        const faults = draw.scenario.timeline.filter((e) => e.label === 'swarm messages');
         expect(faults.length).toBeGreaterThanOrEqual(1);
         expect(faults.length).toBeLessThanOrEqual(4);
         expect(draw.drawn.filter((d) => d.startsWith('messages'))).toHaveLength(faults.length);

@@ -251,6 +251,38 @@ function drawMessageFault(rng: SeededRng, scenario: Scenario, lasting: Range): {
 }
 
 /**
+ * A Raft election in which votes cross: the leader crashes, every vote request is delayed
+ * 300–1500 ms (so candidates campaign without hearing each other, several in one term, and
+ * voters get their requests late and spread out), and meanwhile one voter crashes and restarts
+ * every few hundred ms. A voter that forgets a vote across a restart then grants a second one
+ * in the same term. Two nodes down at most (the leader and the voter).
+ */
+function voteStorm(rng: SeededRng, group: number, voter: string, lasting: Range): { entries: Array<{ offset: number; entry: TimelineEntry }>; length: number; description: string } {
+  const at = '0ms';
+  const ms = (lo: number, hi: number) => lo + rng.int(hi - lo + 1);
+  const leaderDown = Math.max(lasting[0], ms(1500, 4000));
+  const delay = ms(300, 1500);
+  const storm = leaderDown + delay;
+  const entries: Array<{ offset: number; entry: TimelineEntry }> = [
+    { offset: 0, entry: { at, crashLeader: { group, for: `${leaderDown}ms` }, label: 'swarm vote storm: leader crash' } },
+    { offset: 0, entry: { at, messages: { kinds: ['raft.voteReq'], delay: `${delay}ms`, for: `${storm}ms` }, label: 'swarm vote storm: vote requests delayed' } },
+  ];
+  let offset = ms(200, 800);
+  let cycles = 0;
+  while (offset < storm) {
+    const down = ms(30, 250);
+    entries.push({ offset, entry: { at, crash: voter, label: 'swarm vote storm: voter crash' } }, { offset: offset + down, entry: { at, restart: voter, label: 'swarm vote storm: voter restart' } });
+    offset += down + ms(80, 600);
+    cycles++;
+  }
+  return {
+    entries,
+    length: Math.max(storm, offset),
+    description: `vote storm in group ${group}: the leader crashed for ${leaderDown} ms, vote requests delayed ${delay} ms, ${voter} crashed and restarted ${cycles} times meanwhile`,
+  };
+}
+
+/**
  * Election churn, as timeline entries at offsets from its start (all within `length`), within
  * the fault budget:
  * - half the time one candidate node crashed and restarted 3–8 times (down 50–800 ms, up
@@ -262,6 +294,8 @@ function drawMessageFault(rng: SeededRng, scenario: Scenario, lasting: Range): {
  *   leader is back (down 0.2–1.5 s), 50 ms – 2 s later, before the election is over.
  * If the voter turns out to be the leader, crashing it again does nothing (it is down) or
  * happens once it is back: never more nodes down than the budget.
+ * For a Raft group with a budget of two, half of the leader crashes are vote storms instead (see
+ * voteStorm).
  */
 function drawChurn(
   rng: SeededRng,
@@ -288,6 +322,7 @@ function drawChurn(
   const groups = resolveGroups(scenario);
   const group = groups[rng.int(groups.length)]!;
   const voter = candidates[rng.int(candidates.length)]!;
+  if (group.consensus === 'raft' && budget >= 2 && rng.next() < 0.5) return voteStorm(rng, group.id, voter, lasting);
   const voterDown = ms(50, 400);
   let leaderDown: number;
   let voterAt: number;
