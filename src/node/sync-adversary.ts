@@ -16,7 +16,8 @@ export const FORGE_SYNC_AHEAD = 3;
  *
  * - `too-few-signatures`: the block (the real one where this node has it, else a copy of its head
  *   renumbered) signed by this node alone;
- * - `non-sealer-signatures`: the same block with n − f signatures by made-up keys at the sealers' indices;
+ * - `non-sealer-signatures`: the same block claiming a made-up sealer set (n − f made-up keys in
+ *   the first places of its sealer list) and signed by those keys;
  * - `other-height`: a real block of another height renumbered to the asked one, its signatures kept
  *   (valid for the block it came from, not for this one);
  * - `other-fork`: a block on a made-up parent (another fork), signed by this node only.
@@ -24,6 +25,7 @@ export const FORGE_SYNC_AHEAD = 3;
 export class SyncAdversary {
   private readonly variant: ForgeSyncVariant;
   private fakeKeys: ConsensusSigner[] | undefined;
+  private fakePublicKeys: Uint8Array[] = [];
   /** Requests answered (for tests and traces). */
   forged = 0;
 
@@ -67,12 +69,13 @@ export class SyncAdversary {
       if (this.variant === 'other-fork' && n === from) parent = this.group.suite.hash(new TextEncoder().encode(`fork ${n}`));
       // a copy of the head (or of genesis, whose header lists no sealers) carries the sealers in force
       const sealerList = base === real || base.header.number === n - 1 || base.header.number === n + 1 ? base.header.sealerList : this.group.next.sealers.map((id) => fromHex(id));
+      const listed = base.header.number === 0 ? this.group.next.sealers.map((id) => fromHex(id)) : sealerList;
       const header: BlockHeader = {
         ...base.header,
         number: n,
         parentHash: parent,
         timestamp: Math.max(base.header.timestamp, parentTime + 1),
-        sealerList: base.header.number === 0 ? this.group.next.sealers.map((id) => fromHex(id)) : sealerList,
+        sealerList: this.variant === 'non-sealer-signatures' ? this.madeUpSealerList(listed) : listed,
       };
       const hash = blockHash(header, this.group.suite);
       const block: Block = { ...base, header, signatureList: signatures ?? this.sign(hash) };
@@ -98,15 +101,25 @@ export class SyncAdversary {
       const self = sealers.indexOf(this.group.nodeId);
       return self >= 0 ? [{ index: self, signature: this.group.options.signer.sign(hash) }] : [];
     }
-    const n = sealers.length;
-    const quorum = this.group.consensusType === 'raft' ? n - Math.floor((n - 1) / 2) : n - Math.floor((n - 1) / 3);
-    const keys = this.madeUpSigners(quorum);
+    const keys = this.madeUpSigners(this.quorum());
     return keys.map((k, index) => ({ index, signature: k.sign(hash) }));
+  }
+
+  private quorum(): number {
+    const n = this.group.next.sealers.length;
+    return this.group.consensusType === 'raft' ? n - Math.floor((n - 1) / 2) : n - Math.floor((n - 1) / 3);
+  }
+
+  /** The sealer list with the made-up signers' keys in its first n − f places (same length). */
+  private madeUpSealerList(real: readonly Uint8Array[]): Uint8Array[] {
+    this.madeUpSigners(this.quorum());
+    return real.map((id, i) => this.fakePublicKeys[i] ?? id);
   }
 
   /** Signers with keys no sealer holds (deterministic, from the node's "byzantine" stream). */
   private madeUpSigners(count: number): ConsensusSigner[] {
     if (this.fakeKeys && this.fakeKeys.length >= count) return this.fakeKeys.slice(0, count);
+    this.fakePublicKeys = [];
     const own = this.group.options.signer;
     const rng = this.group.env.random.stream('byzantine');
     this.fakeKeys = Array.from({ length: count }, (_, i): ConsensusSigner => {
@@ -120,7 +133,9 @@ export class SyncAdversary {
           verify: () => false,
         };
       }
-      return new SuiteSigner(this.group.suite, this.group.suite.generateKeyPair((len) => rng.bytes(len)));
+      const pair = this.group.suite.generateKeyPair((len) => rng.bytes(len));
+      this.fakePublicKeys.push(pair.publicKey);
+      return new SuiteSigner(this.group.suite, pair);
     });
     return this.fakeKeys;
   }

@@ -33,6 +33,7 @@ function nodeFaults(timeline: ReturnType<typeof drawSwarm>['scenario']['timeline
 describe('swarm adversary draws', () => {
   it.each(['pbft', 'raft'] as const)('%s: one byzantine window per seed inside the swarm window, a behaviour that fits, clear of every node fault', (consensus) => {
     const kinds = new Set<string>();
+    let forged = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const { scenario: s, drawn } = drawSwarm(scenario(consensus === 'pbft' ? 4 : 5, consensus), seed);
       expect(s.byzantine).toHaveLength(1);
@@ -45,13 +46,26 @@ describe('swarm adversary draws', () => {
       expect(from).toBeGreaterThanOrEqual(5_000);
       expect(from).toBeLessThanOrEqual(40_000);
       expect(until - from).toBeGreaterThanOrEqual(1_000);
-      for (const [a, z] of nodeFaults(s.timeline)) expect(z <= from || a >= until, `seed ${seed}: ${a}-${z} overlaps ${from}-${until}`).toBe(true);
+      const victim = s.timeline.filter((e) => e.label?.startsWith('swarm sync victim'));
+      for (const [a, z] of nodeFaults(s.timeline.filter((e) => !victim.includes(e)))) expect(z <= from || a >= until, `seed ${seed}: ${a}-${z} overlaps ${from}-${until}`).toBe(true);
+      if (b.behaviour === 'forge-sync') {
+        // another member falls behind before the forger starts and comes back while it serves
+        forged++;
+        const [crash, restart] = victim;
+        expect(crash?.crash).toBeDefined();
+        expect(crash!.crash).not.toBe(b.node);
+        expect(restart?.restart).toBe(crash!.crash);
+        expect(durationMs(crash!.at)).toBeLessThanOrEqual(from - 2000);
+        expect(durationMs(restart!.at)).toBeGreaterThan(from);
+        expect(durationMs(restart!.at)).toBeLessThan(until);
+      } else expect(victim).toEqual([]);
       expect(honestNodes(s)).not.toContain(b.node);
       expect(drawn.some((d) => d.startsWith(`byzantine ${b.node} ${b.behaviour}`))).toBe(true);
       // same seed, same draw
       expect(drawSwarm(scenario(consensus === 'pbft' ? 4 : 5, consensus), seed).scenario.byzantine).toEqual(s.byzantine);
     }
     expect(kinds.size).toBeGreaterThan(1);
+    expect(forged).toBeGreaterThan(0);
   });
 
   it('no adversary when the file already uses the fault budget, and the other draws of a seed stay as they were without the key', () => {

@@ -2,7 +2,7 @@ import { BAD_BLOCK_VARIANTS, FORGE_SYNC_VARIANTS } from '../../node/index.js';
 import { deriveSeed, SeededRng } from '../../runtime/index.js';
 import { honestNodes, resolveGroups } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
-import type { ByzantineEntry, Scenario } from './scenario-schema.js';
+import type { ByzantineEntry, Scenario, TimelineEntry } from './scenario-schema.js';
 import { pickStart } from './swarm.js';
 
 type Range = readonly [number, number];
@@ -49,9 +49,9 @@ export function drawAdversaries(
   lasting: Range,
   budget: number,
   busy: ReadonlyArray<readonly [number, number]>,
-): { byzantine: ByzantineEntry[]; busy: Array<[number, number]>; drawn: string[] } {
+): { byzantine: ByzantineEntry[]; timeline: TimelineEntry[]; busy: Array<[number, number]>; drawn: string[] } {
   const range = scenario.swarm?.adversaries;
-  const out = { byzantine: [] as ByzantineEntry[], busy: [] as Array<[number, number]>, drawn: [] as string[] };
+  const out = { byzantine: [] as ByzantineEntry[], timeline: [] as TimelineEntry[], busy: [] as Array<[number, number]>, drawn: [] as string[] };
   if (!range) return out;
   const rng = new SeededRng(deriveSeed(String(seed), ['swarm-adversaries', scenario.name]));
   const wanted = range[0] + rng.int(range[1] - range[0] + 1);
@@ -66,17 +66,30 @@ export function drawAdversaries(
       continue;
     }
     const length = Math.round(lasting[0] + rng.next() * (lasting[1] - lasting[0]));
-    const start = pickStart(rng.next(), [window[0], Math.min(window[1], end - length - 1)], length, [...busy, ...out.busy]);
-    if (start === undefined) {
-      out.drawn.push('adversary: skipped, no room left in the window');
-      continue;
-    }
     const node = candidates[rng.int(candidates.length)]!;
     const picks = PICKS[group.consensus];
     const pick = picks[rng.int(picks.length)]!;
     const variant = pick.variants ? pick.variants[rng.int(pick.variants.length)] : undefined;
+    // a forging sync peer needs a node to sync from it: another member falls behind (crashed for
+    // `lag`) and comes back while the forger serves (its consensus stays honest, so the group
+    // keeps its quorum meanwhile)
+    const victims = pick.behaviour === 'forge-sync' ? [...group.sealers, ...group.observers].filter((n) => n !== node && honest.has(n)) : [];
+    const victim = victims.length > 0 ? victims[rng.int(victims.length)] : undefined;
+    const lag = victim ? 2000 + rng.int(4001) : 0;
+    // the victim's crash and the byzantine window both start inside the swarm window
+    const start0 = pickStart(rng.next(), [window[0], Math.min(window[1] - lag, end - lag - length - 1)], lag + length, [...busy, ...out.busy]);
+    if (start0 === undefined) {
+      out.drawn.push('adversary: skipped, no room left in the window');
+      continue;
+    }
+    const start = start0 + lag;
     out.byzantine.push({ node, behaviour: pick.behaviour, group: group.id, from: `${start}ms`, until: `${start + length}ms`, ...(variant ? { variant } : {}) });
-    out.busy.push([start, start + length]);
+    out.busy.push([start0, start + length]);
+    if (victim) {
+      const back = start + 200 + rng.int(Math.max(1, Math.min(1500, length - 500)));
+      out.timeline.push({ at: `${start0}ms`, crash: victim, label: 'swarm sync victim crash' }, { at: `${back}ms`, restart: victim, label: 'swarm sync victim restart' });
+      out.drawn.push(`${victim} crashed from ${(start0 / 1000).toFixed(1)} s to ${(back / 1000).toFixed(1)} s, to sync from the forger`);
+    }
     out.drawn.push(`byzantine ${node} ${pick.behaviour}${variant ? ` (${variant})` : ''} in group ${group.id} from ${(start / 1000).toFixed(1)} s to ${((start + length) / 1000).toFixed(1)} s`);
   }
   return out;

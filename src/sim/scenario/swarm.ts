@@ -204,6 +204,7 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     timeline.push({ at: `${start}ms`, messages: fault.messages, label: 'swarm messages' });
     drawn.push(`messages ${fault.description} from ${(start / 1000).toFixed(1)} s to ${((start + fault.length) / 1000).toFixed(1)} s`);
   }
+  timeline.push(...adversaries.timeline);
   timeline.sort((a, b) => durationMs(a.at) - durationMs(b.at));
   return { seed, drawn, scenario: { ...scenario, seed, network, timeline, byzantine: [...scenario.byzantine, ...adversaries.byzantine] } };
 }
