@@ -25,16 +25,25 @@ const BOOT = new URL('./swarm-worker-boot.js', import.meta.url);
 /**
  * Runs seeds in a worker thread. A worker that crashes or exits makes its seed an ERROR outcome
  * and is replaced by a fresh one for the next seed.
+ *
+ * A worker is only ever terminated between seeds: terminating it in the middle of one can land
+ * inside a native addon call (secp256k1), which then throws in a dying environment and aborts the
+ * whole process. A cancelled seed's run is abandoned (it resolves undefined) and the worker
+ * finishes it before it is closed.
  */
 export class WorkerRunner implements SeedRunner {
   private worker: Worker | undefined;
   private pending: { seed: number; started: number; resolve: (o: SeedOutcome | undefined) => void } | undefined;
+  /** Resolves when the worker is between seeds again (its current seed finished or it died). */
+  private idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(private readonly task: SwarmTask) {}
 
   run(seed: number): Promise<SeedOutcome | undefined> {
     if (this.pending) throw new Error('a swarm worker runs one seed at a time');
     const worker = this.worker ?? this.spawn();
+    let done!: () => void;
+    this.idle = { promise: new Promise<void>((r) => (done = r)), resolve: done };
     return new Promise((resolve) => {
       this.pending = { seed, started: performance.now(), resolve };
       worker.postMessage({ seed });
@@ -43,25 +52,34 @@ export class WorkerRunner implements SeedRunner {
 
   cancel(): void {
     this.settle(undefined);
-    void this.discard();
   }
 
   async close(): Promise<void> {
     this.settle(undefined);
+    await this.idle?.promise;
     await this.discard();
+  }
+
+  private becameIdle(): void {
+    const idle = this.idle;
+    this.idle = undefined;
+    idle?.resolve();
   }
 
   private spawn(): Worker {
     const worker = new Worker(BOOT, { workerData: this.task });
     this.worker = worker;
     worker.on('message', (outcome: SeedOutcome) => {
-      if (worker === this.worker) this.settle(outcome);
+      if (worker !== this.worker) return;
+      this.settle(outcome);
+      this.becameIdle();
     });
     const died = (why: string) => {
       if (worker !== this.worker) return;
       this.worker = undefined;
       const p = this.pending;
       if (p) this.settle(errorOutcome(this.task, p.seed, why, performance.now() - p.started));
+      this.becameIdle();
       void worker.terminate();
     };
     worker.on('error', (e) => died(`the swarm worker crashed: ${e.message.split('\n')[0]}`));
