@@ -56,14 +56,18 @@ Example:
        twinchain swarm <scenario.yaml> --seed S          (replay one seed, with its report)
 
 Runs the scenario once per seed (S, S+1, … S+N−1; default from 1), each time adding faults
-drawn from the seed within the bounds of the file's swarm section: crashes, pauses and
-partitions (each undone after a drawn time, one at a time, never more nodes than every
-group's fault budget f minus its byzantine nodes), a message loss rate and a mean latency.
-Prints what each seed drew and its verdict, writes swarm.json and a report for every
-failing seed, and lists the failing seeds with the command that replays each exactly.
+drawn from the seed within the bounds of the file's swarm section: crashes, pauses,
+partitions and election churn (each undone after a drawn time, one at a time, never more
+nodes than every group's fault budget f minus its byzantine nodes), adversaries (byzantine
+windows within the same budget), message-kind faults, a message loss rate and a mean latency.
+Every run checks safety and the protocol invariants (quorum signatures, valid blocks, PBFT
+locks and quorums, Raft votes and leaders). Prints what each seed drew and its verdict,
+writes swarm.json and a report for every failing seed, and lists the failing seeds with the
+command that replays each exactly.
 
   swarm section (all optional):  crashes: [min, max]   pauses: [min, max]
-    partitions: [min, max]   loss: [min, max]   latencyMs: [min, max]
+    partitions: [min, max]   churn: [min, max]   adversaries: [min, max]
+    messageFaults: [min, max]   loss: [min, max]   latencyMs: [min, max]
     window: [from, to]   (when faults may start)   faultDuration: [min, max]
 
   --jobs N        seeds run at once, each in a worker thread (default: the machine's

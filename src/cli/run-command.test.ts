@@ -1,36 +1,20 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { captureIo } from './capture-io.test-helper.js';
+import { scenarioFolder, smallScenario } from './scenario-files.test-helper.js';
 import { main } from './main.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'twinchain-run-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const scenarios = scenarioFolder('twinchain-run-');
+const scenarioFile = scenarios.file;
 
-async function scenarioFile(name: string, text: string): Promise<string> {
-  const file = path.join(dir, `${name}.yaml`);
-  await writeFile(file, text);
-  return file;
-}
-
-const SMALL = (extra: string) => `name: small
-duration: 8s
-chain: { nodes: 4 }
-workloads:
-  - { kind: helloworld, rate: 5 }
-${extra}`;
+const SMALL = smallScenario;
 
 describe('twinchain run', () => {
   it('passes a scenario: summary table, outputs written, exit 0', async () => {
     const file = await scenarioFile('ok', SMALL('expect: { liveness: { within: 5s }, minHeight: 3 }'));
     const io = captureIo();
-    const out = path.join(dir, 'ok-out');
+    const out = path.join(scenarios.dir, 'ok-out');
     expect(await main(['run', file, '--out', out, '--seed', '4'], io)).toBe(0);
     expect(io.stdout).toMatch(/^small \(.*ok\.yaml\), seed 4: PASS$/m);
     expect(io.stdout).toMatch(/virtual in .* wall: \d+(\.\d+)?× real time \(virtual\/wall\)/);
@@ -45,7 +29,7 @@ describe('twinchain run', () => {
   it('fails with exit 1, naming the failed expectation, the seed and the exact replay command', async () => {
     const file = await scenarioFile('fails', SMALL('expect: { minHeight: 500, liveness: false }'));
     const io = captureIo();
-    expect(await main(['run', file, '--quiet', '--out', path.join(dir, 'fails-out')], io)).toBe(1);
+    expect(await main(['run', file, '--quiet', '--out', path.join(scenarios.dir, 'fails-out')], io)).toBe(1);
     expect(io.stdout).toContain('small, seed 1: FAIL');
     expect(io.stdout).toMatch(/✗ every live honest node reached height 500: lowest: node\d at \d+/);
     expect(io.stdout).toContain(`replay this run exactly: npx twinchain run ${file} --seed 1`);
@@ -57,7 +41,7 @@ describe('twinchain run', () => {
     expect(await main(['run', file], io)).toBe(2);
     expect(io.stderr).toBe(`twinchain run: bad scenario file: ${file}:7:22: timeline[0].crash: unknown node "node9" (this scenario has node0 … node3)\n`);
     const missing = captureIo();
-    expect(await main(['run', path.join(dir, 'nope.yaml')], missing)).toBe(2);
+    expect(await main(['run', path.join(scenarios.dir, 'nope.yaml')], missing)).toBe(2);
     expect(missing.stderr).toMatch(/nope\.yaml:1:1: cannot read the file: ENOENT/);
   });
 });
@@ -73,7 +57,7 @@ workloads:
 swarm: { crashes: [0, 1], partitions: [0, 1], window: [2s, 10s], faultDuration: [2s, 4s] }
 expect: { liveness: { within: 10s }, maxViewChanges: 0 }
 `);
-    const out = path.join(dir, 'swarm-out');
+    const out = path.join(scenarios.dir, 'swarm-out');
     const io = captureIo();
     const code = await main(['swarm', file, '--seeds', '4', '--out', out], io);
     const runs = (JSON.parse(await readFile(path.join(out, 'swarm.json'), 'utf8')) as { runs: Array<{ seed: number; verdict: string; digest: string; replay: string }> }).runs;
@@ -86,12 +70,12 @@ expect: { liveness: { within: 10s }, maxViewChanges: 0 }
     expect(io.stdout).toContain(`seed ${first.seed}: npx twinchain swarm ${file} --seed ${first.seed}`);
 
     const replay = captureIo();
-    expect(await main(['swarm', file, '--seed', String(first.seed), '--out', path.join(dir, 'replay-out')], replay)).toBe(1);
-    const again = (JSON.parse(await readFile(path.join(dir, 'replay-out', 'swarm.json'), 'utf8')) as { runs: Array<{ digest: string }> }).runs;
+    expect(await main(['swarm', file, '--seed', String(first.seed), '--out', path.join(scenarios.dir, 'replay-out')], replay)).toBe(1);
+    const again = (JSON.parse(await readFile(path.join(scenarios.dir, 'replay-out', 'swarm.json'), 'utf8')) as { runs: Array<{ digest: string }> }).runs;
     expect(again[0]!.digest).toBe(first.digest);
     // the replay keeps the trace, whose last line carries that digest
-    const trace = (await readFile(path.join(dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'), 'utf8')).trim().split('\n');
+    const trace = (await readFile(path.join(scenarios.dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'), 'utf8')).trim().split('\n');
     expect(trace.length).toBeGreaterThan(100);
-    expect(replay.stdout).toContain(path.join(dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'));
+    expect(replay.stdout).toContain(path.join(scenarios.dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'));
   });
 });

@@ -1,35 +1,20 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../sim/index.js';
 import { captureIo } from './capture-io.test-helper.js';
+import { scenarioFolder, smallScenario } from './scenario-files.test-helper.js';
 import { main } from './main.js';
 import { runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
 import type { SeedOutcome } from './swarm-seed.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'twinchain-swarm-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const scenarios = scenarioFolder('twinchain-swarm-');
+const scenarioFile = scenarios.file;
 
-async function scenarioFile(name: string, text: string): Promise<string> {
-  const file = path.join(dir, `${name}.yaml`);
-  await writeFile(file, text);
-  return file;
-}
-
-const SMALL = (expect: string) => `name: small
-duration: 8s
-chain: { nodes: 4 }
-workloads:
-  - { kind: helloworld, rate: 5 }
-swarm: { crashes: [0, 1], partitions: [0, 1], window: [2s, 6s], faultDuration: [1s, 2s] }
+const SMALL = (expect: string) =>
+  smallScenario(`swarm: { crashes: [0, 1], partitions: [0, 1], window: [2s, 6s], faultDuration: [1s, 2s] }
 expect: ${expect}
-`;
+`);
 
 interface SwarmJson {
   jobs: number;
@@ -51,9 +36,9 @@ describe('twinchain swarm --jobs', () => {
     const file = await scenarioFile('jobs', SMALL('{ liveness: { within: 10s }, maxViewChanges: 0 }'));
     const one = captureIo();
     const two = captureIo();
-    const codes = [await main(['swarm', file, '--seeds', '4', '--jobs', '1', '--out', path.join(dir, 'j1')], one), await main(['swarm', file, '--seeds', '4', '--jobs', '2', '--out', path.join(dir, 'j2')], two)];
+    const codes = [await main(['swarm', file, '--seeds', '4', '--jobs', '1', '--out', path.join(scenarios.dir, 'j1')], one), await main(['swarm', file, '--seeds', '4', '--jobs', '2', '--out', path.join(scenarios.dir, 'j2')], two)];
     expect(codes[0]).toBe(codes[1]);
-    const [a, b] = [await swarmJson(path.join(dir, 'j1')), await swarmJson(path.join(dir, 'j2'))];
+    const [a, b] = [await swarmJson(path.join(scenarios.dir, 'j1')), await swarmJson(path.join(scenarios.dir, 'j2'))];
     const key = (j: SwarmJson) => j.runs.map((r) => ({ seed: r.seed, verdict: r.verdict, digest: r.digest, failed: r.failed, violations: r.violations }));
     expect(a.runs.map((r) => r.seed)).toEqual([1, 2, 3, 4]);
     expect(key(b)).toEqual(key(a));
@@ -70,7 +55,7 @@ describe('twinchain swarm --jobs', () => {
 
   it('--until-fail reports only up to the first failing seed, even when later seeds finish first', async () => {
     const file = await scenarioFile('fails', SMALL('{ minHeight: 500, liveness: false }'));
-    const out = path.join(dir, 'uf');
+    const out = path.join(scenarios.dir, 'uf');
     const io = captureIo();
     expect(await main(['swarm', file, '--until-fail', '--budget', '2m', '--from', '3', '--jobs', '2', '--out', out], io)).toBe(1);
     const json = await swarmJson(out);
@@ -95,14 +80,14 @@ describe('twinchain swarm --jobs', () => {
     ];
     for (const [args, message] of cases) {
       const io = captureIo();
-      expect(await main(['swarm', file, ...args, '--out', path.join(dir, 'bad-out')], io)).toBe(2);
+      expect(await main(['swarm', file, ...args, '--out', path.join(scenarios.dir, 'bad-out')], io)).toBe(2);
       expect(io.stderr).toBe(`twinchain swarm: ${message}\n`);
     }
   });
 
   it('a worker that dies makes its seed an ERROR row and is replaced for the next seed', async () => {
     const file = await scenarioFile('die', SMALL('{ minHeight: 1 }'));
-    const runner = new WorkerRunner({ scenario: await loadScenarioFile(file), file, out: path.join(dir, 'die-out'), single: false });
+    const runner = new WorkerRunner({ scenario: await loadScenarioFile(file), file, out: path.join(scenarios.dir, 'die-out'), single: false });
     try {
       const pending = runner.run(1);
       // kill the thread under the seed, as a crash of the worker would

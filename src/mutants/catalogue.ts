@@ -211,6 +211,6 @@ export const catalogue: readonly Mutant[] = [
  * invariant family, so a drop in detection power shows.
  */
 export const QUICK = {
-  ids: ['pbft-commit-quorum', 'raft-commit-minority', 'pbft-sign-unexecuted', 'pbft-decide-on-signs', 'raft-vote-no-log-check', 'raft-two-votes-per-term'],
+  ids: ['pbft-commit-quorum', 'raft-commit-minority', 'pbft-sign-unexecuted', 'pbft-decide-on-signs', 'raft-vote-not-persisted', 'raft-two-votes-per-term'],
   budgetMs: 60_000,
 } as const;

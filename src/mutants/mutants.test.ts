@@ -143,5 +143,11 @@ describe('running a mutant', () => {
     expect(report.afterMs).toBeGreaterThan(0);
     expect(existsSync(path.join(out, 'stall', 'quickstart', 'swarm.json'))).toBe(true);
     expect(await sha(path.join(root, 'src/consensus/pbft/pbft.ts'))).toBe(before);
-  }, 60_000);
+
+    // the failing seed replays to the same digest (--seed: the replay the report names)
+    const digestOf = async (dir: string) => (JSON.parse(await readFile(path.join(dir, 'quickstart', 'swarm.json'), 'utf8')) as { runs: Array<{ seed: number; digest: string }> }).runs.find((r) => r.seed === 1)!.digest;
+    const replay = await runMutant(stall, { budgetMs: 20_000, jobs: 1, out: path.join(out, 'replay'), from: root, seed: 1 });
+    expect(replay).toMatchObject({ detection: 'stall', seed: 1 });
+    expect(await digestOf(path.join(out, 'replay'))).toBe(await digestOf(path.join(out, 'stall')));
+  }, 90_000);
 });

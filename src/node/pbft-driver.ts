@@ -297,14 +297,7 @@ export class PbftDriver implements ConsensusDriver {
       // a byzantine leader: a well-formed, correctly signed proposal with bad contents
       this.sealing = undefined;
       const made = await badBlockTransactions(this.group, bad.variant, s.height, candidates.map((p) => p.transaction.raw));
-      const proposal: Proposal = {
-        number: s.height,
-        parentHash: this.group.chain.headHash,
-        timestamp: Math.max(now, this.headTimestamp + 1),
-        sealer: this.config().selfIndex,
-        sealerList: this.config().sealers,
-        transactions: made.transactions,
-      };
+      const proposal = this.proposalOf(s.height, now, made.transactions);
       this.byzantineStats.badProposals = (this.byzantineStats.badProposals ?? 0) + 1;
       this.group.trace('byzantine-action', { behaviour: 'bad-block', action: 'bad-proposal', variant: bad.variant, height: s.height, view: s.view, txs: made.transactions.length, bad: made.detail });
       await this.apply(this.pbft.propose(proposal, now), now);
@@ -313,21 +306,14 @@ export class PbftDriver implements ConsensusDriver {
     // like FISCO's Sealer: a full block goes at once, a partial one after min_block_generation_time
     if (candidates.length > 0 && (now >= earliest || candidates.length >= config.txCountLimit)) {
       this.sealing = undefined;
-      const proposal: Proposal = {
-        number: s.height,
-        parentHash: this.group.chain.headHash,
-        timestamp: Math.max(now, this.headTimestamp + 1),
-        sealer: this.config().selfIndex,
-        sealerList: this.config().sealers,
-        transactions: candidates.map((p) => p.transaction.raw),
-      };
+      const proposal = this.proposalOf(s.height, now, candidates.map((p) => p.transaction.raw));
       this.group.log('info', logLines.sealing(this.group.groupId, s.height, candidates.length, proposal.sealer, sealedHash(proposal, this.group.suite)));
       await this.apply(this.pbft.propose(proposal, now), now);
       return;
     }
     if (candidates.length === 0 && now >= giveUpAt) {
       this.sealing = undefined;
-      const empty: Proposal = { number: s.height, parentHash: this.group.chain.headHash, timestamp: Math.max(now, this.headTimestamp + 1), sealer: this.config().selfIndex, sealerList: this.config().sealers, transactions: [] };
+      const empty = this.proposalOf(s.height, now, []);
       this.group.log('info', logLines.sealing(this.group.groupId, s.height, 0, empty.sealer, sealedHash(empty, this.group.suite)));
       await this.apply(this.pbft.emptyBlock(now), now);
       return;
@@ -335,6 +321,18 @@ export class PbftDriver implements ConsensusDriver {
     const at = candidates.length > 0 ? earliest : giveUpAt;
     if (this.sealTimer) this.env.clock.cancelTimer(this.sealTimer);
     this.sealTimer = this.env.clock.setTimer(Math.max(0, at - now), () => this.group.queue.run(() => this.trySeal(this.env.clock.now())));
+  }
+
+  /** This sealer's proposal of `transactions` for `height`, on the current head. */
+  private proposalOf(height: number, now: number, transactions: readonly Uint8Array[]): Proposal {
+    return {
+      number: height,
+      parentHash: this.group.chain.headHash,
+      timestamp: Math.max(now, this.headTimestamp + 1),
+      sealer: this.config().selfIndex,
+      sealerList: this.config().sealers,
+      transactions,
+    };
   }
 
   // --- timers --------------------------------------------------------------------------
