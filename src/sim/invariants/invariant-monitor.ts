@@ -45,6 +45,21 @@ export interface InvariantMonitorOptions {
 
 const short = (hash: string) => `${hash.slice(0, 10)}…`;
 
+/** The facts of the last frame read: a broadcast hands the same frame to the network once per peer. */
+class LastFact {
+  private payload: Uint8Array | undefined;
+  private fact: WireFact | undefined;
+
+  read(payload: Uint8Array, onNew?: () => void): WireFact | undefined {
+    if (payload !== this.payload) {
+      this.payload = payload;
+      this.fact = readWireFact(payload);
+      onNew?.();
+    }
+    return this.fact;
+  }
+}
+
 /**
  * Checks the protocols' own promises from outside the code that keeps them: it reads the virtual
  * network's traffic (what honest nodes send), the blocks nodes store and their commit and
@@ -88,10 +103,8 @@ export class InvariantMonitor {
   private readonly committed = new Map<string, { hash: string; term: number; node: string }>();
   /** "node/group/height" → "type/view/hash" → ids of the sealers whose Sign or Commit reached the node. */
   private readonly heard = new Map<string, Map<string, Set<string>>>();
-  private lastDelivered: Uint8Array | undefined;
-  private lastDeliveredFact: WireFact | undefined;
-  private lastPayload: Uint8Array | undefined;
-  private lastFact: WireFact | undefined;
+  private readonly sentFacts = new LastFact();
+  private readonly deliveredFacts = new LastFact();
   private readonly detach: Array<() => void> = [];
   /** Checks made, by kind, for the summary and for meta-tests that a check really ran. */
   readonly counts = { wireMessages: 0, blocksChecked: 0, signatureChecks: 0, transactionsChecked: 0 };
@@ -203,14 +216,7 @@ export class InvariantMonitor {
     if (module !== 8 && module !== 11) return; // pbft, raft (see MODULE in p2p-frame.ts)
     const honest = this.isHonest(from);
     if (!honest && module !== 8) return;
-    let fact: WireFact | undefined;
-    if (payload === this.lastPayload) fact = this.lastFact;
-    else {
-      fact = readWireFact(payload);
-      this.lastPayload = payload;
-      this.lastFact = fact;
-      this.counts.wireMessages++;
-    }
+    const fact = this.sentFacts.read(payload, () => this.counts.wireMessages++);
     if (!fact) return;
     if (!honest) {
       // byzantine Commits count towards quorums (two quorums at one height need honest nodes on both sides), nothing more
@@ -264,13 +270,7 @@ export class InvariantMonitor {
   /** A message a node received (the wire observer): Signs and Commits that can justify moving a lock. */
   onDelivered(from: string, to: string, payload: Uint8Array): void {
     if (payload[2] !== 8 || !this.isHonest(to)) return; // pbft only (see MODULE in p2p-frame.ts)
-    let fact: WireFact | undefined;
-    if (payload === this.lastDelivered) fact = this.lastDeliveredFact;
-    else {
-      fact = readWireFact(payload);
-      this.lastDelivered = payload;
-      this.lastDeliveredFact = fact;
-    }
+    const fact = this.deliveredFacts.read(payload);
     if (!fact || fact.module !== 'pbft' || (fact.type !== 'sign' && fact.type !== 'commit')) return;
     const key = `${to}/${fact.group}/${fact.height}`;
     let heard = this.heard.get(key);
