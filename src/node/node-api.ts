@@ -39,6 +39,10 @@ export interface PeerInfo {
   /** `<ip>:<port>`. */
   readonly ipAndPort: string;
   readonly topics: readonly string[];
+  /** The peer certificate's agency (FISCO getPeers `Agency`); build_chain.sh's default is "agency". */
+  readonly agency?: string;
+  /** The peer certificate's node name (FISCO getPeers `Node`), e.g. "node0". */
+  readonly nodeName?: string;
 }
 
 /** This node's part in a group: 'none' when it keeps the ledger but was removed (RPC error -40009). */

@@ -33,6 +33,8 @@ export interface NodeOptions {
   readonly consensusSignatures?: 'real' | { readonly simulated: Uint8Array };
   /** `<ip>:<port>` of a peer, for getPeers. */
   readonly peerAddress?: (nodeId: NodeId) => string;
+  /** A peer's agency and node name as its certificate carries them, for getPeers (later variant). */
+  readonly peerIdentity?: (nodeId: NodeId) => { readonly agency: string; readonly nodeName: string };
   readonly clientVersion?: Partial<ClientVersion>;
   /** Consensus engines by consensus type, on top of the built-in 'pbft' and 'raft' (tests may replace them). */
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
@@ -170,6 +172,6 @@ export class Node implements NodeApi {
     return this.options.env.transport
       .connectedPeers()
       .sort()
-      .map((nodeId) => ({ nodeId, ipAndPort: address(nodeId), topics: [] }));
+      .map((nodeId) => ({ nodeId, ipAndPort: address(nodeId), topics: [], ...this.options.peerIdentity?.(nodeId) }));
   }
 }

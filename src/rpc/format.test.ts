@@ -76,7 +76,11 @@ describe('formats normalise what a node hands over', () => {
     expect(out.slice(5)).toEqual([{ signCache_cachedSize: '2' }, { commitCache_cachedSize: '1' }, { viewChangeCache_cachedSize: '0' }]);
   });
 
-  it('peers: SPEC\'s nodeId and FISCO\'s NodeID', () => {
-    expect(formatPeers([{ nodeId: ID, ipAndPort: '127.0.0.1:30301', topics: ['t'] }])).toEqual([{ IPAndPort: '127.0.0.1:30301', nodeId: ID, NodeID: ID, Topic: ['t'] }]);
+  it('peers: SPEC\'s nodeId and FISCO\'s NodeID; Agency and Node in the later variant only', () => {
+    const peer = { nodeId: ID, ipAndPort: '127.0.0.1:30301', topics: ['t'], agency: 'agencyA', nodeName: 'node1' };
+    expect(formatPeers([peer], 'earlier')).toEqual([{ IPAndPort: '127.0.0.1:30301', nodeId: ID, NodeID: ID, Topic: ['t'] }]);
+    expect(formatPeers([peer], 'later')).toEqual([{ IPAndPort: '127.0.0.1:30301', nodeId: ID, NodeID: ID, Topic: ['t'], Agency: 'agencyA', Node: 'node1' }]);
+    // a peer without certificate names: build_chain's default agency, an empty node name
+    expect(formatPeers([{ nodeId: ID, ipAndPort: '127.0.0.1:30301', topics: [] }], 'later')[0]).toMatchObject({ Agency: 'agency', Node: '' });
   });
 });

@@ -145,7 +145,7 @@ export function formatReceipt(record: TransactionRecord, variant: InterfaceVaria
 /**
  * Pending transaction. The earlier variant also lists blockHash, blockNumber and contractAddress;
  * SPEC says all fields are strings, so a transaction not yet in a block shows the zero hash,
- * "0x0" and the zero address there.
+ * "0x0" and the zero address there. The later variant adds what FISCO 2.11 sends.
  */
 export function formatPending(pending: PendingTransaction, variant: InterfaceVariant): Json {
   const { body, hash } = pending.transaction;
@@ -163,6 +163,10 @@ export function formatPending(pending: PendingTransaction, variant: InterfaceVar
     out.blockHash = ZERO_HASH;
     out.blockNumber = '0x0';
     out.contractAddress = ZERO_ADDRESS;
+  } else {
+    // FISCO 2.11 Rpc::getPendingTransactions → parseTransactionIntoResponse(_onChain = false):
+    // blockLimit, chainId, groupId (hex quantities), extraData (hex data), signature {r, s, v, signature}.
+    Object.assign(out, transactionExtras(pending.transaction));
   }
   return out;
 }
@@ -208,9 +212,23 @@ export function formatSyncStatus(status: SyncStatus, variant: InterfaceVariant):
   return out;
 }
 
-/** getPeers: SPEC's `nodeId`, plus FISCO 2.x's `NodeID` spelling for SDKs that read that one. */
-export function formatPeers(peers: readonly PeerInfo[]): Json[] {
-  return peers.map((p) => ({ IPAndPort: p.ipAndPort, nodeId: unprefixed(p.nodeId), NodeID: unprefixed(p.nodeId), Topic: [...p.topics] }));
+/** build_chain.sh's default agency name (its "Processing IP=... Agency=agency" line). */
+export const DEFAULT_AGENCY = 'agency';
+
+/**
+ * getPeers: SPEC's `nodeId`, plus FISCO 2.x's `NodeID` spelling for SDKs that read that one.
+ * The later variant adds FISCO 2.11's `Agency` and `Node` (Rpc::getPeers: the session's
+ * nodeInfo.agencyName and nodeInfo.nodeName, taken from the peer's certificate).
+ */
+export function formatPeers(peers: readonly PeerInfo[], variant: InterfaceVariant = 'later'): Json[] {
+  return peers.map((p) => {
+    const out: Json = { IPAndPort: p.ipAndPort, nodeId: unprefixed(p.nodeId), NodeID: unprefixed(p.nodeId), Topic: [...p.topics] };
+    if (variant === 'later') {
+      out.Agency = p.agency ?? DEFAULT_AGENCY;
+      out.Node = p.nodeName ?? '';
+    }
+    return out;
+  });
 }
 
 function index(value: number): number {

@@ -17,6 +17,11 @@ describe('the HTTP adapter (supertest, no port)', async () => {
     expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, result: '0x0' });
   });
 
+  it.each(['9007199254740993', '18446744073709551615', '-9223372036854775809'])('echoes the integer id %s exactly (issue 14)', async (id) => {
+    const res = await request(app).post('/').set('content-type', 'application/json').send(`{"jsonrpc":"2.0","id":${id},"method":"getBlockNumber","params":[1]}`).expect(200);
+    expect(res.text).toContain(`"id":${id},`);
+  });
+
   it('takes a body without a JSON content type (curl --data sends form encoding)', async () => {
     const res = await request(app).post('/').type('form').send(JSON.stringify(getBlockNumber)).expect(200);
     expect(JSON.parse(res.text)).toMatchObject({ result: '0x0' });

@@ -31,6 +31,21 @@ describe('in-process adapter', () => {
   });
 });
 
+describe('ids beyond 2^53 echoed exactly through the in-process fetch and msw (issue 14)', async () => {
+  const h = await rpcHarness();
+  const mock = setupServer(createMswHandler(h.service, 'http://ids.twinchain.test'));
+  beforeAll(() => mock.listen({ onUnhandledRequest: 'error' }));
+  afterAll(() => mock.close());
+  const body = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"getBlockNumber","params":[1]}`;
+
+  it.each(['9007199254740993', '18446744073709551615', '-9223372036854775809'])('id %s', async (id) => {
+    const inProcess = await inProcessFetch(h.service)('http://x.local/', { method: 'POST', body: body(id) });
+    expect(await inProcess.text()).toContain(`"id":${id},`);
+    const viaMsw = await fetch('http://ids.twinchain.test/', { method: 'POST', body: body(id) });
+    expect(await viaMsw.text()).toContain(`"id":${id},`);
+  });
+});
+
 describe('msw handler: a fetch-based client reaches a dev node through the global fetch', async () => {
   const h = await rpcHarness({ supportedVersion: '2.0.0-rc1' });
   const mock = setupServer(createMswHandler(h.service, 'http://node0.twinchain.test'));

@@ -32,8 +32,22 @@ describe.each([
 
     const pending = await h.result<Array<Record<string, unknown>>>('getPendingTransactions', [1]);
     const pendingKeys = ['from', 'gas', 'gasPrice', 'hash', 'input', 'nonce', 'to', 'value'];
-    expect(Object.keys(pending[0]!).sort()).toEqual((later ? pendingKeys : [...pendingKeys, 'blockHash', 'blockNumber', 'contractAddress']).sort());
+    const laterKeys = ['blockLimit', 'chainId', 'groupId', 'extraData', 'signature'];
+    expect(Object.keys(pending[0]!).sort()).toEqual((later ? [...pendingKeys, ...laterKeys] : [...pendingKeys, 'blockHash', 'blockNumber', 'contractAddress']).sort());
     expect(pending[0]).toMatchObject({ hash: toHex(deploy.hash), from: toHex(h.user.address), to: null, value: '0x0' });
+    if (later) {
+      // FISCO 2.11 parseTransactionIntoResponse: hex quantities, hex data, and the signature object
+      const { r, s, v } = deploy.signature as { r: bigint; s: bigint; v: number };
+      const r32 = `0x${r.toString(16).padStart(64, '0')}`;
+      const s32 = `0x${s.toString(16).padStart(64, '0')}`;
+      expect(pending[0]).toMatchObject({
+        blockLimit: `0x${deploy.body.blockLimit.toString(16)}`,
+        chainId: '0x1',
+        groupId: '0x1',
+        extraData: '0x',
+        signature: { r: r32, s: s32, v: `0x${v.toString(16)}`, signature: `${r32}${s32.slice(2)}${v.toString(16).padStart(2, '0')}` },
+      });
+    }
     expect(await h.result('getPendingTxSize', [1])).toBe('0x1');
     expect(await h.result('getSyncStatus', [1])).toMatchObject({ txPoolSize: '1' });
     expect(await h.result('getTransactionReceipt', [1, toHex(deploy.hash)])).toBeNull();
@@ -234,7 +248,7 @@ describe('node and group information', () => {
     expect(await h.result('getGroupList')).toEqual([1]);
     expect((await h.rpc('getBlockNumber', [3])).error).toMatchObject({ code: -40001, message: 'GroupID does not exist' });
     expect((await h.rpc('getBlockNumber', [0])).error?.code).toBe(-40001);
-    for (const method of ['getBlockNumber', 'getSealerList', 'getPeers', 'getNodeIDList', 'getPendingTxSize']) {
+    for (const method of ['getBlockNumber', 'getSealerList', 'getGroupPeers', 'getPendingTxSize']) {
       expect((await h.rpc(method, [2])).error).toMatchObject({
         code: -40009,
         message: "Don't send requests to this group, the node doesn't belong to the group",
@@ -345,5 +359,75 @@ describe('concurrent submissions', () => {
     expect(replies.filter((r) => r.result === toHex(tx.hash))).toHaveLength(1);
     expect(replies.filter((r) => r.error?.message.startsWith('AlreadyKnown'))).toHaveLength(2);
     expect(await h.result('getPendingTxSize', [1])).toBe('0x1');
+  });
+});
+
+describe('what FISCO accepts (issue 14)', () => {
+  const to = `0x${'11'.repeat(20)}`;
+
+  it('call: value 0 (a number), "0", "0x0" and absent are all accepted and answer the same', async () => {
+    const h = await rpcHarness();
+    const base = { from: to, to };
+    const expected = await h.result('call', [1, base]);
+    for (const value of [0, '0', '0x0', null, 7, '15', '0xff', '0xFF', '0x', '007', 2 ** 60]) {
+      expect(await h.result('call', [1, { ...base, value }]), `value ${JSON.stringify(value)}`).toEqual(expected);
+    }
+  });
+
+  it('call: a value FISCO\'s jsToU256 throws on is -32602 naming request.value', async () => {
+    const h = await rpcHarness();
+    for (const value of ['0X0', '-1', -1, 1.5, '1.5', true, '', 'ten', '0xzz', ' 1', {}, [0], `0x1${'0'.repeat(64)}`, 2 ** 64]) {
+      const error = (await h.rpc('call', [1, { from: to, to, value }])).error;
+      expect(error?.code, `value ${JSON.stringify(value)}`).toBe(-32602);
+      expect(error?.message).toContain('request.value');
+    }
+  });
+
+  it('call: data that is not a string is ignored, as FISCO reads data only when it is a string', async () => {
+    const h = await rpcHarness();
+    const expected = await h.result('call', [1, { from: to, to }]);
+    for (const data of [5, true, { a: 1 }, null]) expect(await h.result('call', [1, { from: to, to, data }])).toEqual(expected);
+  });
+
+  it.each(['getClientVersion', 'getGroupList'])('%s (declared without parameters) takes any params: none, [], [1], [1, 2, 3], an object', async (method) => {
+    const h = await rpcHarness();
+    const expected = await h.result(method, []);
+    for (const params of [undefined, [], [1], [1, 'x', null], { groupID: 1 }]) {
+      const reply = (await h.raw({ jsonrpc: '2.0', id: 5, method, ...(params === undefined ? {} : { params }) })) as { result?: unknown; error?: unknown };
+      expect(reply.error, `${method} ${JSON.stringify(params)}`).toBeUndefined();
+      expect(reply.result).toEqual(expected);
+    }
+  });
+
+  it.each(['getPeers', 'getNodeIDList'])('%s takes [1] and refuses [] in both variants', async (method) => {
+    for (const supportedVersion of ['2.0.0-rc1', '2.11.0']) {
+      const h = await rpcHarness({ supportedVersion });
+      expect((await h.rpc(method, [1])).error).toBeUndefined();
+      expect((await h.rpc(method, [])).error?.code).toBe(-32602);
+      expect((await h.rpc(method, [1, 2])).error?.code).toBe(-32602);
+    }
+  });
+
+  it.each(['getPeers', 'getNodeIDList'])('%s: the later variant ignores the group id (FISCO never checks it); the earlier checks it', async (method) => {
+    const later = await rpcHarness({ removedGroupIds: [2] });
+    const expected = await later.result(method, [1]);
+    for (const groupId of [2, 99, 0, -5, 2 ** 31 - 1]) expect(await later.result(method, [groupId])).toEqual(expected);
+    const earlier = await rpcHarness({ supportedVersion: '2.0.0-rc1', removedGroupIds: [2] });
+    expect((await earlier.rpc(method, [2])).error?.code).toBe(-40009);
+    expect((await earlier.rpc(method, [99])).error?.code).toBe(-40001);
+  });
+
+  it('getNodeIDList (later, node level) lists this node first, as the group-level one does', async () => {
+    const h = await rpcHarness();
+    const list = await h.result<string[]>('getNodeIDList', [1]);
+    expect(list[0]).toBe(h.node.nodeId.replace(/^0x/, ''));
+  });
+
+  it('getGroupPeers still checks the group in both variants', async () => {
+    for (const supportedVersion of ['2.0.0-rc1', '2.11.0']) {
+      const h = await rpcHarness({ supportedVersion });
+      expect((await h.rpc('getGroupPeers', [99])).error?.code).toBe(-40001);
+      expect((await h.rpc('getGroupPeers', [])).error?.code).toBe(-32602);
+    }
   });
 });

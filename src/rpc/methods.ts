@@ -18,7 +18,9 @@ import {
   blockNumberParam,
   booleanParam,
   bytesParam,
+  callValueParam,
   groupIdParam,
+  jsonIntParam,
   hashParam,
   invalidParam,
   quantityParam,
@@ -37,7 +39,12 @@ export interface GroupMethodContext extends MethodContext {
 
 interface NodeMethod {
   readonly scope: 'node';
-  /** Parameter names, in order; the count must match exactly. */
+  /**
+   * Parameter names, in order; the count must match exactly. A method declared without
+   * parameters takes any `params` (extra values, an object, none): FISCO's JSON-RPC library
+   * (libjson-rpc-cpp 0.7.0, Procedure::ValdiateParameters) skips the check when a procedure
+   * declares no parameters.
+   */
   readonly params: readonly string[];
   run(args: readonly unknown[], ctx: MethodContext): unknown;
 }
@@ -52,6 +59,12 @@ interface GroupMethod {
   readonly scope: 'group';
   readonly params: readonly string[];
   run(args: readonly unknown[], ctx: GroupMethodContext): unknown;
+  /**
+   * getPeers and getNodeIDList of the later variant: FISCO ≥ 2.x declares them `getPeers(int)`
+   * and never reads the value (no checkRequest), so any JSON integer FISCO's library accepts
+   * (isInt: -2^31 .. 2^31-1) answers, known group or not. The earlier variant checks the group.
+   */
+  readonly runNodeLevel?: (ctx: MethodContext) => unknown;
 }
 
 export type MethodSpec = NodeMethod | GroupMethod;
@@ -119,9 +132,10 @@ function callRequest(value: unknown) {
   if (request.to === undefined || request.to === null) throw invalidParam('request.to', request.to, 'the address to call is required');
   const from = addressParam(request.from, 'request.from');
   const to = addressParam(request.to, 'request.to');
-  // FISCO moves no value; a value is still checked so garbage is not accepted silently.
-  if (request.value !== undefined && request.value !== null) quantityParam(request.value, 'request.value');
-  const data = request.data === undefined || request.data === null ? new Uint8Array(0) : bytesParam(request.data, 'request.data');
+  // FISCO reads value with jsToU256(asString()): 0, "0", "0x0" and absent all pass. It moves no value here.
+  callValueParam(request.value);
+  // FISCO reads data only when it is a string (toTransactionSkeleton: `_json["data"].isString()`); other types are ignored.
+  const data = typeof request.data === 'string' ? bytesParam(request.data, 'request.data') : new Uint8Array(0);
   return { from, to, data };
 }
 
@@ -175,7 +189,8 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   getPeers: {
     scope: 'group',
     params: ['groupID'],
-    run: (_args, { node }) => formatPeers(node.peers()),
+    run: (_args, { node, variant }) => formatPeers(node.peers(), variant),
+    runNodeLevel: ({ node, variant }) => formatPeers(node.peers(), variant),
   },
   getGroupPeers: {
     scope: 'group',
@@ -186,6 +201,8 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
     scope: 'group',
     params: ['groupID'],
     run: (_args, { group }) => group.nodeIdList().map(noPrefix),
+    // FISCO: this node's id, then every connected session's.
+    runNodeLevel: ({ node }) => [noPrefix(node.nodeId), ...node.peers().map((p) => noPrefix(p.nodeId)).filter((id) => id !== noPrefix(node.nodeId))],
   },
   getBlockByHash: {
     scope: 'group',
@@ -302,7 +319,7 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
 export const METHOD_NAMES: readonly string[] = Object.keys(METHODS);
 
 function arity(name: string, spec: MethodSpec, args: readonly unknown[]): void {
-  if (args.length === spec.params.length) return;
+  if (args.length === spec.params.length || spec.params.length === 0) return;
   const expected = spec.params.length === 0 ? 'no parameters' : `${spec.params.length} parameter${spec.params.length === 1 ? '' : 's'} (${spec.params.join(', ')})`;
   throw rpcError('invalidParams', `${name} takes ${expected}, got ${args.length}`);
 }
@@ -311,6 +328,13 @@ function arity(name: string, spec: MethodSpec, args: readonly unknown[]): void {
 export async function invokeMethod(node: NodeApi, name: string, spec: MethodSpec, args: readonly unknown[]): Promise<unknown> {
   arity(name, spec, args);
   if (spec.scope === 'node') return spec.run(args, { node, variant: nodeVariant(node) });
+  if (spec.runNodeLevel) {
+    const variant = nodeVariant(node);
+    if (variant === 'later') {
+      jsonIntParam(args[0], 'groupID');
+      return spec.runNodeLevel({ node, variant });
+    }
+  }
   const groupId = groupIdParam(args[0]);
   const group = node.group(groupId);
   if (!group) throw rpcError('groupNotFound', `this node keeps no group ${groupId} (its groups: ${node.groupIds().join(', ') || 'none'})`);

@@ -81,3 +81,51 @@ export function blockNumberParam(value: unknown, variant: InterfaceVariant, name
 export function quantityParam(value: unknown, name: string): bigint {
   return codec(() => parseQuantity(value, name, { allowLeadingZeros: true }));
 }
+
+const U256_MAX = (1n << 256n) - 1n;
+/** jsoncpp reads integers up to 2^64 - 1 exactly; larger ones become doubles, whose text is not digits. */
+const JSON_UINT64_MAX = 2 ** 64;
+
+/**
+ * The call request's `value`, read as FISCO reads it: `jsToU256(request["value"].asString())`.
+ * jsoncpp's asString turns a JSON integer into its decimal text; jsToU256 takes "0x" + hex
+ * digits (either case, any count, "0x" alone is 0) or decimal digits, and throws on anything
+ * else ("0X1", "-1", "1.5", "true", ""). Absent or null is 0. Twinchain moves no value, so the
+ * result is only checked. Beyond 256 bits FISCO wraps; we refuse.
+ */
+export function callValueParam(value: unknown, name = 'request.value'): bigint {
+  if (value === undefined || value === null) return 0n;
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0 || value >= JSON_UINT64_MAX) {
+      throw invalidParam(name, value, 'expected a non-negative integer, a decimal string or a 0x-prefixed hex string');
+    }
+    text = BigInt(value).toString();
+  } else if (typeof value === 'string') {
+    text = value;
+  } else {
+    throw invalidParam(name, value, 'expected a non-negative integer, a decimal string or a 0x-prefixed hex string');
+  }
+  let parsed: bigint;
+  if (text.startsWith('0x')) {
+    const digits = text.slice(2);
+    if (!/^[0-9a-fA-F]*$/.test(digits)) throw invalidParam(name, value, 'not a hex number after 0x');
+    parsed = digits === '' ? 0n : BigInt(text);
+  } else if (/^[0-9]+$/.test(text)) {
+    parsed = BigInt(text);
+  } else {
+    throw invalidParam(name, value, 'expected decimal digits or 0x followed by hex digits (lower-case 0x)');
+  }
+  if (parsed > U256_MAX) throw invalidParam(name, value, 'exceeds 2^256 - 1');
+  return parsed;
+}
+
+/**
+ * A parameter FISCO declares JSON_INTEGER and then ignores (getPeers, getNodeIDList in the later
+ * variant): libjson-rpc-cpp's type check is jsoncpp's isInt, a JSON integer in -2^31 .. 2^31-1.
+ */
+export function jsonIntParam(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidParam(name, value, 'expected an integer (a JSON number)');
+  if (value < -(2 ** 31) || value > MAX_GROUP_ID) throw invalidParam(name, value, `expected an integer in -2147483648 .. ${MAX_GROUP_ID}`);
+  return value;
+}

@@ -57,7 +57,12 @@ describe('parameter validation', () => {
     ['a huge group id', 'getBlockNumber', [1e300], 'groupID', '1e+300'],
     ['a group id above 2^31-1', 'getBlockNumber', [2 ** 31], 'groupID', '2147483648'],
     ['a missing parameter', 'getBlockNumber', [], 'getBlockNumber takes 1 parameter (groupID), got 0', ''],
-    ['an extra parameter', 'getClientVersion', [1], 'getClientVersion takes no parameters, got 1', ''],
+    ['an extra parameter', 'getBlockNumber', [1, 2], 'getBlockNumber takes 1 parameter (groupID), got 2', ''],
+    ['no group id for getPeers', 'getPeers', [], 'getPeers takes 1 parameter (groupID), got 0', ''],
+    ['no group id for getNodeIDList', 'getNodeIDList', [], 'getNodeIDList takes 1 parameter (groupID), got 0', ''],
+    ['a string group id for getPeers', 'getPeers', ['1'], 'groupID', '"1"'],
+    ['a group id beyond int32 for getNodeIDList', 'getNodeIDList', [2 ** 31], 'groupID', '2147483648'],
+    ['a fractional group id for getPeers', 'getPeers', [1.5], 'groupID', '1.5'],
     ['a non-boolean includeTransactions', 'getBlockByNumber', [1, '0x0', 'true'], 'includeTransactions', '"true"'],
     ['a numeric block number', 'getBlockByNumber', [1, 0, false], 'blockNumber', '0'],
     ['a negative block number', 'getBlockHashByNumber', [1, '-1'], 'blockNumber', '"-1"'],
@@ -160,5 +165,46 @@ describe('hostile bodies', () => {
     });
     expect(seen).toEqual(['getBlockByNumber']);
     expect(await h.result('getBlockNumber', [1])).toBe('0x0');
+  });
+});
+
+describe('integer ids of any size are echoed exactly (issue 14)', () => {
+  const IDS = ['9007199254740993', '18446744073709551615', '-9223372036854775809', '9007199254740992', '12345678901234567890123'];
+  /** The "id" member of a reply's JSON text, as written. */
+  const idText = (text: string) => /"id":(-?[0-9]+)/.exec(text)?.[1];
+
+  it.each(IDS)('single request with id %s: success and error replies', async (id) => {
+    const h = await rpcHarness();
+    const ok = await h.service.handle(`{"jsonrpc":"2.0","id":${id},"method":"getBlockNumber","params":[1]}`);
+    expect(idText(ok)).toBe(id);
+    expect(JSON.parse(ok)).toMatchObject({ result: '0x0' });
+    const failed = await h.service.handle(`{"jsonrpc":"2.0","id":${id},"method":"getBlockNumber","params":[77]}`);
+    expect(idText(failed)).toBe(id);
+    expect(JSON.parse(failed)).toMatchObject({ error: { code: -40001 } });
+  });
+
+  it('a batch echoes each item\'s own id, nested "id" members and strings left alone', async () => {
+    const h = await rpcHarness();
+    const body = `[{"jsonrpc":"2.0","id":9007199254740993,"method":"getBlockNumber","params":[1]},
+      {"method":"call","jsonrpc":"2.0","params":[1,{"from":"0x${'11'.repeat(20)}","to":"0x${'11'.repeat(20)}","id":1}],"id":18446744073709551615},
+      {"jsonrpc":"2.0","id":"9007199254740993","method":"getBlockNumber","params":[1]},
+      {"jsonrpc":"2.0","id":3,"method":"getBlockNumber","params":[1]},
+      {"jsonrpc":"2.0","id":-9223372036854775809,"method":"nope"}]`;
+    const text = await h.service.handle(body);
+    expect([...text.matchAll(/"id":(-?[0-9]+|"[^"]*")/g)].map((m) => m[1])).toEqual([
+      '9007199254740993',
+      '18446744073709551615',
+      '"9007199254740993"',
+      '3',
+      '-9223372036854775809',
+    ]);
+    expect((JSON.parse(text) as Reply[]).map((r) => r.error?.code ?? 'ok')).toEqual(['ok', 'ok', 'ok', 'ok', -32601]);
+  });
+
+  it('ids written with escapes in the key, fractions and exponents are read as JSON.parse reads them', async () => {
+    const h = await rpcHarness();
+    expect(idText(await h.service.handle('{"jsonrpc":"2.0","\\u0069d":9007199254740993,"method":"getGroupList"}'))).toBe('9007199254740993');
+    expect(JSON.parse(await h.service.handle('{"jsonrpc":"2.0","id":1e3,"method":"getGroupList"}')).id).toBe(1000);
+    expect(JSON.parse(await h.service.handle('{"jsonrpc":"2.0","id":2.5,"method":"getGroupList"}')).id).toBe(2.5);
   });
 });

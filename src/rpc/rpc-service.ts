@@ -3,6 +3,7 @@ import { describeValue } from '../codec/index.js';
 import type { NodeApi } from '../node/index.js';
 import { RpcError, rpcError, toRpcError } from './errors.js';
 import { invokeMethod, METHOD_NAMES, METHODS } from './methods.js';
+import { needsRawEcho, scanRawIds } from './raw-ids.js';
 
 export const DEFAULT_MAX_BATCH = 100;
 /** Deepest JSON nesting a request may have; real requests need 4 (batch, request, params, call object). */
@@ -77,6 +78,34 @@ export function scanNesting(text: string, limit: number): 'within' | 'too-deep' 
   return open.length === 0 && !inString ? 'too-deep' : 'unmatched';
 }
 
+let rawIdCalls = 0;
+
+/**
+ * JSON text of the reply(s), with each integer id the double could not hold (beyond 2^53)
+ * written with the request's own digits: a placeholder string goes into the reply and its JSON
+ * text is swapped for the raw number.
+ */
+export function stringifyWithRawIds(reply: RpcReply | RpcReply[], request: unknown, body: string): string {
+  const replies = Array.isArray(reply) ? reply : [reply];
+  if (!replies.some((r) => typeof r.id === 'number' && !Number.isSafeInteger(r.id))) return JSON.stringify(reply);
+  const raw = scanRawIds(body);
+  const items = Array.isArray(request) ? request : [request];
+  if (raw.batch !== Array.isArray(request) || (Array.isArray(reply) && replies.length !== items.length)) return JSON.stringify(reply);
+  const nonce = `\u0000twinchain-raw-id:${++rawIdCalls}:${Math.random().toString(36).slice(2)}`;
+  const swaps = new Map<string, string>();
+  const patched = replies.map((r, index) => {
+    const text = raw.ids.get(index);
+    const item = items[index] as { id?: unknown } | null;
+    if (text === undefined || typeof r.id !== 'number' || typeof item !== 'object' || item === null || item.id !== r.id || !needsRawEcho(text, r.id)) return r;
+    const token = `${nonce}:${index}`;
+    swaps.set(JSON.stringify(token), text);
+    return { ...r, id: token };
+  });
+  let out = JSON.stringify(Array.isArray(reply) ? patched : patched[0]);
+  for (const [token, text] of swaps) out = out.replace(token, text);
+  return out;
+}
+
 export function createRpcService(node: NodeApi, options: RpcServiceOptions = {}): RpcService {
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -122,10 +151,12 @@ export function createRpcService(node: NodeApi, options: RpcServiceOptions = {})
       return errorReply(id, rpcError('methodNotFound', `no method ${describeValue(request.method)}`));
     }
     if (!hasId) return errorReply(null, rpcError('procedureIsMethod', `${request.method} is a method, but the request has no id field`));
-    if (!Array.isArray(params)) {
+    // A method declared without parameters takes any params, an object too (libjson-rpc-cpp skips the check).
+    const takesNone = METHODS[request.method]!.params.length === 0;
+    if (!Array.isArray(params) && !takesNone) {
       return errorReply(id, rpcError('invalidParams', `${request.method} takes positional parameters (an array), got an object`));
     }
-    const call: JSONRPCRequest = { jsonrpc: '2.0', id: id, method: request.method, params };
+    const call: JSONRPCRequest = { jsonrpc: '2.0', id: id, method: request.method, params: Array.isArray(params) ? params : [] };
     const response: JSONRPCResponse | null = await server.receive(call);
     return (response ?? errorReply(id, rpcError('internalError', `${request.method}: no response`))) as RpcReply;
   }
@@ -156,6 +187,7 @@ export function createRpcService(node: NodeApi, options: RpcServiceOptions = {})
           return JSON.stringify(errorReply(null, rpcError('parseError', body.trim() === '' ? 'empty request body' : (e as Error).message)));
         }
         reply = await handleParsed(parsed, limits);
+        return stringifyWithRawIds(reply, parsed, body);
       }
       return JSON.stringify(reply);
     } catch (e) {

@@ -178,6 +178,8 @@ export class SimChain {
             version: this.version,
             groups,
             peerAddress: (id) => `127.0.0.1:${30300 + this.ids.indexOf(id)}`,
+            // build_chain.sh: agency "agency", node directories and certificate names node0, node1, ...
+            peerIdentity: (id) => ({ agency: 'agency', nodeName: `node${this.ids.indexOf(id)}` }),
             ...(options.consensusSignatures === 'simulated' ? { consensusSignatures: { simulated: salt } } : {}),
             ...(this.memo ? { executionMemo: this.memo } : {}),
             ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
