@@ -1,6 +1,6 @@
 import type { ConformanceContext } from './conformance-context.js';
 
-export type CheckArea = 'envelope' | 'queries' | 'variant' | 'errors' | 'lifecycle';
+export type CheckArea = 'envelope' | 'lenient' | 'queries' | 'variant' | 'errors' | 'lifecycle';
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
 export interface CheckResult {

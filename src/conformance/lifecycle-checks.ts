@@ -3,7 +3,7 @@ import { decodeAbi, fromHex, toHex } from '../codec/index.js';
 import { check, expectEqual, expectNoProblems, fail, skip, type Check } from './check.js';
 import type { ConformanceContext } from './conformance-context.js';
 import { fieldProblems, isObject, presentFields, show } from './shape.js';
-import { PENDING_EARLIER_ONLY, pendingFields, receiptFields, TRANSACTION_FIELDS } from './spec-shapes.js';
+import { PENDING_EARLIER_ONLY, PENDING_LATER_EXTRAS, pendingFields, receiptFields, TRANSACTION_FIELDS } from './spec-shapes.js';
 
 const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 
@@ -83,6 +83,8 @@ export const lifecycleChecks: readonly Check[] = [
     if (entry.to !== null) problems.push(`to is ${show(entry.to)}; SPEC: null for a creation`);
     if (!same(entry.input, toHex(tx.body.data))) problems.push('input is not the payload data');
     if (ctx.variant === 'later') problems.push(...presentFields(entry, PENDING_EARLIER_ONLY, 'pending entry', 'the later variant no longer lists'));
+    if (ctx.variant === 'later') problems.push(...fieldProblems(entry, PENDING_LATER_EXTRAS, 'pending entry (FISCO 2.11)'));
+    else problems.push(...presentFields(entry, Object.keys(PENDING_LATER_EXTRAS), 'pending entry', 'only the later variant sends'));
     expectNoProblems(problems);
     return `pending size ${size}`;
   }),

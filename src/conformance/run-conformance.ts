@@ -6,12 +6,13 @@ import { CheckFailure, CheckSkipped, type Check, type CheckResult } from './chec
 import { ConformanceContext, type ConsensusKind } from './conformance-context.js';
 import { envelopeChecks } from './envelope-checks.js';
 import { errorChecks } from './error-checks.js';
+import { leniencyChecks } from './leniency-checks.js';
 import { lifecycleChecks } from './lifecycle-checks.js';
 import { queryChecks } from './query-checks.js';
 import { isObject } from './shape.js';
 
 /** Every check, in the order they run (the lifecycle ones depend on each other). */
-export const ALL_CHECKS: readonly Check[] = [...envelopeChecks, ...queryChecks, ...errorChecks, ...lifecycleChecks];
+export const ALL_CHECKS: readonly Check[] = [...envelopeChecks, ...leniencyChecks, ...queryChecks, ...errorChecks, ...lifecycleChecks];
 
 export interface ConformanceOptions {
   /** JSON-RPC endpoint, e.g. http://127.0.0.1:8545. */

@@ -67,6 +67,8 @@ export function pendingFields(variant: InterfaceVariant): Fields {
   return variant === 'earlier' ? { ...base, blockHash: 'string', blockNumber: 'string', contractAddress: 'string' } : base;
 }
 export const PENDING_EARLIER_ONLY = ['blockHash', 'blockNumber', 'contractAddress'];
+/** What FISCO 2.11 adds to pending transactions (Rpc::parseTransactionIntoResponse); the earlier variant has none of them. */
+export const PENDING_LATER_EXTRAS: Fields = { blockLimit: 'quantity', chainId: 'quantity', groupId: 'quantity', extraData: 'data', signature: 'object' };
 
 export function totalsFields(variant: InterfaceVariant): Fields {
   return variant === 'later' ? { blockNumber: 'quantity', txSum: 'quantity', failedTxSum: 'quantity' } : { blockNumber: 'quantity', txSum: 'quantity' };
