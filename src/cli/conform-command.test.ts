@@ -31,7 +31,10 @@ describe('twinchain conform', () => {
     expect(code).toBe(0);
     expect(io.stdout).toMatch(/^conformance of http:\/\/127\.0\.0\.1:\d+\/, group 1$/m);
     expect(io.stdout).toMatch(/^PASS +lifecycle +call: HelloWorld\.get\(\)/m);
-    expect(io.stdout).toMatch(/\d+ checks: \d+ passed, 0 failed, [12] skipped/);
+    // skips: the other consensus's check, getPeers' Agency/Node (a lone dev node has no peers), the pending sighting if the block came first
+    expect(io.stdout).toMatch(/\d+ checks: \d+ passed, 0 failed, [1-3] skipped/);
+    expect(io.stdout).toMatch(/^PASS +lenient +the integer id 2\^53 \+ 1 is echoed digit for digit/m);
+    expect(io.stdout).toMatch(/^PASS +lenient +call: "value": 0 \(a JSON number\)/m);
     const json = JSON.parse(await readFile(file, 'utf8')) as { failed: number; results: unknown[]; variant: string };
     expect(json).toMatchObject({ failed: 0, variant: 'later' });
     expect(json.results.length).toBeGreaterThan(50);

@@ -59,13 +59,20 @@ export function hashParam(value: unknown, name: string): Uint8Array {
   return codec(() => parseHexBytes(value, name, { prefix: 'optional', length: 32 }));
 }
 
-/** A 20-byte address. */
+/** FISCO's fromHex/toAddress strip a lower-case "0x" only; "0X" leaves an X, a bad hex character. */
+function noUpperPrefix(value: unknown, name: string): void {
+  if (typeof value === 'string' && value.startsWith('0X')) throw invalidParam(name, value, 'the hex prefix must be lower-case 0x');
+}
+
+/** A 20-byte address (FISCO toAddress: optional lower-case 0x, exactly 20 bytes). */
 export function addressParam(value: unknown, name: string): Uint8Array {
+  noUpperPrefix(value, name);
   return codec(() => parseHexBytes(value, name, { prefix: 'optional', length: 20 }));
 }
 
-/** Hex bytes of any length ("0x" is empty). */
+/** Hex bytes of any length ("0x" is empty); FISCO jsToBytes: optional lower-case 0x. */
 export function bytesParam(value: unknown, name: string): Uint8Array {
+  noUpperPrefix(value, name);
   return codec(() => parseHexBytes(value, name, { prefix: 'optional' }));
 }
 

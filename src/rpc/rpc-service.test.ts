@@ -76,6 +76,9 @@ describe('parameter validation', () => {
     ['a numeric key', 'getSystemConfigByKey', [1, 1], 'key', '1'],
     ['a numeric rlp', 'sendRawTransaction', [1, 1234], 'rlp', '1234'],
     ['an odd-length rlp', 'sendRawTransaction', [1, 'abc'], 'rlp', '"abc"'],
+    ['an upper-case 0X address', 'getCode', [1, `0X${'11'.repeat(20)}`], 'address', '"0X1111'],
+    ['an upper-case 0X rlp', 'sendRawTransaction', [1, '0Xf8'], 'rlp', '"0Xf8"'],
+    ['an upper-case 0X call data', 'call', [1, { from: `0x${'11'.repeat(20)}`, to: `0x${'11'.repeat(20)}`, data: '0X00' }], 'request.data', '"0X00"'],
   ])('%s is -32602 naming the parameter and quoting the value', async (_what, method, params, name, quoted) => {
     const reply = await call(method, params);
     expect(reply.error?.code).toBe(-32602);
