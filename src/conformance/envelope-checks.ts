@@ -2,8 +2,8 @@ import { check, expectEqual, fail, type Check } from './check.js';
 import type { ConformanceContext } from './conformance-context.js';
 import { isObject, show } from './shape.js';
 
-/** POST a raw body and return the single error object it must produce. */
-async function rawError(ctx: ConformanceContext, body: string, code: number): Promise<string> {
+/** POST a raw body; the reply parsed (failing the check if it is not JSON) and as received. */
+export async function postRaw(ctx: ConformanceContext, body: string): Promise<{ reply: unknown; status: number; text: string }> {
   const raw = await ctx.client.post(body);
   let reply: unknown;
   try {
@@ -11,6 +11,13 @@ async function rawError(ctx: ConformanceContext, body: string, code: number): Pr
   } catch {
     fail(`HTTP ${raw.status} with a body that is not JSON: ${raw.text.slice(0, 80)}`);
   }
+  return { reply, status: raw.status, text: raw.text };
+}
+
+/** POST a raw body and return the single error object it must produce. */
+async function rawError(ctx: ConformanceContext, body: string, code: number): Promise<string> {
+  const raw = await postRaw(ctx, body);
+  const reply = raw.reply;
   if (!isObject(reply) || !isObject(reply.error)) fail(`expected an error object, got ${show(reply)}`);
   const error = reply.error as Record<string, unknown>;
   if (reply.jsonrpc !== '2.0') fail(`the reply's jsonrpc is ${show(reply.jsonrpc)}, not "2.0"`);

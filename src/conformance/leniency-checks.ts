@@ -1,5 +1,6 @@
 import { check, expectEqual, expectNoProblems, fail, skip, type Check } from './check.js';
 import type { ConformanceContext } from './conformance-context.js';
+import { postRaw } from './envelope-checks.js';
 import { isObject, show } from './shape.js';
 
 /*
@@ -13,13 +14,8 @@ const NO_CONTRACT = `0x${'11'.repeat(20)}`;
 
 /** POST `body` and return its text; fail unless it is a single JSON-RPC result. */
 async function rawResult(ctx: ConformanceContext, body: string): Promise<string> {
-  const raw = await ctx.client.post(body);
-  let reply: unknown;
-  try {
-    reply = JSON.parse(raw.text);
-  } catch {
-    fail(`HTTP ${raw.status} with a body that is not JSON: ${raw.text.slice(0, 80)}`);
-  }
+  const raw = await postRaw(ctx, body);
+  const reply = raw.reply;
   if (!isObject(reply)) fail(`the reply is not an object: ${show(reply)}`);
   if ('error' in reply) fail(`expected a result, got error ${show(reply.error)}`);
   return raw.text;
