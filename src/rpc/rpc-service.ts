@@ -78,12 +78,11 @@ export function scanNesting(text: string, limit: number): 'within' | 'too-deep' 
   return open.length === 0 && !inString ? 'too-deep' : 'unmatched';
 }
 
-let rawIdCalls = 0;
-
 /**
  * JSON text of the reply(s), with each integer id the double could not hold (beyond 2^53)
- * written with the request's own digits: a placeholder string goes into the reply and its JSON
- * text is swapped for the raw number.
+ * written with the request's own digits. A reply serializes as {"jsonrpc":"2.0","id":…, …}, so
+ * the id is written in place of a 0 at that fixed spot: nothing in a result or an error message
+ * can be mistaken for it.
  */
 export function stringifyWithRawIds(reply: RpcReply | RpcReply[], request: unknown, body: string): string {
   const replies = Array.isArray(reply) ? reply : [reply];
@@ -91,20 +90,18 @@ export function stringifyWithRawIds(reply: RpcReply | RpcReply[], request: unkno
   const raw = scanRawIds(body);
   const items = Array.isArray(request) ? request : [request];
   if (raw.batch !== Array.isArray(request) || (Array.isArray(reply) && replies.length !== items.length)) return JSON.stringify(reply);
-  const nonce = `\u0000twinchain-raw-id:${++rawIdCalls}:${Math.random().toString(36).slice(2)}`;
-  const swaps = new Map<string, string>();
-  const patched = replies.map((r, index) => {
+  const texts = replies.map((r, index) => {
     const text = raw.ids.get(index);
     const item = items[index] as { id?: unknown } | null;
-    if (text === undefined || typeof r.id !== 'number' || typeof item !== 'object' || item === null || item.id !== r.id || !needsRawEcho(text, r.id)) return r;
-    const token = `${nonce}:${index}`;
-    swaps.set(JSON.stringify(token), text);
-    return { ...r, id: token };
+    if (text === undefined || typeof r.id !== 'number' || typeof item !== 'object' || item === null || item.id !== r.id || !needsRawEcho(text, r.id)) return JSON.stringify(r);
+    const json = JSON.stringify({ ...r, id: 0 });
+    return json.startsWith(ID_ZERO) ? `${ID_HEAD}${text}${json.slice(ID_ZERO.length)}` : JSON.stringify(r);
   });
-  let out = JSON.stringify(Array.isArray(reply) ? patched : patched[0]);
-  for (const [token, text] of swaps) out = out.replace(token, text);
-  return out;
+  return Array.isArray(reply) ? `[${texts.join(',')}]` : texts[0]!;
 }
+
+const ID_HEAD = '{"jsonrpc":"2.0","id":';
+const ID_ZERO = `${ID_HEAD}0`;
 
 export function createRpcService(node: NodeApi, options: RpcServiceOptions = {}): RpcService {
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;

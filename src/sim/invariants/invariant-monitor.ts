@@ -1,6 +1,6 @@
 import { blockHash, checkSignatureList, decodeTransaction, recoverSender, type Block } from '../../chain/index.js';
 import { fromHex, toHex, toHexNoPrefix } from '../../codec/index.js';
-import { decodeRaftState, RAFT_STATE_KEY } from '../../node/index.js';
+import { decodeRaftState, MODULE, RAFT_STATE_KEY } from '../../node/index.js';
 import { NONCE_WINDOW, BLOCK_LIMIT_RANGE } from '../../txpool/index.js';
 import type { SimChain } from '../sim-chain.js';
 import { readWireFact, type WireFact } from './wire-reader.js';
@@ -213,9 +213,9 @@ export class InvariantMonitor {
   /** A message a node handed to the network (the wire observer; hand-made traffic in meta-tests). */
   onSent(from: string, to: string, payload: Uint8Array, atMs: number): void {
     const module = payload[2];
-    if (module !== 8 && module !== 11) return; // pbft, raft (see MODULE in p2p-frame.ts)
+    if (module !== MODULE.pbft && module !== MODULE.raft) return;
     const honest = this.isHonest(from);
-    if (!honest && module !== 8) return;
+    if (!honest && module !== MODULE.pbft) return;
     const fact = this.sentFacts.read(payload, () => this.counts.wireMessages++);
     if (!fact) return;
     if (!honest) {
@@ -269,7 +269,7 @@ export class InvariantMonitor {
 
   /** A message a node received (the wire observer): Signs and Commits that can justify moving a lock. */
   onDelivered(from: string, to: string, payload: Uint8Array): void {
-    if (payload[2] !== 8 || !this.isHonest(to)) return; // pbft only (see MODULE in p2p-frame.ts)
+    if (payload[2] !== MODULE.pbft || !this.isHonest(to)) return;
     const fact = this.deliveredFacts.read(payload);
     if (!fact || fact.module !== 'pbft' || (fact.type !== 'sign' && fact.type !== 'commit')) return;
     const key = `${to}/${fact.group}/${fact.height}`;
