@@ -179,3 +179,87 @@ describe('startHttpServer (a real port)', () => {
     expect(codes).toEqual(['0x0', -32602, -32600, -32700, 2]);
   });
 });
+
+describe('the HTTP server against slow and greedy clients', async () => {
+  const h = await rpcHarness();
+
+  /** Sends one byte of a request every `everyMs`; resolves with how long the server kept the socket open. */
+  const trickle = (port: number, everyMs: number, limitMs: number) =>
+    new Promise<number>((resolve) => {
+      const started = Date.now();
+      const text = `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n${JSON.stringify(getBlockNumber)}`;
+      let i = 0;
+      const socket = connect(port, '127.0.0.1');
+      const timer = setInterval(() => {
+        if (Date.now() - started > limitMs) socket.destroy();
+        else if (i < text.length) socket.write(text[i++]!);
+      }, everyMs);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve(Date.now() - started);
+      });
+      socket.resume();
+    });
+
+  it('cuts off a client that trickles its headers, within the request time-out', async () => {
+    const server = await startHttpServer(h.service, { port: 0, requestTimeoutMs: 1_000 });
+    try {
+      const heldMs = await trickle(server.port, 100, 5_000);
+      expect(heldMs).toBeGreaterThanOrEqual(900);
+      expect(heldMs).toBeLessThan(2_500);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('cuts off a client that trickles its body, within the request time-out', async () => {
+    const server = await startHttpServer(h.service, { port: 0, requestTimeoutMs: 1_000 });
+    try {
+      const heldMs = await new Promise<number>((resolve) => {
+        const started = Date.now();
+        const socket = connect(server.port, '127.0.0.1', () => socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n'));
+        const timer = setInterval(() => socket.write('{'), 100);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve(Date.now() - started);
+        });
+        socket.resume();
+      });
+      expect(heldMs).toBeLessThan(2_500);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('closes connections over the limit and keeps serving the others', async () => {
+    const server = await startHttpServer(h.service, { port: 0, maxConnections: 3 });
+    const idle = await Promise.all(
+      [0, 1, 2].map(
+        () =>
+          new Promise<ReturnType<typeof connect>>((resolve) => {
+            const s = connect(server.port, '127.0.0.1', () => resolve(s));
+            s.on('error', () => undefined);
+          }),
+      ),
+    );
+    try {
+      const fourth = await new Promise<string>((resolve) => {
+        const s = connect(server.port, '127.0.0.1', () => s.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n${JSON.stringify(getBlockNumber)}`));
+        let data = '';
+        s.on('data', (d: Buffer) => (data += d.toString()));
+        s.on('error', () => resolve(data === '' ? 'refused' : data));
+        s.on('close', () => resolve(data === '' ? 'refused' : data));
+      });
+      expect(fourth).toBe('refused');
+      idle[0]!.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      const res = await fetch(server.url, { method: 'POST', body: JSON.stringify(getBlockNumber) });
+      expect(await res.json()).toMatchObject({ result: '0x0' });
+    } finally {
+      for (const s of idle) s.destroy();
+      await server.close();
+    }
+  });
+});

@@ -19,6 +19,10 @@ export interface HttpServerOptions extends HttpHandlerOptions {
   readonly keepAliveTimeoutMs?: number;
   /** A request must arrive completely within this time (default 30 s), so slow clients cannot hold the server. */
   readonly requestTimeoutMs?: number;
+  /** The request line and headers must arrive within this time (default: the request timeout). */
+  readonly headersTimeoutMs?: number;
+  /** Open connections at most (default unlimited); more are closed as they arrive. */
+  readonly maxConnections?: number;
 }
 
 /** A listening JSON-RPC HTTP server. */
@@ -95,8 +99,18 @@ export function createHttpHandler(service: RpcService, options: HttpHandlerOptio
 /** Serve the service over HTTP; resolves once listening. */
 export async function startHttpServer(service: RpcService, options: HttpServerOptions = {}): Promise<RpcHttpServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 30_000 }, createHttpHandler(service, options));
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(options.headersTimeoutMs ?? requestTimeout, requestTimeout),
+      // node checks the two time-outs above only this often (default 30 s), which would let a slow client stay far longer
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
+    },
+    createHttpHandler(service, options),
+  );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8545, host, () => {
