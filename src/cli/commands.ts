@@ -217,4 +217,50 @@ Examples:
   twinchain mutants --only pbft-forget-lock,raft-vote-not-persisted --budget 5m --jobs 2`,
     load: () => import('./mutants-command.js'),
   },
+  {
+    name: 'build-chain',
+    synopsis: 'build-chain -l "ip:n[,ip2:m]" [-p 30300,20200,8545] [-o nodes] [-g] ...',
+    summary: "write a real chain's node folders as FISCO's build_chain.sh does (certs, configs, scripts)",
+    help: `Usage: twinchain build-chain -l "ip:n[,ip2:m…]" [-p p2p,channel,rpc] [-o dir] [-i] [-c pbft|raft]
+                             [-g] [-v supported_version] [-C chain_id] [-T] [-h]
+
+Writes the folders of a FISCO BCOS 2.x chain in the layout of FISCO's build_chain.sh, for
+\`twinchain node\` to run: the chain CA and agency certificates (cert/; gmcert/ with -g), per
+IP an sdk/ folder and start_all.sh/stop_all.sh, and per node config.ini, start.sh, stop.sh
+and conf/ (key, certificate chain, node id, group.1.genesis, group.1.ini). Every node of
+every IP is a sealer of group 1 and a peer in every config.ini. Keys and certificates come
+from the system openssl (3.0 or newer): secp256k1, CA -> agency -> node/sdk; with -g also
+SM2/SM3 ones (gmnode signing, gmennode encryption), the node id then being the SM2 key.
+
+  -l  IP list, required: "ip:count" entries separated by commas, e.g. "127.0.0.1:4" or
+      "127.0.0.1:2,127.0.0.2:2" (IPv4 addresses, each once; "ip" alone means 1 node)
+  -p  start ports p2p,channel,rpc (default 30300,20200,8545); node i of an IP uses
+      start + i for each, which must stay within 1..65535 without the three ranges meeting
+  -o  output folder (default ./nodes); it must not exist
+  -i  channel and JSON-RPC listen on 0.0.0.0 (default: 127.0.0.1, or the node's IP when
+      that is another 127.x.y.z address); p2p always listens on the node's IP
+  -c  consensus: pbft (default) or raft
+  -g  an SM (guomi) chain: SM2 signatures, SM3 hashes (sm_crypto=true)
+  -v  [compatibility] supported_version, 2.0.0-rc1 … 2.11.0 (default 2.11.0)
+  -C  chain id, a positive integer (default 1)
+  -T  log level debug (default info)
+  -h  this help
+
+It prints build_chain.sh's progress and summary lines, ending with
+"[INFO] All completed. Files in <absolute dir>". The chain is built in a temporary folder
+beside the output folder and renamed only when complete: a failed build leaves no output
+folder, and its details (the failing openssl command, its stderr, the stack) in
+<dir>.build.log. The scripts run the recorded Node.js executable and this checkout's
+bin/twinchain.js (override with TWINCHAIN_NODE_EXE and TWINCHAIN_BIN); start_all.sh and
+stop_all.sh exit with status 1 if any node failed to start or stop.
+
+Exit status: 0 built; 1 the build failed (openssl or the file system); 2 bad options or
+the output folder exists (nothing written).
+
+Examples:
+  twinchain build-chain -l 127.0.0.1:4 -p 30300,20200,8545
+  twinchain build-chain -l "127.0.0.1:2,127.0.0.2:2" -c raft -g -o sm-nodes
+  bash nodes/127.0.0.1/start_all.sh && bash nodes/127.0.0.1/stop_all.sh`,
+    load: () => import('./build-chain-command.js'),
+  },
 ];

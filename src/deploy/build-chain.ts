@@ -1,0 +1,345 @@
+import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { certCnf, generateKey, gmCertCnf, issueCertificate } from './certificates.js';
+import { configIni, groupGenesis, groupIni, planNodes, type PlannedNode } from './config-files.js';
+import { OpensslError, systemOpenssl, type OpensslRunner } from './openssl.js';
+import { BuildChainUsageError, checkBuildChainOptions, type BuildChainOptions } from './options.js';
+import { defaultScriptTargets, startAllSh, startSh, stopAllSh, stopSh, type ScriptTargets } from './scripts.js';
+
+/** What a build takes from its surroundings; every field has a default. */
+export interface BuildChainEnv {
+  /** Where a relative -o is resolved (default process.cwd()). */
+  readonly cwd?: string;
+  /** Runs openssl (default: the system `openssl` binary). */
+  readonly openssl?: OpensslRunner;
+  /** Receives the progress and summary lines FISCO's build_chain.sh prints (default: dropped). */
+  readonly out?: (line: string) => void;
+  /** `[group] timestamp` of the genesis, in ms (default Date.now()). */
+  readonly now?: () => number;
+  /** What start.sh runs (default process.execPath and this repository's bin/twinchain.js). */
+  readonly scriptTargets?: ScriptTargets;
+}
+
+export interface BuiltNode extends PlannedNode {
+  /** Absolute path of the node's folder (config.ini, start.sh, stop.sh, conf/). */
+  readonly dir: string;
+  /** The node id the chain knows it by: secp256k1 public key, or the SM2 one on SM chains. */
+  readonly nodeId: string;
+}
+
+export interface BuildChainResult {
+  /** Absolute path of the output folder. */
+  readonly outputDir: string;
+  readonly nodes: readonly BuiltNode[];
+  readonly elapsedMs: number;
+}
+
+/** A build that failed after it started; nothing is left at the output path, the details are in `logFile`. */
+export class BuildChainError extends Error {
+  override readonly name = 'BuildChainError';
+  constructor(
+    message: string,
+    readonly logFile: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+const RULE = '==============================================================';
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/**
+ * `twinchain build-chain`: certificates, config files and scripts of a FISCO BCOS 2.x chain
+ * in FISCO build_chain.sh's layout. Built in a temporary sibling folder that is renamed to
+ * the output path only when everything succeeded. Throws BuildChainUsageError (nothing
+ * written) for bad options or an existing output path, BuildChainError (log at
+ * `<output>.build.log`) when the build itself fails.
+ */
+export async function buildChain(options: BuildChainOptions, env: BuildChainEnv = {}): Promise<BuildChainResult> {
+  const started = performance.now();
+  checkBuildChainOptions(options);
+  const out = env.out ?? (() => {});
+  const outputDir = path.resolve(env.cwd ?? process.cwd(), options.outputDir);
+  if (await exists(outputDir)) {
+    throw new BuildChainUsageError(`-o "${options.outputDir}": ${outputDir} already exists; remove it or choose another output directory`);
+  }
+  const parent = path.dirname(outputDir);
+  try {
+    await mkdir(parent, { recursive: true });
+  } catch (error) {
+    throw new BuildChainUsageError(`-o "${options.outputDir}": cannot create ${parent}: ${(error as Error).message}`);
+  }
+
+  const logFile = `${outputDir}.build.log`;
+  const trail: string[] = [];
+  const baseRunner = env.openssl ?? systemOpenssl();
+  const openssl: OpensslRunner = async (args) => {
+    trail.push(`openssl ${args.join(' ')}`);
+    return baseRunner(args);
+  };
+  let work: string | undefined;
+  try {
+    work = await mkdtemp(`${outputDir}.building-${process.pid}-`);
+    const nodes = await generate(options, work, outputDir, openssl, out, (line) => trail.push(line), env);
+    if (await exists(outputDir)) throw new Error(`${outputDir} appeared while the chain was being built; the build is discarded`);
+    await chmod(work, 0o755);
+    await rename(work, outputDir);
+    work = undefined;
+    await rm(logFile, { force: true }); // a failed earlier build's log no longer applies
+    printSummary(options, outputDir, out);
+    return { outputDir, nodes, elapsedMs: performance.now() - started };
+  } catch (error) {
+    const partial = work;
+    if (partial) await rm(partial, { recursive: true, force: true }).catch(() => {});
+    const reason = error instanceof OpensslError ? error.message : (error as Error).message?.split('\n')[0] ?? String(error);
+    let logged: string | undefined = logFile;
+    try {
+      await writeFile(logFile, buildLog(options, outputDir, partial, error, trail));
+    } catch {
+      logged = undefined;
+    }
+    throw new BuildChainError(
+      `build failed: ${reason}; ${outputDir} was not created; ${logged ? `details in ${logged}` : `and the log ${logFile} could not be written`}`,
+      logged,
+    );
+  }
+}
+
+function buildLog(options: BuildChainOptions, outputDir: string, partial: string | undefined, error: unknown, trail: readonly string[]): string {
+  const lines = [
+    `twinchain build-chain failed at ${new Date().toISOString()}`,
+    `output directory: ${outputDir} (not created${partial ? `; the partial build in ${partial} was removed` : ''})`,
+    `options: ${JSON.stringify(options)}`,
+    '',
+  ];
+  if (error instanceof OpensslError) {
+    lines.push(`failing command: ${error.command}`, `status: ${error.exitStatus}`, 'stderr:', error.stderr.trimEnd() || '(empty)', '');
+  }
+  lines.push('error:', error instanceof Error ? (error.stack ?? error.message) : String(error), '', 'steps run (openssl commands in start order):', ...trail, '');
+  return lines.join('\n');
+}
+
+function printSummary(options: BuildChainOptions, outputDir: string, out: (line: string) => void): void {
+  out(RULE);
+  out(`[INFO] Start Port      : ${options.ports.p2p} ${options.ports.channel} ${options.ports.rpc}`);
+  out(`[INFO] Server IP       : ${options.hosts.map((h) => `${h.ip}:${h.count}`).join(' ')}`);
+  out(`[INFO] Output Dir      : ${outputDir}`);
+  out(`[INFO] CA Path         : ${outputDir}/cert/`);
+  if (options.sm) out(`[INFO] Guomi CA Path   : ${outputDir}/gmcert/`);
+  out(`[INFO] Consensus Type  : ${options.consensus}`);
+  out(`[INFO] Crypto          : ${options.sm ? 'SM (SM2, SM3)' : 'ECDSA (secp256k1, keccak256)'}`);
+  out(`[INFO] Supported Ver.  : ${options.supportedVersion}`);
+  out(RULE);
+  out(`[INFO] Execute start_all.sh in the directory named by IP to start its nodes.`);
+  out(`e.g.  bash ${outputDir}/${options.hosts[0]!.ip}/start_all.sh`);
+  out(RULE);
+  out(`[INFO] All completed. Files in ${outputDir}`);
+}
+
+async function writeExecutable(file: string, text: string): Promise<void> {
+  await writeFile(file, text);
+  await chmod(file, 0o755);
+}
+
+async function issueChained(openssl: OpensslRunner, request: Parameters<typeof issueCertificate>[1], chain: readonly string[]): Promise<void> {
+  await issueCertificate(openssl, request);
+  for (const pem of chain) await appendFile(request.outFile, pem);
+}
+
+async function generate(
+  options: BuildChainOptions,
+  root: string,
+  finalDir: string,
+  openssl: OpensslRunner,
+  out: (line: string) => void,
+  note: (line: string) => void,
+  env: BuildChainEnv,
+): Promise<BuiltNode[]> {
+  const sm = options.sm;
+  const processing = () => {
+    for (const h of options.hosts) out(`Processing IP=${h.ip} Total=${h.count} Agency=agency Groups=1`);
+  };
+  if (options.listenAll) out('[WARN] channel_listen_ip and jsonrpc_listen_ip are 0.0.0.0: every interface, which is unsafe.');
+
+  // chain CA and agency (secp256k1), and with -g the SM2/SM3 ones
+  const cert = path.join(root, 'cert');
+  const agency = path.join(cert, 'agency');
+  const gmcert = path.join(root, 'gmcert');
+  const gmagency = path.join(gmcert, 'agency');
+  const cnf = path.join(cert, 'cert.cnf');
+  const gmcnf = path.join(gmcert, 'gmcert.cnf');
+  out(RULE);
+  out('Generating CA key...');
+  if (sm) out('Generating Guomi CA key...');
+  const ecdsaRoot = (async () => {
+    await mkdir(agency, { recursive: true });
+    await writeFile(cnf, certCnf());
+    await generateKey(openssl, 'secp256k1', path.join(cert, 'ca.key'), false);
+    await issueCertificate(openssl, {
+      keyFile: path.join(cert, 'ca.key'),
+      subject: '/CN=chain/O=fisco-bcos/OU=chain',
+      configFile: cnf,
+      extensions: 'v3_ca',
+      sm: false,
+      outFile: path.join(cert, 'ca.crt'),
+    });
+    await generateKey(openssl, 'secp256k1', path.join(agency, 'agency.key'), false);
+    await issueCertificate(openssl, {
+      keyFile: path.join(agency, 'agency.key'),
+      subject: '/CN=agency/O=fisco-bcos/OU=agency',
+      issuer: { certFile: path.join(cert, 'ca.crt'), keyFile: path.join(cert, 'ca.key') },
+      configFile: cnf,
+      extensions: 'v4_req',
+      sm: false,
+      outFile: path.join(agency, 'agency.crt'),
+    });
+    await copyFile(path.join(cert, 'ca.crt'), path.join(agency, 'ca.crt'));
+    await copyFile(cnf, path.join(agency, 'cert.cnf'));
+  })();
+  const smRoot = (async () => {
+    if (!sm) return;
+    await mkdir(gmagency, { recursive: true });
+    await writeFile(gmcnf, gmCertCnf());
+    await generateKey(openssl, 'sm2', path.join(gmcert, 'gmca.key'), false);
+    await issueCertificate(openssl, {
+      keyFile: path.join(gmcert, 'gmca.key'),
+      subject: '/CN=gmchain/O=fisco-bcos/OU=chain',
+      configFile: gmcnf,
+      extensions: 'v3_ca',
+      sm: true,
+      outFile: path.join(gmcert, 'gmca.crt'),
+    });
+    await generateKey(openssl, 'sm2', path.join(gmagency, 'gmagency.key'), false);
+    await issueCertificate(openssl, {
+      keyFile: path.join(gmagency, 'gmagency.key'),
+      subject: '/CN=agency_son/O=fisco-bcos/OU=agency',
+      issuer: { certFile: path.join(gmcert, 'gmca.crt'), keyFile: path.join(gmcert, 'gmca.key') },
+      configFile: gmcnf,
+      extensions: 'v3_agency_root',
+      sm: true,
+      outFile: path.join(gmagency, 'gmagency.crt'),
+    });
+    await copyFile(path.join(gmcert, 'gmca.crt'), path.join(gmagency, 'gmca.crt'));
+    await copyFile(gmcnf, path.join(gmagency, 'gmcert.cnf'));
+  })();
+  // both chains run at once; wait for both even when one fails, so no openssl writes after the cleanup
+  const roots = await Promise.allSettled([ecdsaRoot, smRoot]);
+  for (const r of roots) if (r.status === 'rejected') throw r.reason;
+
+  const caPem = await readFile(path.join(cert, 'ca.crt'), 'utf8');
+  const agencyPem = await readFile(path.join(agency, 'agency.crt'), 'utf8');
+  const gmcaPem = sm ? await readFile(path.join(gmcert, 'gmca.crt'), 'utf8') : '';
+  const gmagencyPem = sm ? await readFile(path.join(gmagency, 'gmagency.crt'), 'utf8') : '';
+  const agencyIssuer = { certFile: path.join(agency, 'agency.crt'), keyFile: path.join(agency, 'agency.key') };
+  const gmagencyIssuer = { certFile: path.join(gmagency, 'gmagency.crt'), keyFile: path.join(gmagency, 'gmagency.key') };
+
+  out(RULE);
+  out('Generating keys and certificates ...');
+  processing();
+
+  const sdk = async (ip: string) => {
+    const dir = path.join(root, ip, 'sdk');
+    await mkdir(dir, { recursive: true });
+    const key = await generateKey(openssl, 'secp256k1', path.join(dir, 'sdk.key'), false);
+    await issueChained(
+      openssl,
+      { keyFile: path.join(dir, 'sdk.key'), subject: '/CN=sdk/O=fisco-bcos/OU=sdk', issuer: agencyIssuer, configFile: cnf, extensions: 'v3_req', sm: false, outFile: path.join(dir, 'sdk.crt') },
+      [agencyPem, caPem],
+    );
+    await copyFile(path.join(cert, 'ca.crt'), path.join(dir, 'ca.crt'));
+    await writeFile(path.join(dir, 'sdk.publickey'), `${key.publicHex}\n`);
+  };
+
+  const keysOf = async (node: PlannedNode): Promise<string> => {
+    const name = `node${node.index}`;
+    const conf = path.join(root, node.ip, name, 'conf');
+    await mkdir(conf, { recursive: true });
+    let smNodeId: string | undefined;
+    if (sm) {
+      const signing = (async () => {
+        const key = await generateKey(openssl, 'sm2', path.join(conf, 'gmnode.key'), true, note);
+        await issueChained(
+          openssl,
+          { keyFile: path.join(conf, 'gmnode.key'), subject: `/CN=${name}/O=fisco-bcos/OU=node`, issuer: gmagencyIssuer, configFile: gmcnf, extensions: 'v3_req', sm: true, outFile: path.join(conf, 'gmnode.crt') },
+          [gmagencyPem, gmcaPem],
+        );
+        await writeFile(path.join(conf, 'gmnode.nodeid'), `${key.publicHex}\n`);
+        return key.publicHex;
+      })();
+      const encryption = (async () => {
+        await generateKey(openssl, 'sm2', path.join(conf, 'gmennode.key'), false);
+        await issueCertificate(openssl, {
+          keyFile: path.join(conf, 'gmennode.key'),
+          subject: `/CN=${name}/O=fisco-bcos/OU=ennode`,
+          issuer: gmagencyIssuer,
+          configFile: gmcnf,
+          extensions: 'v3enc_req',
+          sm: true,
+          outFile: path.join(conf, 'gmennode.crt'),
+        });
+      })();
+      const [s, e] = await Promise.allSettled([signing, encryption]);
+      if (s.status === 'rejected') throw s.reason;
+      if (e.status === 'rejected') throw e.reason;
+      smNodeId = s.value;
+      await copyFile(path.join(gmcert, 'gmca.crt'), path.join(conf, 'gmca.crt'));
+    }
+    // the secp256k1 identity: the node's own on ECDSA chains, the p2p TLS one on SM chains
+    const key = await generateKey(openssl, 'secp256k1', path.join(conf, 'node.key'), true, note);
+    await issueChained(
+      openssl,
+      {
+        keyFile: path.join(conf, 'node.key'),
+        subject: `/CN=${name}/O=fisco-bcos/OU=node`,
+        issuer: agencyIssuer,
+        configFile: cnf,
+        extensions: 'v3_req',
+        sm: false,
+        ...(smNodeId ? { addExtensions: [`subjectAltName=URI:fisco-node-id:${smNodeId}`] } : {}),
+        outFile: path.join(conf, 'node.crt'),
+      },
+      [agencyPem, caPem],
+    );
+    await copyFile(path.join(cert, 'ca.crt'), path.join(conf, 'ca.crt'));
+    if (!sm) await writeFile(path.join(conf, 'node.nodeid'), `${key.publicHex}\n`);
+    return smNodeId ?? key.publicHex;
+  };
+
+  const planned = planNodes(options);
+  const jobs = [...options.hosts.map((h) => sdk(h.ip)), ...planned.map(keysOf)];
+  const settled = await Promise.allSettled(jobs);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const nodeIds = settled.slice(options.hosts.length).map((r) => (r as PromiseFulfilledResult<string>).value);
+
+  out(RULE);
+  out('Generating configuration files ...');
+  processing();
+  const genesis = groupGenesis(options, nodeIds, (env.now ?? Date.now)());
+  const targets = env.scriptTargets ?? defaultScriptTargets();
+  const built: BuiltNode[] = [];
+  for (const node of planned) {
+    const rel = path.join(node.ip, `node${node.index}`);
+    const dir = path.join(root, rel);
+    await writeFile(path.join(dir, 'config.ini'), configIni(options, node, planned));
+    await writeFile(path.join(dir, 'conf', 'group.1.genesis'), genesis);
+    await writeFile(path.join(dir, 'conf', 'group.1.ini'), groupIni());
+    await writeExecutable(path.join(dir, 'start.sh'), startSh(targets));
+    await writeExecutable(path.join(dir, 'stop.sh'), stopSh());
+    built.push({ ...node, dir: path.join(finalDir, rel), nodeId: nodeIds[node.seq]! });
+  }
+  for (const h of options.hosts) {
+    await writeExecutable(path.join(root, h.ip, 'start_all.sh'), startAllSh());
+    await writeExecutable(path.join(root, h.ip, 'stop_all.sh'), stopAllSh());
+  }
+  return built;
+}
