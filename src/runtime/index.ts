@@ -59,3 +59,11 @@ export type { WallClock } from './sim/wall-clock.js';
 export { RealClock } from './real/real-clock.js';
 export { RealRandomness, CryptoRng } from './real/real-randomness.js';
 export { realWallClock } from './real/real-wall-clock.js';
+export {
+  TlsTransport,
+  TLS_TRANSPORT_DEFAULTS,
+  type TlsTransportOptions,
+  type TlsTransportStats,
+  type PeerAddress,
+} from './real/tls-transport.js';
+export { FileLogSink, logFileName, type FileLogSinkOptions } from './real/file-log-sink.js';
