@@ -29,6 +29,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'JSON-RPC over HTTP: requests/s and p50/p99 for getBlockNumber and call next to a bare node:http server',
     load: () => import('./rpc-bench.js'),
   },
+  chain: {
+    summary: 'a real 4-node chain (PBFT, then Raft) under saturating JSON-RPC load: committed tx/s and latency next to the machine\'s ceiling',
+    load: () => import('./chain-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),

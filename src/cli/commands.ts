@@ -120,6 +120,32 @@ Example:
     load: () => import('./serve-command.js'),
   },
   {
+    name: 'node',
+    synopsis: 'node -c config.ini',
+    summary: 'run one real node process from a build-chain node directory (what start.sh runs)',
+    help: `Usage: twinchain node -c <node dir>/config.ini
+
+Runs one real node, as FISCO's \`fisco-bcos -c config.ini\`: reads config.ini and every
+conf/group.N.genesis with its group.N.ini (paths relative to the config file's folder),
+stores its ledger in LevelDB under [group] group_data_path, connects to every [p2p] node.N
+over TLS 1.2 with mutual authentication against the chain CA (a peer is the node its
+certificate's key names), serves JSON-RPC over HTTP on [rpc] jsonrpc_listen_ip:port and
+writes FISCO-format logs to [log] log_path (log_YYYYMMDDHH.MM.log, rotated hourly).
+
+stdout says "Initializing...", then "The Twinchain node is running..." once every port
+listens, or "Init failed!!! <reason>" (a bad key is named as file:line: key: problem) and
+exit status 1. SIGTERM or SIGINT stops it cleanly within 5 s (listeners closed, the block
+being written finished, the database closed); a block is on disk before it is reported
+committed, so even kill -9 loses none.
+
+Normally started by the node directory's start.sh (nohup, output in nohup.out) and stopped
+by stop.sh; see \`twinchain build-chain --help\`.
+
+Example:
+  twinchain node -c nodes/127.0.0.1/node0/config.ini`,
+    load: () => import('./node-command.js'),
+  },
+  {
     name: 'conform',
     synopsis: 'conform <url> [--group 1] [--variant earlier|later] [--json file]',
     summary: "check a node's JSON-RPC endpoint against SPEC.md and print a pass/fail table",

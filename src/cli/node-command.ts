@@ -1,0 +1,70 @@
+import { ConfigError, startNodeHost, stdoutStamp, type NodeHost } from '../host/index.js';
+import { CliError } from './cli-error.js';
+import type { CliIo } from './io.js';
+import { parseOptions } from './parse-options.js';
+
+/** A clean stop must take less than this; past it the process exits anyway (every committed block is already synced). */
+const STOP_DEADLINE_MS = 4_500;
+
+export interface NodeRunOptions {
+  /** Resolves when the node should stop (default: the first SIGTERM or SIGINT). */
+  readonly until?: Promise<unknown>;
+}
+
+function signalled(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: string) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+/** twinchain node -c config.ini: one real node process, as FISCO's `fisco-bcos -c config.ini`. */
+export async function run(args: string[], io: CliIo, options: NodeRunOptions = {}): Promise<number> {
+  const { values, positionals } = parseOptions(args, { config: { type: 'string', short: 'c' } });
+  if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
+  if (values.config === undefined) throw new CliError('-c config.ini is required (the node directory\'s config.ini that build-chain wrote)');
+  const until = options.until ?? signalled();
+  io.out(`${stdoutStamp()} Initializing...`);
+
+  let failure: unknown;
+  let wake: () => void = () => undefined;
+  const failed = new Promise<void>((resolve) => (wake = resolve));
+  let host: NodeHost;
+  try {
+    host = await startNodeHost(values.config, {
+      say: (line) => io.err(line),
+      onFatal: (error) => {
+        failure ??= error;
+        wake();
+      },
+    });
+  } catch (error) {
+    const reason = error instanceof ConfigError || (error as NodeJS.ErrnoException).code !== undefined ? (error as Error).message : ((error as Error).stack ?? String(error));
+    io.out(`${stdoutStamp()} Init failed!!! ${reason}`);
+    return 1;
+  }
+  const { config } = host;
+  io.out(
+    `${stdoutStamp()} The Twinchain node is running... (${host.name}, node id ${host.node.nodeId.slice(0, 16)}…, ` +
+      `p2p ${config.p2p.listen.host}:${config.p2p.listen.port}, rpc ${host.rpc.host}:${host.rpc.port}, supported_version ${config.version.text})`,
+  );
+
+  await Promise.race([until, failed]);
+  const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), STOP_DEADLINE_MS).unref());
+  const outcome = await Promise.race([host.stop().then(() => 'stopped' as const), deadline]);
+  if (outcome === 'late') io.out(`${stdoutStamp()} the node did not stop within ${STOP_DEADLINE_MS} ms; exiting anyway (committed blocks are on disk)`);
+  // nothing of the node should keep a node process alive now; if something does, leave anyway
+  // (not when a test runs the command in its own process and says when to stop)
+  if (options.until === undefined) setTimeout(() => process.exit(failure === undefined ? 0 : 1), 1_000).unref();
+  if (failure !== undefined) {
+    io.out(`${stdoutStamp()} Twinchain program exit with an error: ${(failure as Error)?.stack ?? String(failure)}`);
+    return 1;
+  }
+  io.out(`${stdoutStamp()} Twinchain program exit normally.`);
+  return 0;
+}

@@ -1,0 +1,169 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { getSuite } from '../crypto/index.js';
+import { Node } from '../node/index.js';
+import { createRpcService, startHttpServer, type RpcHttpServer } from '../rpc/index.js';
+import { FileLogSink, RealClock, RealRandomness, TlsTransport, type Env, type LogLevel, type Tracer } from '../runtime/index.js';
+import { ClosingStoreFactory } from './closing-store-factory.js';
+import { readGroupFiles } from './group-files.js';
+import { ConfigError } from './ini-file.js';
+import { readNodeConfig, type NodeConfig } from './node-config.js';
+import { ownCertificateNodeId, peerNodeId, readNodeKey } from './node-identity.js';
+
+/** Limits of the JSON-RPC HTTP server of a real node. */
+export const RPC_LIMITS = {
+  /** A request (headers and body) must arrive within this time: a client sending a byte a second is cut off. */
+  requestTimeoutMs: 10_000,
+  /** Idle keep-alive connections are closed after this long. */
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+} as const;
+
+export interface NodeHostOptions {
+  /** Lines for stdout (start.sh waits for "is running"). */
+  readonly say?: (line: string) => void;
+  /** A fault the node cannot go on after (a bug in a timer or handler); the host stops and the process should exit 1. */
+  readonly onFatal?: (error: unknown) => void;
+}
+
+/** A running node process: its node, servers and Env, and how to stop them. */
+export interface NodeHost {
+  readonly config: NodeConfig;
+  readonly node: Node;
+  readonly name: string;
+  readonly rpc: RpcHttpServer;
+  readonly transport: TlsTransport;
+  /** Closes listeners, lets the block being written finish, closes the database; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** `[YYYY-mm-dd HH:MM:SS]`, local time, as FISCO's binary prints on stdout. */
+export function stdoutStamp(date = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `[${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}]`;
+}
+
+const NO_TRACE: Tracer = { event: () => undefined, probe: () => undefined };
+
+/**
+ * Reads `config.ini` and the group files and starts one node: LevelDB under the group data
+ * path, the TLS p2p transport, FISCO log files, and the JSON-RPC HTTP server. Whatever was
+ * started is closed again if a later step fails.
+ */
+export async function startNodeHost(configFile: string, options: NodeHostOptions = {}): Promise<NodeHost> {
+  const config = await readNodeConfig(configFile);
+  const suite = getSuite(config.smCrypto ? 'sm' : 'ecdsa');
+  const groups = await readGroupFiles(config.groupConfigPath);
+  const key = await readNodeKey(config.security.key, suite);
+  const nodeId = Buffer.from(key.publicKey).toString('hex');
+  const certId = await ownCertificateNodeId(config.security.tlsCert, suite.name);
+  if (certId !== nodeId) {
+    throw new ConfigError(`${config.security.tlsCert}: the certificate is for node ${certId.slice(0, 16)}…, but ${config.security.key} is node ${nodeId.slice(0, 16)}…`);
+  }
+  const name = path.basename(config.dir);
+  const [tlsKey, tlsCert, tlsCa] = await Promise.all(
+    [config.security.tlsKey, config.security.tlsCert, config.security.tlsCaCert].map((file) =>
+      readFile(file).catch((error: Error) => {
+        throw new ConfigError(`${file}: cannot read: ${error.message}`);
+      }),
+    ),
+  );
+
+  const cleanup: Array<() => Promise<void> | void> = [];
+  const undo = async () => {
+    for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
+  };
+  let fatal: (error: unknown) => void = () => undefined;
+  try {
+    const log = new FileLogSink({
+      dir: config.log.path,
+      enable: config.log.enable,
+      minLevel: config.log.level,
+      maxFileBytes: config.log.maxFileBytes,
+      flush: config.log.flush,
+      onError: (error) => options.say?.(`${stdoutStamp()} cannot write the log under ${config.log.path}: ${error.message}`),
+    });
+    cleanup.push(() => log.close());
+    const clock = new RealClock((error) => fatal(error));
+    cleanup.push(() => clock.stop());
+    const write = (level: LogLevel, message: string) => log.write(level, clock.now(), message);
+
+    const identities = new Map<string, { agency: string; nodeName: string }>();
+    const identify = peerNodeId(suite.name);
+    const transport = TlsTransport.create({
+      listen: config.p2p.listen,
+      peers: config.p2p.peers,
+      tls: { key: tlsKey!, cert: tlsCert!, ca: tlsCa! },
+      selfId: nodeId,
+      identify: (cert) => {
+        const id = identify(cert);
+        // getPeers' Agency is the agency that issued the node certificate (build-chain: CN=agency), Node its own CN
+        if (typeof id === 'string') identities.set(id, { agency: String(cert.issuer?.CN ?? ''), nodeName: String(cert.subject?.CN ?? '') });
+        return id;
+      },
+      refuse: (id) => {
+        if (config.blacklist.has(id)) return 'in [certificate_blacklist]';
+        if (config.whitelist.size > 0 && !config.whitelist.has(id)) return 'not in [certificate_whitelist]';
+        return undefined;
+      },
+      log: write,
+    });
+    const storage = new ClosingStoreFactory(config.groupDataPath);
+    cleanup.push(() => storage.closeAll());
+    const env: Env = {
+      nodeName: name,
+      clock,
+      transport,
+      random: new RealRandomness(),
+      storage,
+      log: { write: (level, time, message) => log.write(level, time, message) },
+      trace: NO_TRACE,
+    };
+    write('info', `[INITIALIZER] node starting,nodeId=${nodeId},p2p=${config.p2p.listen.host}:${config.p2p.listen.port},supported_version=${config.version.text}`);
+    const node = await Node.start({
+      env,
+      key,
+      suite,
+      version: config.version,
+      chainId: config.chainId,
+      groups: groups.map((g) => g.genesis),
+      poolLimit: Math.min(...groups.map((g) => g.poolLimit)),
+      poolMemoryLimit: Math.min(...groups.map((g) => g.poolMemoryLimit)),
+      peerAddress: (id) => transport.peerAddress(id) ?? '',
+      peerIdentity: (id) => identities.get(id) ?? { agency: '', nodeName: '' },
+    });
+    const drain = async () => {
+      node.stop();
+      await Promise.all(node.groupIds().map((id) => node.groupById(id)!.queue.run(() => undefined)));
+    };
+    cleanup.push(drain);
+    await transport.start();
+    cleanup.push(() => transport.close());
+    const rpc = await startHttpServer(createRpcService(node), {
+      host: config.rpc.jsonrpc.host,
+      port: config.rpc.jsonrpc.port,
+      ...RPC_LIMITS,
+      headersTimeoutMs: RPC_LIMITS.requestTimeoutMs,
+    });
+    cleanup.push(() => rpc.close());
+    write('info', `[INITIALIZER] node started,rpc=${config.rpc.jsonrpc.host}:${rpc.port},groups=${node.groupIds().join('|')}`);
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        write('info', '[INITIALIZER] node stopping');
+        // listeners first, so nothing new arrives; then the group queues finish what they hold
+        await undo();
+      })();
+      return stopping;
+    };
+    fatal = (error) => {
+      write('error', `[INITIALIZER] fatal error, the node stops,error=${(error as Error)?.stack ?? String(error)}`);
+      options.onFatal?.(error);
+    };
+    return { config, node, name, rpc, transport, stop };
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}

@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChainClient } from './chain-client.js';
+import {
+  blockNumber,
+  chainNodes,
+  freePortBlock,
+  kill9,
+  nodeLog,
+  pidOf,
+  rpc,
+  runningPids,
+  sh,
+  tempChainDir,
+  twinchain,
+  waitFor,
+  type ChainNode,
+} from './real-chain.js';
+import { blockHashes, keepLoad, leaderOf, nodeIdOf } from './chain-checks.js';
+
+// One chain for the whole file: build, start, transactions, conformance, kill -9 of a follower
+// and of the leader under load, stop and restart. Steps run in order and share the chain.
+describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -9, stop_all.sh)', () => {
+  let tmp: Awaited<ReturnType<typeof tempChainDir>>;
+  let out: string;
+  let ipDir: string;
+  let nodes: ChainNode[];
+  const client = new ChainClient();
+  let contract: string;
+
+  beforeAll(async () => {
+    tmp = await tempChainDir('pbft');
+    out = path.join(tmp.dir, 'nodes');
+    ipDir = path.join(out, '127.0.0.1');
+    const base = await freePortBlock(12);
+    const built = await twinchain(['build-chain', '-l', '127.0.0.1:4', '-p', `${base},${base + 4},${base + 8}`, '-o', out]);
+    expect(built.stderr).toBe('');
+    expect(built.code).toBe(0);
+    expect(built.stdout).toContain(`[INFO] All completed. Files in ${out}`);
+    nodes = chainNodes(out);
+    expect(nodes.map((n) => n.rpcUrl)).toEqual([0, 1, 2, 3].map((i) => `http://127.0.0.1:${base + 8 + i}/`));
+  }, 60_000);
+
+  afterAll(() => tmp?.dispose());
+
+  it('start_all.sh starts every node; each log shows connected count=3', async () => {
+    const started = await sh('bash', [path.join(ipDir, 'start_all.sh')], { timeoutMs: 120_000, cwd: tmp.dir });
+    for (const i of [0, 1, 2, 3]) expect(started.stdout).toContain(` node${i} start successfully`);
+    expect(started.code).toBe(0);
+    expect(nodes.every((n) => pidOf(n) !== undefined)).toBe(true);
+    // the heartbeat is logged every 10 s once the peers are connected
+    await waitFor('"connected count=3" in every node\'s log', () => nodes.every((n) => /\[P2P\]\[Service\] heartBeat,connected count=3/.test(nodeLog(n))), 30_000, 500);
+    for (const n of nodes) {
+      expect(await rpc<unknown[]>(n.rpcUrl, 'getPeers', [1])).toHaveLength(3);
+      expect(readFileSync(path.join(n.dir, 'nohup.out'), 'utf8')).toMatch(/The Twinchain node is running\.\.\./);
+    }
+  }, 150_000);
+
+  it('commits transactions sent to different nodes; all four report the same heights and block hashes, and log sealer lines', async () => {
+    contract = await client.deploy(nodes[1]!.rpcUrl);
+    const limit = (await blockNumber(nodes[0]!.rpcUrl)) + 500;
+    const hashes = await Promise.all(nodes.map((n, i) => client.send(n.rpcUrl, client.signedSet(contract, `hello from a client of ${n.name} #${i}`, limit))));
+    const receipts = await Promise.all(hashes.map((h, i) => client.receipt(nodes[(i + 1) % 4]!.rpcUrl, h)));
+    expect(receipts.map((r) => r.status)).toEqual(['0x0', '0x0', '0x0', '0x0']);
+    const top = Math.max(...receipts.map((r) => Number(r.blockNumber)));
+    await waitFor(`every node at height ≥ ${top}`, async () => (await Promise.all(nodes.map((n) => blockNumber(n.rpcUrl)))).every((h) => h >= top), 20_000);
+    const reference = await blockHashes(nodes[0]!, top);
+    for (const n of nodes.slice(1)) expect(await blockHashes(n, top)).toEqual(reference);
+    const logs = nodes.map(nodeLog).join('\n');
+    expect(logs).toMatch(/\[CONSENSUS\]\[SEALER\]\+{16} Generating seal on,blkNum=\d+,tx=\d+/);
+    for (const n of nodes) expect(nodeLog(n)).toMatch(/\[CONSENSUS\]\[PBFT\]\^{8}Report,num=\d+/);
+  }, 60_000);
+
+  it('twinchain conform passes against node0\'s real port', async () => {
+    const result = await twinchain(['conform', nodes[0]!.rpcUrl], { timeoutMs: 120_000 });
+    expect(result.stdout).toMatch(/\d+ passed, 0 failed/);
+    expect(result.code).toBe(0);
+  }, 130_000);
+
+  for (const role of ['a follower', 'the leader'] as const) {
+    it(`under load, kill -9 of ${role}: the others keep committing; after start.sh it catches up with its earlier blocks unchanged`, async () => {
+      const leaderId = await leaderOf(nodes[0]!);
+      const victim = role === 'the leader' ? nodes.find((n) => nodeIdOf(n) === leaderId)! : nodes.find((n) => nodeIdOf(n) !== leaderId)!;
+      const others = nodes.filter((n) => n !== victim);
+      const load = keepLoad(client, contract, others);
+      try {
+        await waitFor('load to commit blocks', async () => (await blockNumber(victim.rpcUrl)) >= 2, 10_000);
+        const before = await blockNumber(victim.rpcUrl);
+        const earlier = await blockHashes(victim, before);
+        kill9(victim);
+        const heightAtKill = Math.max(...(await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))));
+        await waitFor('the three others to commit 3 more blocks', async () => (await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))).every((h) => h >= heightAtKill + 3), 40_000, 300);
+        const restarted = await sh('bash', [path.join(victim.dir, 'start.sh')], { timeoutMs: 90_000 });
+        expect(restarted.stdout).toMatch(/start successfully/);
+        const target = await blockNumber(others[0]!.rpcUrl);
+        await waitFor(`${victim.name} to catch up to ${target}`, async () => (await blockNumber(victim.rpcUrl)) >= target, 40_000, 300);
+        expect((await blockHashes(victim, before)).slice(0, earlier.length)).toEqual(earlier);
+        const now = await blockNumber(victim.rpcUrl);
+        expect(await blockHashes(victim, now)).toEqual(await blockHashes(others[0]!, now));
+      } finally {
+        load.stop();
+        await load.done;
+      }
+      expect(load.sent()).toBeGreaterThan(0);
+    }, 180_000);
+  }
+
+  it('stop_all.sh leaves no process behind; after start_all.sh the heights are kept', async () => {
+    const heights = await Promise.all(nodes.map((n) => blockNumber(n.rpcUrl)));
+    const stopped = await sh('bash', [path.join(ipDir, 'stop_all.sh')], { timeoutMs: 60_000 });
+    for (const i of [0, 1, 2, 3]) expect(stopped.stdout).toContain(` stop node${i} success.`);
+    expect(runningPids(out)).toEqual([]);
+    for (const n of nodes) expect(readFileSync(path.join(n.dir, 'nohup.out'), 'utf8')).toMatch(/Twinchain program exit normally\./);
+    const again = await sh('bash', [path.join(ipDir, 'start_all.sh')], { timeoutMs: 120_000 });
+    expect(again.code).toBe(0);
+    const after = await Promise.all(nodes.map((n) => blockNumber(n.rpcUrl)));
+    for (const [i, h] of after.entries()) expect(h).toBeGreaterThanOrEqual(heights[i]!);
+    const top = Math.min(...heights);
+    const reference = await blockHashes(nodes[0]!, top);
+    for (const n of nodes.slice(1)) expect(await blockHashes(n, top)).toEqual(reference);
+    await sh('bash', [path.join(ipDir, 'stop_all.sh')], { timeoutMs: 60_000 });
+    expect(runningPids(out)).toEqual([]);
+  }, 200_000);
+});
