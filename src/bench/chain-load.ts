@@ -37,6 +37,8 @@ export interface LoadResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly blocks: number;
+  /** CPU seconds the load process used from the first submission to the end of the window. */
+  readonly loadCpuSeconds: number;
   /** True when the signed transactions ran out before the window ended (the load was not saturating for all of it). */
   readonly ranOut: boolean;
 }
@@ -93,6 +95,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
   let firstRefusal: string | undefined;
   let inFlight = 0;
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   const windowStart = start + plan.warmupSeconds * 1000;
   const windowEnd = windowStart + plan.seconds * 1000;
   let committedInWindow = 0;
@@ -164,6 +167,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
   };
 
   await Promise.all([watch(), ...plan.urls.map((_, i) => submitter(i)), ...plan.urls.map((_, i) => submitter(i + 1))]);
+  const cpu = process.cpuUsage(cpuStart);
   latencies.sort((a, b) => a - b);
   return {
     signed: payloads.length,
@@ -177,6 +181,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     blocks,
+    loadCpuSeconds: (cpu.user + cpu.system) / 1e6,
     ranOut,
   };
 }

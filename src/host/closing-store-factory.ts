@@ -1,6 +1,9 @@
-import { LevelStoreFactory, type KvStore, type KvStoreFactory } from '../storage/index.js';
+import { CachedStore, LevelStoreFactory, type KvStore, type KvStoreFactory } from '../storage/index.js';
 
-/** LevelDB stores under a data directory, remembered so the process can close every one on exit. */
+/**
+ * LevelDB stores under a data directory, each behind a read cache (state trie nodes are read
+ * again and again), remembered so the process can close every one on exit.
+ */
 export class ClosingStoreFactory implements KvStoreFactory {
   private readonly inner: LevelStoreFactory;
   private readonly open_: KvStore[] = [];
@@ -10,7 +13,7 @@ export class ClosingStoreFactory implements KvStoreFactory {
   }
 
   async open(name: string): Promise<KvStore> {
-    const store = await this.inner.open(name);
+    const store = new CachedStore(await this.inner.open(name));
     this.open_.push(store);
     return store;
   }

@@ -1,3 +1,4 @@
 export { StorageError, type KvOperation, type KvRange, type KvStore, type KvStoreFactory } from './kv-store.js';
 export { MemoryStore, MemoryStoreFactory } from './memory-store.js';
 export { LevelStore, LevelStoreFactory } from './level-store.js';
+export { CachedStore } from './cached-store.js';

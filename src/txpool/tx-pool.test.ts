@@ -14,9 +14,13 @@ const seeded = (seed: number) => {
 function setup(options: { limit?: number; memoryLimit?: number; height?: number } = {}) {
   const onChain = new Set<string>();
   let height = options.height ?? 10;
+  let lookups = 0;
   const chain: PoolChainView = {
     height: () => height,
-    hasTransaction: async (h) => onChain.has(Buffer.from(h).toString('hex')),
+    hasTransaction: async (h) => {
+      lookups++;
+      return onChain.has(Buffer.from(h).toString('hex'));
+    },
   };
   const pool = new TxPool({ suite, generation: 'rc2', chainId: 1n, groupId: 1n, limit: options.limit, memoryLimit: options.memoryLimit }, chain);
   const builder = new TransactionBuilder({ suite, generation: 'rc2', key: suite.generateKeyPair(seeded(1)), random: seeded(2) });
@@ -26,7 +30,14 @@ function setup(options: { limit?: number; memoryLimit?: number; height?: number 
     tx,
     builder,
     setHeight: (h: number) => (height = h),
-    putOnChain: (t: Transaction) => onChain.add(Buffer.from(t.hash).toString('hex')),
+    /** As a commit does: the ledger holds it and the pool remembers its nonce. */
+    putOnChain: (t: Transaction) => {
+      onChain.add(Buffer.from(t.hash).toString('hex'));
+      pool.onBlockCommitted(height, [t]);
+    },
+    /** Only the ledger holds it (a block older than the nonce window). */
+    putOnChainLongAgo: (t: Transaction) => onChain.add(Buffer.from(t.hash).toString('hex')),
+    lookups: () => lookups,
   };
 }
 
@@ -61,6 +72,19 @@ describe('TxPool admission', () => {
     const t = tx();
     putOnChain(t);
     expect((await rejection(pool.admit(t))).status).toBe('AlreadyInChain');
+  });
+
+  it('asks the ledger only when the nonce was used in the window or the blockLimit has passed', async () => {
+    const { pool, tx, putOnChainLongAgo, setHeight, lookups } = setup();
+    await pool.admit(tx());
+    expect(lookups()).toBe(0);
+    const old = tx({ blockLimit: 15n });
+    putOnChainLongAgo(old);
+    setHeight(1100);
+    expect((await rejection(pool.admit(old))).status).toBe('AlreadyInChain');
+    expect(lookups()).toBe(1);
+    expect((await rejection(pool.admit(tx({ blockLimit: 15n })))).status).toBe('BlockLimitCheckFail');
+    expect(lookups()).toBe(2);
   });
 
   it('NonceCheckFail (15) for a nonce used in a recent block or by a pooled transaction', async () => {

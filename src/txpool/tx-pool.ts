@@ -113,9 +113,14 @@ export class TxPool {
     if (this.byHash.size >= this.limit) throw new TxRejectedError('TxPoolIsFull', `the pool holds its limit of ${this.limit} transactions`);
     const id = key(tx.hash);
     if (this.byHash.has(id)) throw new TxRejectedError('AlreadyKnown', 'the transaction is already in the pool', tx.hash);
-    if (await this.chain.hasTransaction(tx.hash)) throw new TxRejectedError('AlreadyInChain', 'the transaction is already on chain');
     const nonce = tx.body.nonce.toString(16);
     const usedAt = this.chainNonces.get(nonce);
+    // A transaction on chain sits in one of the last NONCE_WINDOW blocks (so its nonce is
+    // remembered) unless its blockLimit has passed: only then can the ledger say "on chain",
+    // and a storage read per admission (~0.15 ms on LevelDB) is saved for every other one.
+    if ((usedAt !== undefined || !this.blockLimitOk(tx)) && (await this.chain.hasTransaction(tx.hash))) {
+      throw new TxRejectedError('AlreadyInChain', 'the transaction is already on chain');
+    }
     if (usedAt !== undefined) throw new TxRejectedError('NonceCheckFail', `nonce 0x${nonce} was used in block ${usedAt}`);
     this.checkBlockLimit(tx);
     if (this.poolNonces.has(nonce)) throw new TxRejectedError('NonceCheckFail', `nonce 0x${nonce} is used by another pooled transaction`);
@@ -141,10 +146,16 @@ export class TxPool {
     return pooled;
   }
 
+  private blockLimitOk(tx: Transaction): boolean {
+    const current = BigInt(this.chain.height());
+    const limit = tx.body.blockLimit;
+    return limit > current && limit <= current + BigInt(BLOCK_LIMIT_RANGE);
+  }
+
   private checkBlockLimit(tx: Transaction): void {
     const current = BigInt(this.chain.height());
     const limit = tx.body.blockLimit;
-    if (limit <= current || limit > current + BigInt(BLOCK_LIMIT_RANGE)) {
+    if (!this.blockLimitOk(tx)) {
       throw new TxRejectedError('BlockLimitCheckFail', `blockLimit ${limit} not in (${current}, ${current + BigInt(BLOCK_LIMIT_RANGE)}]`);
     }
   }
