@@ -88,19 +88,50 @@ describe.sequential('a two-IP layout, -i, refused peers', () => {
     expect(runningPids(out)).toEqual([]);
   }, 90_000);
 
-  it('-i makes the JSON-RPC listen on 0.0.0.0', async () => {
+  it('-i makes the JSON-RPC listen on 0.0.0.0; -v 2.0.0-rc1 gives the earlier interface, which conform detects and passes', async () => {
     const wide = path.join(tmp.dir, 'wide');
     const base = await freePortBlock(3);
-    expect((await twinchain(['build-chain', '-l', '127.0.0.1:1', '-p', `${base},${base + 1},${base + 2}`, '-o', wide, '-i'])).code).toBe(0);
+    expect((await twinchain(['build-chain', '-l', '127.0.0.1:1', '-p', `${base},${base + 1},${base + 2}`, '-o', wide, '-i', '-v', '2.0.0-rc1'])).code).toBe(0);
     const [node] = chainNodes(wide);
     expect(readFileSync(path.join(node!.dir, 'config.ini'), 'utf8')).toMatch(/jsonrpc_listen_ip=0\.0\.0\.0/);
     const started = await sh('bash', [path.join(node!.dir, 'start.sh')], { timeoutMs: 90_000 });
     expect(started.stdout).toMatch(/node0 start successfully/);
     expect(readFileSync(path.join(node!.dir, 'nohup.out'), 'utf8')).toMatch(/rpc 0\.0\.0\.0:/);
     expect(await blockNumber(`http://127.0.0.3:${base + 2}/`)).toBe(0);
+    const conform = await twinchain(['conform', node!.rpcUrl], { timeoutMs: 120_000 });
+    expect(conform.stdout).toMatch(/earlier interface variant/);
+    expect(conform.stdout).toMatch(/\d+ passed, 0 failed/);
+    expect(conform.code).toBe(0);
     expect((await sh('bash', [path.join(node!.dir, 'stop.sh')], { timeoutMs: 30_000 })).stdout).toMatch(/stop node0 success/);
     expect(runningPids(wide)).toEqual([]);
   }, 120_000);
+});
+
+describe.sequential('an SM2/SM3 chain (-g): SM node ids from the SM2 keys, p2p over the secp256k1 TLS certificates that name them', () => {
+  let tmp: Awaited<ReturnType<typeof tempChainDir>>;
+  afterAll(() => tmp?.dispose());
+
+  it('builds, starts, connects, commits an SM-signed transaction on both nodes, and stops', async () => {
+    tmp = await tempChainDir('sm');
+    const out = path.join(tmp.dir, 'nodes');
+    const base = await freePortBlock(6);
+    expect((await twinchain(['build-chain', '-l', '127.0.0.1:2', '-p', `${base},${base + 2},${base + 4}`, '-o', out, '-g'])).code).toBe(0);
+    const nodes = chainNodes(out);
+    const started = await sh('bash', [path.join(out, '127.0.0.1', 'start_all.sh')], { timeoutMs: 120_000 });
+    expect(started.code).toBe(0);
+    const peers = await waitFor('the two SM nodes to see each other', async () => {
+      const list = await rpc<Array<{ nodeId: string }>>(nodes[0]!.rpcUrl, 'getPeers', [1]);
+      return list.length === 1 ? list : undefined;
+    }, 30_000);
+    expect(peers[0]!.nodeId).toBe(readFileSync(path.join(nodes[1]!.dir, 'conf', 'gmnode.nodeid'), 'utf8').trim());
+    expect((await rpc<Record<string, string>>(nodes[0]!.rpcUrl, 'getClientVersion'))['FISCO-BCOS Version']).toMatch(/ gm$/);
+    const client = new ChainClient('sm');
+    const contract = await client.deploy(nodes[0]!.rpcUrl);
+    const hash = await client.send(nodes[1]!.rpcUrl, client.signedSet(contract, '国密', (await blockNumber(nodes[1]!.rpcUrl)) + 500));
+    expect((await client.receipt(nodes[0]!.rpcUrl, hash)).status).toBe('0x0');
+    expect((await sh('bash', [path.join(out, '127.0.0.1', 'stop_all.sh')], { timeoutMs: 60_000 })).code).toBe(0);
+    expect(runningPids(out)).toEqual([]);
+  }, 150_000);
 });
 
 describe('bad input to the real-chain commands', () => {

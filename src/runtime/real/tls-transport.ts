@@ -487,9 +487,12 @@ export class TlsTransport implements Transport {
     address.dials++;
     let socket: TLSSocket;
     try {
+      const local = this.options.listen.host;
       socket = connect({
         host: address.host,
         port: address.port,
+        // from our own listen address, so a peer on a multi-address host sees which node dialled
+        ...(local !== '0.0.0.0' && local !== '::' ? { localAddress: local } : {}),
         secureContext: this.context,
         rejectUnauthorized: true,
         // certificates name nodes, not hosts
