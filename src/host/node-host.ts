@@ -12,8 +12,8 @@ import { ownCertificateNodeId, peerNodeId, readNodeKey } from './node-identity.j
 
 /** Limits of the JSON-RPC HTTP server of a real node. */
 export const RPC_LIMITS = {
-  /** A request (headers and body) must arrive within this time: a client sending a byte a second is cut off. */
-  requestTimeoutMs: 10_000,
+  /** A request (headers and body) must arrive within this time, so a client sending a byte a second is cut off within 10 s. */
+  requestTimeoutMs: 8_000,
   /** Idle keep-alive connections are closed after this long. */
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1_000,

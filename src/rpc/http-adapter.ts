@@ -105,7 +105,7 @@ export async function startHttpServer(service: RpcService, options: HttpServerOp
       requestTimeout,
       headersTimeout: Math.min(options.headersTimeoutMs ?? requestTimeout, requestTimeout),
       // node checks the two time-outs above only this often (default 30 s), which would let a slow client stay far longer
-      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 20))),
     },
     createHttpHandler(service, options),
   );

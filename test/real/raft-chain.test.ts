@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockHashes, keepLoad, leaderOf, nodeIdOf } from './chain-checks.js';
@@ -52,6 +53,25 @@ describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the 
       }
     }, 180_000);
   }
+
+  it('a JSON-RPC client sending a byte a second is cut off within 10 s', async () => {
+    const heldMs = await new Promise<number>((resolve) => {
+      const started = Date.now();
+      const url = new URL(nodes[0]!.rpcUrl);
+      const text = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"getBlockNumber","params":[1]}';
+      let i = 0;
+      const socket = connect(Number(url.port), url.hostname);
+      const timer = setInterval(() => (i < text.length && Date.now() - started < 30_000 ? socket.write(text[i++]!) : socket.destroy()), 1_000);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve(Date.now() - started);
+      });
+      socket.resume();
+    });
+    expect(heldMs).toBeGreaterThanOrEqual(7_000);
+    expect(heldMs).toBeLessThanOrEqual(10_000);
+  }, 40_000);
 
   it('without -i the JSON-RPC port answers on 127.0.0.1 only', async () => {
     const port = new URL(nodes[0]!.rpcUrl).port;
