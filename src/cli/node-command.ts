@@ -1,4 +1,4 @@
-import { ConfigError, startNodeHost, stdoutStamp, type NodeHost } from '../host/index.js';
+import { ConfigError, StartError, startNodeHost, stdoutStamp, type NodeHost } from '../host/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 import { parseOptions } from './parse-options.js';
@@ -44,7 +44,9 @@ export async function run(args: string[], io: CliIo, options: NodeRunOptions = {
       },
     });
   } catch (error) {
-    const reason = error instanceof ConfigError || (error as NodeJS.ErrnoException).code !== undefined ? (error as Error).message : ((error as Error).stack ?? String(error));
+    // what a user can fix is one line; anything else is a bug and keeps its stack
+    const known = error instanceof ConfigError || error instanceof StartError || (error as NodeJS.ErrnoException).code !== undefined || (error as Error).name === 'StorageError';
+    const reason = known ? (error as Error).message : ((error as Error).stack ?? String(error));
     io.out(`${stdoutStamp()} Init failed!!! ${reason}`);
     return 1;
   }

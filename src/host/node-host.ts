@@ -10,6 +10,11 @@ import { ConfigError } from './ini-file.js';
 import { readNodeConfig, type NodeConfig } from './node-config.js';
 import { ownCertificateNodeId, peerNodeId, readNodeKey } from './node-identity.js';
 
+/** A node that cannot start for a reason outside its config files (a port in use, a folder it cannot write). */
+export class StartError extends Error {
+  override readonly name = 'StartError';
+}
+
 /** Limits of the JSON-RPC HTTP server of a real node. */
 export const RPC_LIMITS = {
   /** A request (headers and body) must arrive within this time, so a client sending a byte a second is cut off within 10 s. */
@@ -137,13 +142,18 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       await Promise.all(node.groupIds().map((id) => node.groupById(id)!.queue.run(() => undefined)));
     };
     cleanup.push(drain);
-    await transport.start();
+    await transport.start().catch((error: Error) => {
+      throw new StartError(`${error.message} ([p2p] listen_ip, listen_port in ${config.file})`);
+    });
     cleanup.push(() => transport.close());
     const rpc = await startHttpServer(createRpcService(node), {
       host: config.rpc.jsonrpc.host,
       port: config.rpc.jsonrpc.port,
       ...RPC_LIMITS,
       headersTimeoutMs: RPC_LIMITS.requestTimeoutMs,
+    }).catch((error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? 'the address is already in use (EADDRINUSE)' : error.message;
+      throw new StartError(`cannot listen for JSON-RPC on ${config.rpc.jsonrpc.host}:${config.rpc.jsonrpc.port}: ${why} ([rpc] jsonrpc_listen_ip, jsonrpc_listen_port in ${config.file})`);
     });
     cleanup.push(() => rpc.close());
     write('info', `[INITIALIZER] node started,rpc=${config.rpc.jsonrpc.host}:${rpc.port},groups=${node.groupIds().join('|')}`);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect as tcpConnect } from 'node:net';
+import { createServer, connect as tcpConnect } from 'node:net';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,6 +177,22 @@ describe('bad input to the real-chain commands', () => {
     expect(started.stdout + started.stderr).toMatch(/node0 start failed/);
     expect(runningPids(dir)).toEqual([]);
   }, 90_000);
+
+  it('a port already in use: the node says which one and which keys set it, exit 1', async () => {
+    const dir = path.join(tmp.dir, 'busy');
+    const base = await freePortBlock(3);
+    expect((await twinchain(['build-chain', '-l', '127.0.0.1:1', '-p', `${base},${base + 1},${base + 2}`, '-o', dir])).code).toBe(0);
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(base + 2, '127.0.0.1', resolve));
+    try {
+      const result = await twinchain(['node', '-c', path.join(dir, '127.0.0.1', 'node0', 'config.ini')]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(new RegExp(`Init failed!!! cannot listen for JSON-RPC on 127\\.0\\.0\\.1:${base + 2}: the address is already in use \\(EADDRINUSE\\) \\(\\[rpc\\] jsonrpc_listen_ip, jsonrpc_listen_port in .*config\\.ini\\)`));
+      expect(result.stdout.trim().split('\n')).toHaveLength(2);
+    } finally {
+      squatter.close();
+    }
+  }, 30_000);
 
   it('twinchain node without -c, or with a missing file, says so', async () => {
     const none = await twinchain(['node']);
