@@ -175,7 +175,7 @@ Example:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|sim|pbft|rpc|cli ...]',
+    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -200,6 +200,11 @@ Benchmarks:
            and p50/p99 latency of getBlockNumber and call (HelloWorld.get) next
            to a bare node:http server with a constant JSON body, and the ratio
            (target: getBlockNumber at least 60% of the bare server)
+  chain    a real 4-node chain (build-chain, start_all.sh; PBFT, then Raft) under a
+           saturating HelloWorld set load from a separate load process (signed before
+           the clock starts): committed tx/s over 30 s, submit-to-commit p50/p99, and
+           the ceiling measured in the same run, executor tx/s × cores ÷ 4 (target:
+           60% of it); about 4 minutes
   cli      start-up time of \`twinchain --help\` as a new process`,
     load: () => import('./bench-command.js'),
   },
