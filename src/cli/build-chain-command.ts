@@ -22,7 +22,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   try {
-    await buildChain(options, { out: (line) => io.out(line) });
+    await buildChain(options, { out: (line) => io.out(line), cleanUpOnSignal: true });
   } catch (error) {
     usageError(error);
   }

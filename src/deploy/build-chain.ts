@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { certCnf, generateKey, gmCertCnf, issueCertificate } from './certificates.js';
@@ -18,6 +19,11 @@ export interface BuildChainEnv {
   readonly now?: () => number;
   /** What start.sh runs (default process.execPath and this repository's bin/twinchain.js). */
   readonly scriptTargets?: ScriptTargets;
+  /**
+   * The command line's: on SIGINT or SIGTERM during the build, remove the temporary folder, say
+   * so on stderr and exit with status 130, so an interrupted build leaves nothing behind.
+   */
+  readonly cleanUpOnSignal?: boolean;
 }
 
 export interface BuiltNode extends PlannedNode {
@@ -87,6 +93,15 @@ export async function buildChain(options: BuildChainOptions, env: BuildChainEnv 
     return baseRunner(args);
   };
   let work: string | undefined;
+  const interrupted = (signal: NodeJS.Signals) => {
+    if (work) rmSync(work, { recursive: true, force: true });
+    process.stderr.write(`twinchain build-chain: interrupted (${signal}); ${outputDir} was not created\n`);
+    process.exit(130);
+  };
+  if (env.cleanUpOnSignal) {
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
+  }
   try {
     work = await mkdtemp(`${outputDir}.building-${process.pid}-`);
     const nodes = await generate(options, work, outputDir, openssl, out, (line) => trail.push(line), env);
@@ -111,6 +126,9 @@ export async function buildChain(options: BuildChainOptions, env: BuildChainEnv 
       `build failed: ${reason}; ${outputDir} was not created; ${logged ? `details in ${logged}` : `and the log ${logFile} could not be written`}`,
       logged,
     );
+  } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
   }
 }
 

@@ -15,7 +15,8 @@ export interface NodeConfig {
   /** The directory holding config.ini: relative paths in it are read from here. */
   readonly dir: string;
   readonly rpc: { readonly jsonrpc: Endpoint; readonly channel: Endpoint };
-  readonly p2p: { readonly listen: Endpoint; readonly peers: readonly Endpoint[] };
+  /** `maxNodes`: `[p2p] max_nodes_limit`, the most peers a node talks to (FISCO's default 100). */
+  readonly p2p: { readonly listen: Endpoint; readonly peers: readonly Endpoint[]; readonly maxNodes: number };
   readonly blacklist: ReadonlySet<string>;
   /** Empty: every node the CA certified may connect. */
   readonly whitelist: ReadonlySet<string>;
@@ -143,7 +144,7 @@ export function parseNodeConfig(text: string, file: string): NodeConfig {
     file,
     dir,
     rpc: { jsonrpc, channel },
-    p2p: { listen, peers },
+    p2p: { listen, peers, maxNodes: ini.get('p2p', 'max_nodes_limit', readers.integer(1, 10_000), 100) },
     blacklist: nodeIds('certificate_blacklist', 'crl'),
     whitelist: nodeIds('certificate_whitelist', 'cal'),
     groupDataPath: at(ini.get('group', 'group_data_path', readers.nonEmpty, 'data/')),

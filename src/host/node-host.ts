@@ -100,6 +100,8 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       peers: config.p2p.peers,
       tls: { key: tlsKey!, cert: tlsCert!, ca: tlsCa! },
       selfId: nodeId,
+      // room for both directions of every allowed peer, and for handshakes that will fail
+      maxInbound: 2 * config.p2p.maxNodes,
       identify: (cert) => {
         const id = identify(cert);
         // getPeers' Agency is the agency that issued the node certificate (build-chain: CN=agency), Node its own CN

@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockHashes } from './chain-checks.js';
 import { ChainClient } from './chain-client.js';
-import { blockNumber, chainNodes, freePortBlock, nodeLog, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode } from './real-chain.js';
+import { BIN, blockNumber, chainNodes, freePortBlock, nodeLog, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode } from './real-chain.js';
 
 describe.sequential('a two-IP layout, -i, refused peers', () => {
   let tmp: Awaited<ReturnType<typeof tempChainDir>>;
@@ -177,6 +178,19 @@ describe('bad input to the real-chain commands', () => {
     expect(started.stdout + started.stderr).toMatch(/node0 start failed/);
     expect(runningPids(dir)).toEqual([]);
   }, 90_000);
+
+  it('build-chain interrupted by Ctrl-C removes its temporary folder and exits 130', async () => {
+    const dir = path.join(tmp.dir, 'interrupted');
+    const child = spawn(process.execPath, [BIN, 'build-chain', '-l', '127.0.0.1:40', '-g', '-o', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitFor('the temporary build folder', () => readdirSync(tmp.dir).some((f) => f.startsWith('interrupted.building-')), 20_000, 50);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/interrupted \(SIGINT\); .*interrupted was not created/);
+    expect(readdirSync(tmp.dir).filter((f) => f.startsWith('interrupted'))).toEqual([]);
+  }, 30_000);
 
   it('a port already in use: the node says which one and which keys set it, exit 1', async () => {
     const dir = path.join(tmp.dir, 'busy');

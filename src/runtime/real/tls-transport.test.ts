@@ -288,6 +288,23 @@ describe('TlsTransport', () => {
     expect(a.t.connectedPeers()).toHaveLength(2);
   });
 
+  it('closes inbound connections past maxInbound as they arrive', async () => {
+    const capped = await startNode('node3', { maxInbound: 2 });
+    const open = (): Promise<{ socket: ReturnType<typeof tcpConnect>; closed: Promise<number> }> =>
+      new Promise((resolve) => {
+        const started = Date.now();
+        const socket = tcpConnect(capped.port, '127.0.0.1');
+        const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now() - started)));
+        socket.on('error', () => undefined);
+        socket.on('connect', () => resolve({ socket, closed }));
+      });
+    const held = [await open(), await open()];
+    const third = await open();
+    expect(await third.closed).toBeLessThan(500);
+    for (const h of held) h.socket.destroy();
+    await stopNode(capped);
+  });
+
   it('recognises its own address by certificate and never redials it', async () => {
     const lone = await startNode('node3', { listen: { host: '0.0.0.0', port: 0 } });
     lone.t.setPeers([{ host: '127.0.0.1', port: lone.port }]);

@@ -12,6 +12,8 @@ export const TLS_TRANSPORT_DEFAULTS = {
   handshakeTimeoutMs: 10_000,
   keepAliveMs: 5_000,
   idleTimeoutMs: 30_000,
+  /** Inbound connections at once, handshakes included (FISCO's max_nodes_limit of 100, with room for crossing dials). */
+  maxInbound: 200,
 } as const;
 
 /** The same refusal or failure from the same place is logged at most once in this window. */
@@ -50,6 +52,8 @@ export interface TlsTransportOptions {
   readonly reconnectMs?: { readonly min: number; readonly max: number };
   /** TCP connect plus TLS handshake must finish within this. Default 10 s. */
   readonly handshakeTimeoutMs?: number;
+  /** Inbound connections at once, handshakes included; more are closed as they arrive (default 200). */
+  readonly maxInbound?: number;
   /** A zero-length frame is sent on each connection this often (default 5 s). */
   readonly keepAliveMs?: number;
   /** A connection on which nothing arrived for this long is closed (default 30 s; half-open TCP). */
@@ -280,6 +284,7 @@ export class TlsTransport implements Transport {
       socket.destroy();
       this.handshakeFailed('in', endpoint, socket.remoteAddress ?? '?', errorText(error));
     });
+    server.maxConnections = this.options.maxInbound ?? TLS_TRANSPORT_DEFAULTS.maxInbound;
     this.server = server;
     this.listening = new Promise<void>((resolve, reject) => {
       server.once('error', reject);
