@@ -22,6 +22,7 @@ export const allowedImports = {
   deploy: ['codec', 'crypto', 'chain', 'runtime'],
   replay: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'runtime', 'rpc'],
   conformance: ['codec', 'crypto', 'chain', 'rpc'],
+  channel: ['codec', 'crypto', 'chain', 'storage', 'runtime', 'node', 'rpc'],
   report: ['codec'],
   bench: '*',
   cli: '*',
