@@ -1,0 +1,30 @@
+export {
+  HEADER_LENGTH,
+  SEQ_LENGTH,
+  DEFAULT_MAX_FRAME,
+  ZERO_SEQ,
+  ChannelType,
+  ChannelResult,
+  ChannelFrameError,
+  FrameDecoder,
+  encodeFrame,
+  decodeFrame,
+  frameText,
+  numericSeq,
+  type ChannelFrame,
+} from './channel-frame.js';
+export {
+  ChannelSession,
+  MIN_PROTOCOL,
+  MAX_PROTOCOL,
+  HEARTBEAT_V2_REPLY,
+  type ChannelRpcHandler,
+  type ChannelSessionOptions,
+} from './channel-session.js';
+export {
+  startChannelServer,
+  CHANNEL_ECDH_CURVES,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type ChannelServer,
+  type ChannelServerOptions,
+} from './channel-server.js';
