@@ -18,7 +18,7 @@ export const allowedImports = {
   node: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime'],
   rpc: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node'],
   sim: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc', 'report'],
-  host: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc'],
+  host: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc', 'channel'],
   deploy: ['codec', 'crypto', 'chain', 'runtime'],
   replay: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'runtime', 'rpc'],
   conformance: ['codec', 'crypto', 'chain', 'rpc'],

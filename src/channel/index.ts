@@ -28,3 +28,4 @@ export {
   type ChannelServer,
   type ChannelServerOptions,
 } from './channel-server.js';
+export { blockNotifyFrame, blockNotifyTopic } from './block-notify.js';

@@ -130,7 +130,9 @@ conf/group.N.genesis with its group.N.ini (paths relative to the config file's f
 stores its ledger in LevelDB under [group] group_data_path, connects to every [p2p] node.N
 over TLS 1.2 with mutual authentication against the chain CA (a peer is the node its
 certificate's key names), serves JSON-RPC over HTTP on [rpc] jsonrpc_listen_ip:port and
-writes FISCO-format logs to [log] log_path (log_YYYYMMDDHH.MM.log, rotated hourly).
+FISCO's channel protocol (TLS with the sdk/ certificates: handshake, heartbeat, JSON-RPC,
+block notify) on channel_listen_ip:port, and writes FISCO-format logs to [log] log_path
+(log_YYYYMMDDHH.MM.log, rotated hourly).
 
 stdout says "Initializing...", then "The Twinchain node is running..." once every port
 listens, or "Init failed!!! <reason>" (a bad key is named as file:line: key: problem) and

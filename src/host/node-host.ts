@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { getSuite } from '../crypto/index.js';
 import { Node } from '../node/index.js';
+import { blockNotifyFrame, blockNotifyTopic, startChannelServer, type ChannelServer } from '../channel/index.js';
 import { createRpcService, startHttpServer, type RpcHttpServer } from '../rpc/index.js';
 import { FileLogSink, RealClock, RealRandomness, TlsTransport, type Env, type LogLevel, type Tracer } from '../runtime/index.js';
 import { ClosingStoreFactory } from './closing-store-factory.js';
@@ -37,6 +38,8 @@ export interface NodeHost {
   readonly node: Node;
   readonly name: string;
   readonly rpc: RpcHttpServer;
+  /** The channel port SDKs and the console use (FISCO's channel protocol over TLS). */
+  readonly channel: ChannelServer;
   readonly transport: TlsTransport;
   /** Closes listeners, lets the block being written finish, closes the database; idempotent. */
   stop(): Promise<void>;
@@ -48,7 +51,6 @@ export function stdoutStamp(date = new Date()): string {
   return `[${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}]`;
 }
 
-const NO_TRACE: Tracer = { event: () => undefined, probe: () => undefined };
 
 /**
  * Reads `config.ini` and the group files and starts one node: LevelDB under the group data
@@ -115,6 +117,18 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       },
       log: write,
     });
+    // a real node keeps no trace; its commits reach the channel's block notify
+    const channelRef: { server?: ChannelServer } = {};
+    const trace: Tracer = {
+      event: (kind, fields) => {
+        const channel = channelRef.server;
+        if (kind !== 'block-committed' || !channel) return;
+        const group = fields['group'] as number;
+        const number = fields['number'] as number;
+        channel.broadcastTopic(blockNotifyTopic(group), (session) => blockNotifyFrame(session.protocolVersion, group, number));
+      },
+      probe: () => undefined,
+    };
     const storage = new ClosingStoreFactory(config.groupDataPath);
     cleanup.push(() => storage.closeAll());
     const env: Env = {
@@ -124,7 +138,7 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       random: new RealRandomness(),
       storage,
       log: { write: (level, time, message) => log.write(level, time, message) },
-      trace: NO_TRACE,
+      trace,
     };
     write('info', `[INITIALIZER] node starting,nodeId=${nodeId},p2p=${config.p2p.listen.host}:${config.p2p.listen.port},supported_version=${config.version.text}`);
     const node = await Node.start({
@@ -148,7 +162,8 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       throw new StartError(`${error.message} ([p2p] listen_ip, listen_port in ${config.file})`);
     });
     cleanup.push(() => transport.close());
-    const rpc = await startHttpServer(createRpcService(node), {
+    const service = createRpcService(node);
+    const rpc = await startHttpServer(service, {
       host: config.rpc.jsonrpc.host,
       port: config.rpc.jsonrpc.port,
       ...RPC_LIMITS,
@@ -158,7 +173,20 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       throw new StartError(`cannot listen for JSON-RPC on ${config.rpc.jsonrpc.host}:${config.rpc.jsonrpc.port}: ${why} ([rpc] jsonrpc_listen_ip, jsonrpc_listen_port in ${config.file})`);
     });
     cleanup.push(() => rpc.close());
-    write('info', `[INITIALIZER] node started,rpc=${config.rpc.jsonrpc.host}:${rpc.port},groups=${node.groupIds().join('|')}`);
+    const channelServer = await startChannelServer({
+      host: config.rpc.channel.host,
+      port: config.rpc.channel.port,
+      tls: { key: tlsKey!, cert: tlsCert!, ca: tlsCa! },
+      service,
+      supportedVersion: config.version.text,
+      log: (message) => write('info', `[CHANNEL]${message}`),
+    }).catch((error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? 'the address is already in use (EADDRINUSE)' : error.message;
+      throw new StartError(`cannot listen for the channel on ${config.rpc.channel.host}:${config.rpc.channel.port}: ${why} ([rpc] channel_listen_ip, channel_listen_port in ${config.file})`);
+    });
+    channelRef.server = channelServer;
+    cleanup.push(() => channelServer.close());
+    write('info', `[INITIALIZER] node started,rpc=${config.rpc.jsonrpc.host}:${rpc.port},channel=${channelServer.host}:${channelServer.port},groups=${node.groupIds().join('|')}`);
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
@@ -173,7 +201,7 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       write('error', `[INITIALIZER] fatal error, the node stops,error=${(error as Error)?.stack ?? String(error)}`);
       options.onFatal?.(error);
     };
-    return { config, node, name, rpc, transport, stop };
+    return { config, node, name, rpc, channel: channelServer, transport, stop };
   } catch (error) {
     await undo();
     throw error;

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
+import { ChannelType, FrameDecoder, encodeFrame, frameText, type ChannelFrame } from '../../src/channel/index.js';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainClient } from './chain-client.js';
@@ -70,6 +72,51 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     const logs = nodes.map(nodeLog).join('\n');
     expect(logs).toMatch(/\[CONSENSUS\]\[SEALER\]\+{16} Generating seal on,blkNum=\d+,tx=\d+/);
     for (const n of nodes) expect(nodeLog(n)).toMatch(/\[CONSENSUS\]\[PBFT\]\^{8}Report,num=\d+/);
+  }, 60_000);
+
+  it('the channel port: an SDK-certified TLS client shakes hands, calls JSON-RPC and gets a block notify per new block', async () => {
+    const sdk = path.join(ipDir, 'sdk');
+    const port = Number(/channel_listen_port=(\d+)/.exec(readFileSync(path.join(nodes[0]!.dir, 'config.ini'), 'utf8'))![1]);
+    const frames: ChannelFrame[] = [];
+    const decoder = new FrameDecoder();
+    const socket = tlsConnect({
+      host: '127.0.0.1',
+      port,
+      key: readFileSync(path.join(sdk, 'sdk.key')),
+      cert: readFileSync(path.join(sdk, 'sdk.crt')),
+      ca: readFileSync(path.join(sdk, 'ca.crt')),
+      ecdhCurve: 'secp256k1',
+      minVersion: 'TLSv1.2',
+      maxVersion: 'TLSv1.2',
+      checkServerIdentity: () => undefined,
+    });
+    socket.on('data', (chunk: Buffer) => frames.push(...decoder.push(chunk)));
+    socket.on('error', () => undefined);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('secureConnect', () => resolve());
+        socket.once('error', reject);
+      });
+      const seq = (n: number) => String(n).padStart(32, '0');
+      const reply = (s: string, type: number) => waitFor(`a 0x${type.toString(16)} frame on seq ${s}`, () => frames.find((f) => f.seq === s && f.type === type), 10_000, 50);
+      socket.write(encodeFrame({ type: ChannelType.HANDSHAKE, seq: seq(1), data: JSON.stringify({ minimumSupport: 1, maximumSupport: 3, clientType: 'twinchain-test' }) }));
+      expect(JSON.parse(frameText(await reply(seq(1), ChannelType.HANDSHAKE)))).toMatchObject({ protocol: 3, nodeVersion: '2.11.0' });
+      socket.write(encodeFrame({ type: ChannelType.RPC, seq: seq(2), data: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getBlockNumber', params: [1] }) }));
+      const height = Number((JSON.parse(frameText(await reply(seq(2), ChannelType.RPC))) as { result: string }).result);
+      expect(height).toBe(await blockNumber(nodes[0]!.rpcUrl));
+      socket.write(encodeFrame({ type: ChannelType.SUBSCRIBE_TOPICS, seq: seq(3), data: JSON.stringify(['_block_notify_1']) }));
+      await new Promise((r) => setTimeout(r, 200));
+      const hash = await client.send(nodes[2]!.rpcUrl, client.signedSet(contract, 'over the channel', height + 500));
+      const receipt = await client.receipt(nodes[0]!.rpcUrl, hash);
+      const notify = await waitFor('a block notify', () => frames.find((f) => f.type === ChannelType.BLOCK_NOTIFY), 10_000, 50);
+      expect(notify.seq).toBe('0'.repeat(32));
+      const topic = '_block_notify_1';
+      expect(notify.data[0]).toBe(topic.length + 1);
+      expect(Buffer.from(notify.data.subarray(1, 1 + topic.length)).toString()).toBe(topic);
+      expect(JSON.parse(Buffer.from(notify.data.subarray(1 + topic.length)).toString())).toEqual({ groupID: 1, blockNumber: Number(receipt.blockNumber) });
+    } finally {
+      socket.destroy();
+    }
   }, 60_000);
 
   it('twinchain conform passes against node0\'s real port', async () => {
