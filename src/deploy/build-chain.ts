@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { certCnf, generateKey, gmCertCnf, issueCertificate } from './certificates.js';
@@ -94,8 +94,17 @@ export async function buildChain(options: BuildChainOptions, env: BuildChainEnv 
   };
   let work: string | undefined;
   const interrupted = (signal: NodeJS.Signals) => {
-    if (work) rmSync(work, { recursive: true, force: true });
-    process.stderr.write(`twinchain build-chain: interrupted (${signal}); ${outputDir} was not created\n`);
+    // openssl children may still be writing into the folder: retry until it is gone
+    const partial = work ?? readdirSync(path.dirname(outputDir)).map((f) => path.join(path.dirname(outputDir), f)).find((f) => f.startsWith(`${outputDir}.building-${process.pid}-`));
+    let left = '';
+    if (partial) {
+      try {
+        rmSync(partial, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+      } catch (error) {
+        left = `; remove ${partial} by hand (${(error as Error).message})`;
+      }
+    }
+    process.stderr.write(`twinchain build-chain: interrupted (${signal}); ${outputDir} was not created${left}\n`);
     process.exit(130);
   };
   if (env.cleanUpOnSignal) {
