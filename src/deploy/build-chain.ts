@@ -1,4 +1,5 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { certCnf, generateKey, gmCertCnf, issueCertificate } from './certificates.js';
@@ -94,17 +95,14 @@ export async function buildChain(options: BuildChainOptions, env: BuildChainEnv 
   };
   let work: string | undefined;
   const interrupted = (signal: NodeJS.Signals) => {
-    // openssl children may still be writing into the folder: retry until it is gone
     const partial = work ?? readdirSync(path.dirname(outputDir)).map((f) => path.join(path.dirname(outputDir), f)).find((f) => f.startsWith(`${outputDir}.building-${process.pid}-`));
-    let left = '';
     if (partial) {
-      try {
-        rmSync(partial, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
-      } catch (error) {
-        left = `; remove ${partial} by hand (${(error as Error).message})`;
-      }
+      // File writes already queued in libuv's thread pool (and openssl children) go on writing
+      // into the folder while this process is alive, so it is removed after the exit, by a
+      // detached shell that tries for a few seconds.
+      spawn('sh', ['-c', 'for i in 1 2 3 4 5; do sleep 1; rm -rf -- "$1"; done', 'sh', partial], { detached: true, stdio: 'ignore' }).unref();
     }
-    process.stderr.write(`twinchain build-chain: interrupted (${signal}); ${outputDir} was not created${left}\n`);
+    process.stderr.write(`twinchain build-chain: interrupted (${signal}); ${outputDir} was not created${partial ? ` and the partial build ${partial} is being removed` : ''}\n`);
     process.exit(130);
   };
   if (env.cleanUpOnSignal) {
