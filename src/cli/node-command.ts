@@ -1,5 +1,6 @@
 import { ConfigError, StartError, startNodeHost, stdoutStamp, type NodeHost } from '../host/index.js';
 import { CliError } from './cli-error.js';
+import { firstSignal } from './signals.js';
 import type { CliIo } from './io.js';
 import { parseOptions } from './parse-options.js';
 
@@ -11,24 +12,13 @@ export interface NodeRunOptions {
   readonly until?: Promise<unknown>;
 }
 
-function signalled(): Promise<string> {
-  return new Promise((resolve) => {
-    const on = (signal: string) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
-}
 
 /** twinchain node -c config.ini: one real node process, as FISCO's `fisco-bcos -c config.ini`. */
 export async function run(args: string[], io: CliIo, options: NodeRunOptions = {}): Promise<number> {
   const { values, positionals } = parseOptions(args, { config: { type: 'string', short: 'c' } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
   if (values.config === undefined) throw new CliError('-c config.ini is required (the node directory\'s config.ini that build-chain wrote)');
-  const until = options.until ?? signalled();
+  const until = options.until ?? firstSignal();
   io.out(`${stdoutStamp()} Initializing...`);
 
   let failure: unknown;

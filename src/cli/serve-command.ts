@@ -1,24 +1,13 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { startDevServer, type DevServer } from '../sim/index.js';
 import { CliError } from './cli-error.js';
+import { firstSignal } from './signals.js';
 import type { CliIo } from './io.js';
 import { integerOption, oneOf, parseOptions } from './parse-options.js';
 
-/** Resolves on the first SIGINT or SIGTERM (Ctrl-C), so the server can close cleanly. */
-function interrupted(): Promise<string> {
-  return new Promise((resolve) => {
-    const on = (signal: string) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
-}
 
 /** twinchain serve: a simulated group paced to the wall clock, node i's JSON-RPC on rpc-port + i. */
-export async function run(args: string[], io: CliIo, until: Promise<unknown> = interrupted()): Promise<number> {
+export async function run(args: string[], io: CliIo, until: Promise<unknown> = firstSignal()): Promise<number> {
   const { values, positionals } = parseOptions(args, {
     nodes: { type: 'string' },
     consensus: { type: 'string' },

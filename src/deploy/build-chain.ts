@@ -64,6 +64,41 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
+interface RootSpec {
+  readonly sm: boolean;
+  /** cert/ or gmcert/, and its agency/ folder. */
+  readonly dir: string;
+  readonly agencyDir: string;
+  readonly cnf: string;
+  readonly cnfText: string;
+  readonly ca: { readonly name: string; readonly subject: string };
+  readonly agency: { readonly name: string; readonly subject: string; readonly extensions: string };
+}
+
+/** A chain CA and the agency certificate it signs (secp256k1, or SM2/SM3), with the copies FISCO keeps beside the agency. */
+async function makeRoot(openssl: OpensslRunner, spec: RootSpec): Promise<void> {
+  const algorithm = spec.sm ? 'sm2' : 'secp256k1';
+  const caKey = path.join(spec.dir, `${spec.ca.name}.key`);
+  const caCrt = path.join(spec.dir, `${spec.ca.name}.crt`);
+  const agencyKey = path.join(spec.agencyDir, `${spec.agency.name}.key`);
+  await mkdir(spec.agencyDir, { recursive: true });
+  await writeFile(spec.cnf, spec.cnfText);
+  await generateKey(openssl, algorithm, caKey, false);
+  await issueCertificate(openssl, { keyFile: caKey, subject: spec.ca.subject, configFile: spec.cnf, extensions: 'v3_ca', sm: spec.sm, outFile: caCrt });
+  await generateKey(openssl, algorithm, agencyKey, false);
+  await issueCertificate(openssl, {
+    keyFile: agencyKey,
+    subject: spec.agency.subject,
+    issuer: { certFile: caCrt, keyFile: caKey },
+    configFile: spec.cnf,
+    extensions: spec.agency.extensions,
+    sm: spec.sm,
+    outFile: path.join(spec.agencyDir, `${spec.agency.name}.crt`),
+  });
+  await copyFile(caCrt, path.join(spec.agencyDir, `${spec.ca.name}.crt`));
+  await copyFile(spec.cnf, path.join(spec.agencyDir, path.basename(spec.cnf)));
+}
+
 /**
  * `twinchain build-chain`: certificates, config files and scripts of a FISCO BCOS 2.x chain
  * in FISCO build_chain.sh's layout. Built in a temporary sibling folder that is renamed to
@@ -205,57 +240,26 @@ async function generate(
   out(RULE);
   out('Generating CA key...');
   if (sm) out('Generating Guomi CA key...');
-  const ecdsaRoot = (async () => {
-    await mkdir(agency, { recursive: true });
-    await writeFile(cnf, certCnf());
-    await generateKey(openssl, 'secp256k1', path.join(cert, 'ca.key'), false);
-    await issueCertificate(openssl, {
-      keyFile: path.join(cert, 'ca.key'),
-      subject: '/CN=chain/O=fisco-bcos/OU=chain',
-      configFile: cnf,
-      extensions: 'v3_ca',
-      sm: false,
-      outFile: path.join(cert, 'ca.crt'),
-    });
-    await generateKey(openssl, 'secp256k1', path.join(agency, 'agency.key'), false);
-    await issueCertificate(openssl, {
-      keyFile: path.join(agency, 'agency.key'),
-      subject: '/CN=agency/O=fisco-bcos/OU=agency',
-      issuer: { certFile: path.join(cert, 'ca.crt'), keyFile: path.join(cert, 'ca.key') },
-      configFile: cnf,
-      extensions: 'v4_req',
-      sm: false,
-      outFile: path.join(agency, 'agency.crt'),
-    });
-    await copyFile(path.join(cert, 'ca.crt'), path.join(agency, 'ca.crt'));
-    await copyFile(cnf, path.join(agency, 'cert.cnf'));
-  })();
-  const smRoot = (async () => {
-    if (!sm) return;
-    await mkdir(gmagency, { recursive: true });
-    await writeFile(gmcnf, gmCertCnf());
-    await generateKey(openssl, 'sm2', path.join(gmcert, 'gmca.key'), false);
-    await issueCertificate(openssl, {
-      keyFile: path.join(gmcert, 'gmca.key'),
-      subject: '/CN=gmchain/O=fisco-bcos/OU=chain',
-      configFile: gmcnf,
-      extensions: 'v3_ca',
-      sm: true,
-      outFile: path.join(gmcert, 'gmca.crt'),
-    });
-    await generateKey(openssl, 'sm2', path.join(gmagency, 'gmagency.key'), false);
-    await issueCertificate(openssl, {
-      keyFile: path.join(gmagency, 'gmagency.key'),
-      subject: '/CN=agency_son/O=fisco-bcos/OU=agency',
-      issuer: { certFile: path.join(gmcert, 'gmca.crt'), keyFile: path.join(gmcert, 'gmca.key') },
-      configFile: gmcnf,
-      extensions: 'v3_agency_root',
-      sm: true,
-      outFile: path.join(gmagency, 'gmagency.crt'),
-    });
-    await copyFile(path.join(gmcert, 'gmca.crt'), path.join(gmagency, 'gmca.crt'));
-    await copyFile(gmcnf, path.join(gmagency, 'gmcert.cnf'));
-  })();
+  const ecdsaRoot = makeRoot(openssl, {
+    sm: false,
+    dir: cert,
+    agencyDir: agency,
+    cnf,
+    cnfText: certCnf(),
+    ca: { name: 'ca', subject: '/CN=chain/O=fisco-bcos/OU=chain' },
+    agency: { name: 'agency', subject: '/CN=agency/O=fisco-bcos/OU=agency', extensions: 'v4_req' },
+  });
+  const smRoot = sm
+    ? makeRoot(openssl, {
+        sm: true,
+        dir: gmcert,
+        agencyDir: gmagency,
+        cnf: gmcnf,
+        cnfText: gmCertCnf(),
+        ca: { name: 'gmca', subject: '/CN=gmchain/O=fisco-bcos/OU=chain' },
+        agency: { name: 'gmagency', subject: '/CN=agency_son/O=fisco-bcos/OU=agency', extensions: 'v3_agency_root' },
+      })
+    : Promise.resolve();
   // both chains run at once; wait for both even when one fails, so no openssl writes after the cleanup
   const roots = await Promise.allSettled([ecdsaRoot, smRoot]);
   for (const r of roots) if (r.status === 'rejected') throw r.reason;

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ChainClient } from './chain-client.js';
-import { blockNumber, rpc, type ChainNode } from './real-chain.js';
+import { expect } from 'vitest';
+import { blockNumber, kill9, rpc, sh, waitFor, type ChainNode } from './real-chain.js';
 
 /** Hashes of blocks 1..`top` as the node reports them. */
 export async function blockHashes(node: ChainNode, top: number): Promise<string[]> {
@@ -52,4 +53,35 @@ export function keepLoad(client: ChainClient, contract: string, nodes: readonly 
     done,
     sent: () => sent,
   };
+}
+
+/**
+ * Under load, `kill -9` of the leader or of a follower: the others commit 3 more blocks; after
+ * start.sh the node catches up, its blocks from before the kill unchanged and equal to the others'.
+ */
+export async function killAndRecover(client: ChainClient, contract: string, nodes: readonly ChainNode[], role: 'a follower' | 'the leader'): Promise<void> {
+  const leaderId = await waitFor('a leader', async () => (await leaderOf(nodes[0]!)) || undefined, 20_000);
+  const victim = nodes.find((n) => (nodeIdOf(n) === leaderId) === (role === 'the leader'));
+  expect(victim).toBeDefined();
+  const others = nodes.filter((n) => n !== victim);
+  const load = keepLoad(client, contract, others);
+  try {
+    await waitFor('load to commit blocks', async () => (await blockNumber(victim!.rpcUrl)) >= 2, 10_000);
+    const before = await blockNumber(victim!.rpcUrl);
+    const earlier = await blockHashes(victim!, before);
+    kill9(victim!);
+    const heightAtKill = Math.max(...(await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))));
+    await waitFor(`the ${others.length} others to commit 3 more blocks`, async () => (await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))).every((h) => h >= heightAtKill + 3), 40_000, 300);
+    const restarted = await sh('bash', [path.join(victim!.dir, 'start.sh')], { timeoutMs: 90_000 });
+    expect(restarted.stdout).toMatch(/start successfully/);
+    const target = await blockNumber(others[0]!.rpcUrl);
+    await waitFor(`${victim!.name} to catch up to ${target}`, async () => (await blockNumber(victim!.rpcUrl)) >= target, 40_000, 300);
+    expect((await blockHashes(victim!, before)).slice(0, earlier.length)).toEqual(earlier);
+    const now = await blockNumber(victim!.rpcUrl);
+    expect(await blockHashes(victim!, now)).toEqual(await blockHashes(others[0]!, now));
+  } finally {
+    load.stop();
+    await load.done;
+  }
+  expect(load.sent()).toBeGreaterThan(0);
 }

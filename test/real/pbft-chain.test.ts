@@ -8,7 +8,6 @@ import {
   blockNumber,
   chainNodes,
   freePortBlock,
-  kill9,
   nodeLog,
   pidOf,
   rpc,
@@ -19,7 +18,7 @@ import {
   waitFor,
   type ChainNode,
 } from './real-chain.js';
-import { blockHashes, keepLoad, leaderOf, nodeIdOf } from './chain-checks.js';
+import { blockHashes, killAndRecover } from './chain-checks.js';
 
 // One chain for the whole file: build, start, transactions, conformance, kill -9 of a follower
 // and of the leader under load, stop and restart. Steps run in order and share the chain.
@@ -126,31 +125,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
   }, 130_000);
 
   for (const role of ['a follower', 'the leader'] as const) {
-    it(`under load, kill -9 of ${role}: the others keep committing; after start.sh it catches up with its earlier blocks unchanged`, async () => {
-      const leaderId = await leaderOf(nodes[0]!);
-      const victim = role === 'the leader' ? nodes.find((n) => nodeIdOf(n) === leaderId)! : nodes.find((n) => nodeIdOf(n) !== leaderId)!;
-      const others = nodes.filter((n) => n !== victim);
-      const load = keepLoad(client, contract, others);
-      try {
-        await waitFor('load to commit blocks', async () => (await blockNumber(victim.rpcUrl)) >= 2, 10_000);
-        const before = await blockNumber(victim.rpcUrl);
-        const earlier = await blockHashes(victim, before);
-        kill9(victim);
-        const heightAtKill = Math.max(...(await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))));
-        await waitFor('the three others to commit 3 more blocks', async () => (await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))).every((h) => h >= heightAtKill + 3), 40_000, 300);
-        const restarted = await sh('bash', [path.join(victim.dir, 'start.sh')], { timeoutMs: 90_000 });
-        expect(restarted.stdout).toMatch(/start successfully/);
-        const target = await blockNumber(others[0]!.rpcUrl);
-        await waitFor(`${victim.name} to catch up to ${target}`, async () => (await blockNumber(victim.rpcUrl)) >= target, 40_000, 300);
-        expect((await blockHashes(victim, before)).slice(0, earlier.length)).toEqual(earlier);
-        const now = await blockNumber(victim.rpcUrl);
-        expect(await blockHashes(victim, now)).toEqual(await blockHashes(others[0]!, now));
-      } finally {
-        load.stop();
-        await load.done;
-      }
-      expect(load.sent()).toBeGreaterThan(0);
-    }, 180_000);
+    it(`under load, kill -9 of ${role}: the others keep committing; after start.sh it catches up with its earlier blocks unchanged`, () => killAndRecover(client, contract, nodes, role), 180_000);
   }
 
   it('stop_all.sh leaves no process behind; after start_all.sh the heights are kept', async () => {

@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blockHashes, keepLoad, leaderOf, nodeIdOf } from './chain-checks.js';
+import { killAndRecover } from './chain-checks.js';
 import { ChainClient } from './chain-client.js';
-import { blockNumber, chainNodes, freePortBlock, kill9, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode } from './real-chain.js';
+import { blockNumber, chainNodes, freePortBlock, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode } from './real-chain.js';
 
 describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the leader under load', () => {
   let tmp: Awaited<ReturnType<typeof tempChainDir>>;
@@ -28,30 +28,7 @@ describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the 
   afterAll(() => tmp?.dispose());
 
   for (const role of ['a follower', 'the leader'] as const) {
-    it(`kill -9 of ${role}: the other two keep committing; after start.sh it catches up with its earlier blocks unchanged`, async () => {
-      const leaderId = await waitFor('a Raft leader', async () => (await leaderOf(nodes[0]!)) || undefined, 20_000);
-      const victim = role === 'the leader' ? nodes.find((n) => nodeIdOf(n) === leaderId)! : nodes.find((n) => nodeIdOf(n) !== leaderId)!;
-      expect(victim).toBeDefined();
-      const others = nodes.filter((n) => n !== victim);
-      const load = keepLoad(client, contract, others);
-      try {
-        const before = await blockNumber(victim.rpcUrl);
-        const earlier = await blockHashes(victim, before);
-        kill9(victim);
-        const heightAtKill = Math.max(...(await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))));
-        await waitFor('the two others to commit 3 more blocks', async () => (await Promise.all(others.map((n) => blockNumber(n.rpcUrl)))).every((h) => h >= heightAtKill + 3), 40_000, 300);
-        const restarted = await sh('bash', [path.join(victim.dir, 'start.sh')], { timeoutMs: 90_000 });
-        expect(restarted.stdout).toMatch(/start successfully/);
-        const target = await blockNumber(others[0]!.rpcUrl);
-        await waitFor(`${victim.name} to catch up to ${target}`, async () => (await blockNumber(victim.rpcUrl)) >= target, 40_000, 300);
-        expect((await blockHashes(victim, before)).slice(0, earlier.length)).toEqual(earlier);
-        const now = await blockNumber(victim.rpcUrl);
-        expect(await blockHashes(victim, now)).toEqual(await blockHashes(others[0]!, now));
-      } finally {
-        load.stop();
-        await load.done;
-      }
-    }, 180_000);
+    it(`kill -9 of ${role}: the other two keep committing; after start.sh it catches up with its earlier blocks unchanged`, () => killAndRecover(client, contract, nodes, role), 180_000);
   }
 
   it('a JSON-RPC client sending a byte a second is cut off within 10 s', async () => {
