@@ -4,6 +4,7 @@ import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { encodeFrame, type ChannelFrame } from './channel-frame.js';
 import { ChannelSession, type ChannelRpcHandler } from './channel-session.js';
+import { blockNotifyFrame, blockNotifyTopic } from './block-notify.js';
 
 /** FISCO SDKs offer only secp256k1; the others are for ordinary TLS clients. */
 export const CHANNEL_ECDH_CURVES = 'secp256k1:X25519:prime256v1';
@@ -36,6 +37,8 @@ export interface ChannelServer {
   broadcastTopic(topic: string, makeFrame: (session: ChannelSession) => ChannelFrame | undefined): number;
   /** Every open session. */
   allSessions(): ChannelSession[];
+  /** A group committed a block: pushes what the sessions asked for (0x1001 block notify to its subscribers). */
+  blockCommitted(groupId: number, blockNumber: number): void;
   close(): Promise<void>;
 }
 
@@ -113,7 +116,7 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
   server.on('error', (error) => log(`channel: server error: ${error.message}`));
   const address = server.address() as AddressInfo;
 
-  return {
+  const channel: ChannelServer = {
     host,
     port: address.port,
     get sessions() {
@@ -129,6 +132,9 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
       }
       return sent;
     },
+    blockCommitted(groupId, blockNumber) {
+      channel.broadcastTopic(blockNotifyTopic(groupId), (session) => blockNotifyFrame(session.protocolVersion, groupId, blockNumber));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sessions.keys()) socket.destroy();
@@ -136,4 +142,5 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
         server.close(() => resolve());
       }),
   };
+  return channel;
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { getSuite } from '../crypto/index.js';
 import { Node } from '../node/index.js';
-import { blockNotifyFrame, blockNotifyTopic, startChannelServer, type ChannelServer } from '../channel/index.js';
+import { startChannelServer, type ChannelServer } from '../channel/index.js';
 import { createRpcService, startHttpServer, type RpcHttpServer } from '../rpc/index.js';
 import { FileLogSink, RealClock, RealRandomness, TlsTransport, type Env, type LogLevel, type Tracer } from '../runtime/index.js';
 import { ClosingStoreFactory } from './closing-store-factory.js';
@@ -123,9 +123,7 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       event: (kind, fields) => {
         const channel = channelRef.server;
         if (kind !== 'block-committed' || !channel) return;
-        const group = fields['group'] as number;
-        const number = fields['number'] as number;
-        channel.broadcastTopic(blockNotifyTopic(group), (session) => blockNotifyFrame(session.protocolVersion, group, number));
+        channel.blockCommitted(fields['group'] as number, fields['number'] as number);
       },
       probe: () => undefined,
     };
