@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { certCnf, generateKey, gmCertCnf, issueCertificate } from './certificates.js';
+import { generateKey, gmCertCnf, issueCertificate } from './certificates.js';
+import { ecdsaRootSpec, issueChained, issueNodeCertificate, issueSdkCertificate, makeRoot, readEcdsaAgency } from './chain-certs.js';
 import { configIni, groupGenesis, groupIni, planNodes, type PlannedNode } from './config-files.js';
 import { OpensslError, systemOpenssl, type OpensslRunner } from './openssl.js';
 import { BuildChainUsageError, checkBuildChainOptions, type BuildChainOptions } from './options.js';
@@ -62,41 +63,6 @@ async function exists(p: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
-}
-
-interface RootSpec {
-  readonly sm: boolean;
-  /** cert/ or gmcert/, and its agency/ folder. */
-  readonly dir: string;
-  readonly agencyDir: string;
-  readonly cnf: string;
-  readonly cnfText: string;
-  readonly ca: { readonly name: string; readonly subject: string };
-  readonly agency: { readonly name: string; readonly subject: string; readonly extensions: string };
-}
-
-/** A chain CA and the agency certificate it signs (secp256k1, or SM2/SM3), with the copies FISCO keeps beside the agency. */
-async function makeRoot(openssl: OpensslRunner, spec: RootSpec): Promise<void> {
-  const algorithm = spec.sm ? 'sm2' : 'secp256k1';
-  const caKey = path.join(spec.dir, `${spec.ca.name}.key`);
-  const caCrt = path.join(spec.dir, `${spec.ca.name}.crt`);
-  const agencyKey = path.join(spec.agencyDir, `${spec.agency.name}.key`);
-  await mkdir(spec.agencyDir, { recursive: true });
-  await writeFile(spec.cnf, spec.cnfText);
-  await generateKey(openssl, algorithm, caKey, false);
-  await issueCertificate(openssl, { keyFile: caKey, subject: spec.ca.subject, configFile: spec.cnf, extensions: 'v3_ca', sm: spec.sm, outFile: caCrt });
-  await generateKey(openssl, algorithm, agencyKey, false);
-  await issueCertificate(openssl, {
-    keyFile: agencyKey,
-    subject: spec.agency.subject,
-    issuer: { certFile: caCrt, keyFile: caKey },
-    configFile: spec.cnf,
-    extensions: spec.agency.extensions,
-    sm: spec.sm,
-    outFile: path.join(spec.agencyDir, `${spec.agency.name}.crt`),
-  });
-  await copyFile(caCrt, path.join(spec.agencyDir, `${spec.ca.name}.crt`));
-  await copyFile(spec.cnf, path.join(spec.agencyDir, path.basename(spec.cnf)));
 }
 
 /**
@@ -210,11 +176,6 @@ async function writeExecutable(file: string, text: string): Promise<void> {
   await chmod(file, 0o755);
 }
 
-async function issueChained(openssl: OpensslRunner, request: Parameters<typeof issueCertificate>[1], chain: readonly string[]): Promise<void> {
-  await issueCertificate(openssl, request);
-  for (const pem of chain) await appendFile(request.outFile, pem);
-}
-
 async function generate(
   options: BuildChainOptions,
   root: string,
@@ -232,23 +193,14 @@ async function generate(
 
   // chain CA and agency (secp256k1), and with -g the SM2/SM3 ones
   const cert = path.join(root, 'cert');
-  const agency = path.join(cert, 'agency');
   const gmcert = path.join(root, 'gmcert');
   const gmagency = path.join(gmcert, 'agency');
-  const cnf = path.join(cert, 'cert.cnf');
   const gmcnf = path.join(gmcert, 'gmcert.cnf');
   out(RULE);
   out('Generating CA key...');
   if (sm) out('Generating Guomi CA key...');
-  const ecdsaRoot = makeRoot(openssl, {
-    sm: false,
-    dir: cert,
-    agencyDir: agency,
-    cnf,
-    cnfText: certCnf(),
-    ca: { name: 'ca', subject: '/CN=chain/O=fisco-bcos/OU=chain' },
-    agency: { name: 'agency', subject: '/CN=agency/O=fisco-bcos/OU=agency', extensions: 'v4_req' },
-  });
+  const ecdsaSpec = ecdsaRootSpec(cert);
+  const ecdsaRoot = makeRoot(openssl, ecdsaSpec);
   const smRoot = sm
     ? makeRoot(openssl, {
         sm: true,
@@ -264,29 +216,16 @@ async function generate(
   const roots = await Promise.allSettled([ecdsaRoot, smRoot]);
   for (const r of roots) if (r.status === 'rejected') throw r.reason;
 
-  const caPem = await readFile(path.join(cert, 'ca.crt'), 'utf8');
-  const agencyPem = await readFile(path.join(agency, 'agency.crt'), 'utf8');
+  const ecdsaAgency = await readEcdsaAgency(ecdsaSpec);
   const gmcaPem = sm ? await readFile(path.join(gmcert, 'gmca.crt'), 'utf8') : '';
   const gmagencyPem = sm ? await readFile(path.join(gmagency, 'gmagency.crt'), 'utf8') : '';
-  const agencyIssuer = { certFile: path.join(agency, 'agency.crt'), keyFile: path.join(agency, 'agency.key') };
   const gmagencyIssuer = { certFile: path.join(gmagency, 'gmagency.crt'), keyFile: path.join(gmagency, 'gmagency.key') };
 
   out(RULE);
   out('Generating keys and certificates ...');
   processing();
 
-  const sdk = async (ip: string) => {
-    const dir = path.join(root, ip, 'sdk');
-    await mkdir(dir, { recursive: true });
-    const key = await generateKey(openssl, 'secp256k1', path.join(dir, 'sdk.key'), false);
-    await issueChained(
-      openssl,
-      { keyFile: path.join(dir, 'sdk.key'), subject: '/CN=sdk/O=fisco-bcos/OU=sdk', issuer: agencyIssuer, configFile: cnf, extensions: 'v3_req', sm: false, outFile: path.join(dir, 'sdk.crt') },
-      [agencyPem, caPem],
-    );
-    await copyFile(path.join(cert, 'ca.crt'), path.join(dir, 'ca.crt'));
-    await writeFile(path.join(dir, 'sdk.publickey'), `${key.publicHex}\n`);
-  };
+  const sdk = (ip: string) => issueSdkCertificate(openssl, path.join(root, ip, 'sdk'), ecdsaAgency);
 
   const keysOf = async (node: PlannedNode): Promise<string> => {
     const name = `node${node.index}`;
@@ -323,22 +262,10 @@ async function generate(
       await copyFile(path.join(gmcert, 'gmca.crt'), path.join(conf, 'gmca.crt'));
     }
     // the secp256k1 identity: the node's own on ECDSA chains, the p2p TLS one on SM chains
-    const key = await generateKey(openssl, 'secp256k1', path.join(conf, 'node.key'), true, note);
-    await issueChained(
-      openssl,
-      {
-        keyFile: path.join(conf, 'node.key'),
-        subject: `/CN=${name}/O=fisco-bcos/OU=node`,
-        issuer: agencyIssuer,
-        configFile: cnf,
-        extensions: 'v3_req',
-        sm: false,
-        ...(smNodeId ? { addExtensions: [`subjectAltName=URI:fisco-node-id:${smNodeId}`] } : {}),
-        outFile: path.join(conf, 'node.crt'),
-      },
-      [agencyPem, caPem],
-    );
-    await copyFile(path.join(cert, 'ca.crt'), path.join(conf, 'ca.crt'));
+    const key = await issueNodeCertificate(openssl, conf, name, ecdsaAgency, {
+      note,
+      ...(smNodeId ? { addExtensions: [`subjectAltName=URI:fisco-node-id:${smNodeId}`] } : {}),
+    });
     if (!sm) await writeFile(path.join(conf, 'node.nodeid'), `${key.publicHex}\n`);
     return smNodeId ?? key.publicHex;
   };

@@ -15,3 +15,4 @@ export { planNodes, serviceListenIp, type PlannedNode } from './config-files.js'
 export { systemOpenssl, OpensslError, type OpensslRunner } from './openssl.js';
 export { SM2_DIST_ID } from './certificates.js';
 export { defaultScriptTargets, repoTwinchainBin, type ScriptTargets } from './scripts.js';
+export { ensureChannelCertificates, type ChannelCertificates, type TlsIdentity } from './chain-certs.js';
