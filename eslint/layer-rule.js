@@ -24,6 +24,8 @@ export const allowedImports = {
   conformance: ['codec', 'crypto', 'chain', 'rpc'],
   channel: ['codec', 'crypto', 'chain', 'storage', 'runtime', 'node', 'rpc'],
   report: ['codec'],
+  solidity: [],
+  console: ['codec', 'crypto', 'chain', 'channel', 'solidity', 'host'],
   bench: '*',
   cli: '*',
   mutants: [],

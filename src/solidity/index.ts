@@ -1,0 +1,12 @@
+export {
+  EVM_VERSION,
+  OPTIMIZER,
+  compileSources,
+  compilerVersion,
+  formatDiagnostic,
+  type Artifact,
+  type CompileOptions,
+  type CompileResult,
+  type Diagnostic,
+  type Sources,
+} from './solidity-compiler.js';
