@@ -22,9 +22,29 @@ export interface DevServerOptions {
   readonly rate?: number;
   /** Wall clock for pacing (tests may pass a fake one). */
   readonly wall?: WallClock;
-  /** Told about every block node0 commits. */
-  readonly onBlock?: (block: { number: number; txs: number; hash: string }) => void;
+  /** Told about every block every node commits, naming the node (called once per node and block). */
+  readonly onBlock?: (block: CommittedBlock) => void;
   readonly onLog?: (node: string, line: string) => void;
+  /**
+   * Starts something more per node beside its HTTP JSON-RPC (serve: the channel port) over the
+   * node's RPC service; it is told its own node's commits and closed with the server.
+   */
+  readonly attach?: (node: { readonly name: string; readonly index: number; readonly service: RpcService; readonly supportedVersion: string }) => Promise<NodeAttachment>;
+}
+
+export interface CommittedBlock {
+  readonly node: string;
+  readonly group: number;
+  readonly number: number;
+  readonly txs: number;
+  readonly hash: string;
+}
+
+/** What `attach` started for a node. */
+export interface NodeAttachment {
+  /** The node committed block `blockNumber` of `groupId`. */
+  blockCommitted?(groupId: number, blockNumber: number): void;
+  close(): Promise<void>;
 }
 
 export interface DevServer {
@@ -32,7 +52,7 @@ export interface DevServer {
   readonly endpoints: ReadonlyArray<{ node: string; url: string; port: number }>;
   /** Settles when the simulation stops (after close(), or with an error if it failed). */
   readonly done: Promise<void>;
-  /** Stops the simulation and the HTTP servers. */
+  /** Stops the simulation, the HTTP servers and what `attach` started. */
   close(): Promise<void>;
 }
 
@@ -105,6 +125,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     throw new RangeError(`rpc port ${String(options.rpcPort)} leaves no room for ${count} nodes (ports must be ≤ 65535)`);
   }
   const names = Array.from({ length: count }, (_, i) => `node${i}`);
+  const attached = new Map<string, NodeAttachment>();
   const chain = new SimChain({
     seed: options.seed ?? 'twinchain-serve',
     nodes: count,
@@ -114,9 +135,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...(options.epochMs !== undefined ? { epochMs: options.epochMs } : {}),
     ...(options.onLog ? { onLog: options.onLog } : {}),
     onNodeEvent: (node, kind, fields) => {
-      if (node === 'node0' && kind === 'block-committed' && options.onBlock) {
-        options.onBlock({ number: fields['number'] as number, txs: fields['txs'] as number, hash: fields['hash'] as string });
-      }
+      if (kind !== 'block-committed') return;
+      const group = fields['group'] as number;
+      const number = fields['number'] as number;
+      options.onBlock?.({ node, group, number, txs: fields['txs'] as number, hash: fields['hash'] as string });
+      attached.get(node)?.blockCommitted?.(group, number);
     },
   });
   // Boot every node before the first request can reach it.
@@ -126,12 +149,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 
   const rpc = new NodeRpc(chain);
   const servers: RpcHttpServer[] = [];
+  const closeAll = () => Promise.all([...servers.map((s) => s.close()), ...[...attached.values()].map((a) => a.close())]);
   try {
     for (const [i, name] of names.entries()) {
-      servers.push(await startHttpServer(nodeService(chain, rpc, name), { host: options.host ?? '127.0.0.1', port: basePort === 0 ? 0 : basePort + i }));
+      const service = nodeService(chain, rpc, name);
+      servers.push(await startHttpServer(service, { host: options.host ?? '127.0.0.1', port: basePort === 0 ? 0 : basePort + i }));
+      if (options.attach) attached.set(name, await options.attach({ name, index: i, service, supportedVersion: chain.version.text }));
     }
   } catch (error) {
-    await Promise.all(servers.map((s) => s.close()));
+    await closeAll();
     throw error;
   }
   const done = chain.sim
@@ -144,7 +170,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     done,
     close: () => {
       closing ??= (async () => {
-        await Promise.all(servers.map((s) => s.close()));
+        await closeAll();
         chain.sim.stop();
         await done.catch(() => undefined);
       })();
