@@ -1,15 +1,20 @@
 // FISCO's channel port over Node's tls: TLS 1.2, mutual authentication against the node's CA,
 // secp256k1 among the ECDHE groups, one ChannelSession per connection, one frame per write.
+import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
+import type { NodeApi } from '../node/index.js';
 import { encodeFrame, type ChannelFrame } from './channel-frame.js';
 import { ChannelSession, type ChannelRpcHandler } from './channel-session.js';
+import { ChannelPushes } from './channel-pushes.js';
 import { blockNotifyFrame, blockNotifyTopic } from './block-notify.js';
 
 /** FISCO SDKs offer only secp256k1; the others are for ordinary TLS clients. */
 export const CHANNEL_ECDH_CURVES = 'secp256k1:X25519:prime256v1';
 /** FISCO's session idle time-out. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** Output a session may have waiting in its socket before it is closed (a reader that stopped reading). */
+export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 export interface ChannelServerOptions {
   host?: string;
@@ -23,6 +28,22 @@ export interface ChannelServerOptions {
   idleTimeoutMs?: number;
   /** Sees every buffer written to a socket (one per frame); for instrumentation and tests. */
   onWrite?: (bytes: Buffer) => void;
+  /**
+   * The node behind `service`: with it the server pushes 0x1000 receipts and serves 0x15/0x16
+   * event-log filters with their 0x1002 pushes (default: `service.node` when the service has one).
+   */
+  node?: NodeApi;
+  /**
+   * FISCO's `[network_security] check_cert_issuer` (default true): the SDK certificate's issuer
+   * must be the node certificate's issuer (the same agency).
+   */
+  checkCertIssuer?: boolean;
+  /** A session whose socket holds more unsent bytes than this is closed (default 64 MiB). */
+  maxBufferedBytes?: number;
+  /** Receipt registrations one session may have outstanding (default 10,000). */
+  maxPendingReceipts?: number;
+  /** Event-log filters one session may have (default 100). */
+  maxFilters?: number;
 }
 
 export interface ChannelServer {
@@ -37,8 +58,13 @@ export interface ChannelServer {
   broadcastTopic(topic: string, makeFrame: (session: ChannelSession) => ChannelFrame | undefined): number;
   /** Every open session. */
   allSessions(): ChannelSession[];
-  /** A group committed a block: pushes what the sessions asked for (0x1001 block notify to its subscribers). */
+  /**
+   * A group committed a block: pushes what the sessions asked for (0x1001 block notify to its
+   * subscribers, 0x1000 receipts of their transactions, 0x1002 logs of their filters).
+   */
   blockCommitted(groupId: number, blockNumber: number): void;
+  /** Receipt and event-log push state (undefined without a node). */
+  readonly pushes: ChannelPushes | undefined;
   close(): Promise<void>;
 }
 
@@ -46,6 +72,21 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
   const log = options.log ?? (() => {});
   const host = options.host ?? '127.0.0.1';
   const sessions = new Map<tls.TLSSocket, ChannelSession>();
+  const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  const node = options.node ?? (options.service as { node?: NodeApi }).node;
+  const pushes = node
+    ? new ChannelPushes({
+        node,
+        service: options.service,
+        log,
+        yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+        maxPendingReceipts: options.maxPendingReceipts,
+        maxFilters: options.maxFilters,
+      })
+    : undefined;
+  const checkCertIssuer = options.checkCertIssuer ?? true;
+  // The node certificate is the first of its chain.
+  const nodeIssuer = checkCertIssuer ? new X509Certificate(options.tls.cert).issuer : '';
   const server = tls.createServer({
     key: options.tls.key,
     cert: options.tls.cert,
@@ -80,19 +121,32 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
       socket.destroy();
       return;
     }
-    const session = new ChannelSession({
+    if (checkCertIssuer) {
+      const issuer = socket.getPeerX509Certificate()?.issuer;
+      if (issuer !== nodeIssuer) {
+        log(`channel: client ${peer} refused: certificate issuer ${JSON.stringify(issuer ?? '')} is not the node certificate's issuer ${JSON.stringify(nodeIssuer)} ([network_security] check_cert_issuer=true)`);
+        socket.destroy();
+        return;
+      }
+    }
+    const session: ChannelSession = new ChannelSession({
       service: options.service,
       supportedVersion: options.supportedVersion,
       maxFrame: options.maxFrame,
       log: (message) => log(`${message} (${peer})`),
+      pushes,
       send: (frame) => {
         if (socket.destroyed) return;
         const bytes = encodeFrame(frame);
         options.onWrite?.(bytes);
         socket.write(bytes);
+        if (socket.writableLength > maxBuffered) {
+          session.close(`${socket.writableLength} bytes wait to be sent, more than ${maxBuffered}: the client does not read`);
+        }
       },
       close: () => {
         sessions.delete(socket);
+        pushes?.sessionClosed(session);
         socket.destroy();
       },
     });
@@ -103,6 +157,7 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
     socket.on('close', () => {
       sessions.delete(socket);
       if (!session.isClosed) session.close('connection closed by peer');
+      pushes?.sessionClosed(session);
     });
   });
 
@@ -134,7 +189,10 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
     },
     blockCommitted(groupId, blockNumber) {
       channel.broadcastTopic(blockNotifyTopic(groupId), (session) => blockNotifyFrame(session.protocolVersion, groupId, blockNumber));
+      // Errors are logged inside; nothing waits for the pushes.
+      void pushes?.blockCommitted(groupId, blockNumber);
     },
+    pushes,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sessions.keys()) socket.destroy();

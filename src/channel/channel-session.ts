@@ -32,6 +32,16 @@ export interface ChannelSessionOptions {
   close(reason: string): void;
   log?: (message: string) => void;
   maxFrame?: number;
+  /** What the node pushes beyond block notify (ChannelPushes fits); without it 0x15/0x16 get an error reply. */
+  pushes?: SessionPushHooks;
+}
+
+/** The session's side of receipt and event-log pushes. */
+export interface SessionPushHooks {
+  /** A 0x12 request on `seq` got `answer` (sent already). */
+  rpcAnswered(session: ChannelSession, seq: string, request: string, answer: string): void;
+  /** A 0x15 register or 0x16 unregister frame: the hook replies on its seq. */
+  eventLogRequest(session: ChannelSession, frame: ChannelFrame): Promise<void>;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -102,6 +112,12 @@ export class ChannelSession {
           return this.handshake(frame);
         case ChannelType.SUBSCRIBE_TOPICS:
           return this.subscribe(frame);
+        case ChannelType.EVENT_LOG_REGISTER:
+        case ChannelType.EVENT_LOG_UNREGISTER:
+          if (this.options.pushes) return await this.options.pushes.eventLogRequest(this, frame);
+          this.log(`channel: event log filters are not served here (seq ${frame.seq})`);
+          this.reply(frame, EMPTY, ChannelResult.NODE_UNREACHABLE);
+          return;
         default:
           this.log(`channel: unsupported frame type 0x${frame.type.toString(16)} (seq ${frame.seq})`);
           this.reply(frame, EMPTY, ChannelResult.NODE_UNREACHABLE);
@@ -117,8 +133,10 @@ export class ChannelSession {
   }
 
   private async rpc(frame: ChannelFrame): Promise<void> {
-    const answer = await this.options.service.handle(frameText(frame));
+    const request = frameText(frame);
+    const answer = await this.options.service.handle(request);
     this.reply(frame, text(answer));
+    this.options.pushes?.rpcAnswered(this, frame.seq, request, answer);
   }
 
   private heartbeat(frame: ChannelFrame): void {

@@ -20,11 +20,27 @@ export {
   HEARTBEAT_V2_REPLY,
   type ChannelRpcHandler,
   type ChannelSessionOptions,
+  type SessionPushHooks,
 } from './channel-session.js';
+export {
+  ChannelPushes,
+  EventLogResult,
+  EventLogParamsError,
+  parseEventLogFilterParams,
+  logMatches,
+  matchingLogs,
+  eventLogReplyData,
+  eventLogPushFrame,
+  eventLogRequestJson,
+  type ChannelPushesOptions,
+  type EventLogFilterParams,
+  type PushedLog,
+} from './channel-pushes.js';
 export {
   startChannelServer,
   CHANNEL_ECDH_CURVES,
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_BUFFERED_BYTES,
   type ChannelServer,
   type ChannelServerOptions,
 } from './channel-server.js';
