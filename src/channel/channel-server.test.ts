@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRpcService } from '../rpc/index.js';
-import { DevNode } from '../rpc/testing/index.js';
+import { toHex } from '../codec/index.js';
+import { rpcHarness } from '../rpc/rpc-harness.test-helper.js';
 import { ChannelType, encodeFrame, frameText, numericSeq } from './channel-frame.js';
 import { HEARTBEAT_V2_REPLY } from './channel-session.js';
-import { startChannelServer, type ChannelServer } from './channel-server.js';
+import { startChannelServer, type ChannelServer, type ChannelServerOptions } from './channel-server.js';
 import { RawClient, connect, makeCerts } from './channel-test-harness.test-helper.js';
 
 const seq = (n: number) => numericSeq(n);
@@ -15,18 +16,19 @@ describe('channel server over TLS', () => {
   let dir: string;
   let certs: ReturnType<typeof makeCerts>;
   let server: ChannelServer;
+  let h: Awaited<ReturnType<typeof rpcHarness>>;
   const logs: string[] = [];
   const writes: Buffer[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'twinchain-channel-'));
     certs = makeCerts(dir);
-    const node = await DevNode.create({ now: () => Date.UTC(2026, 0, 2) });
+    h = await rpcHarness();
     server = await startChannelServer({
       host: '127.0.0.1',
       port: 0,
       tls: { key: certs.node.key, cert: certs.node.cert, ca: certs.ca },
-      service: createRpcService(node),
+      service: h.service,
       supportedVersion: '2.9.0',
       log: (m) => logs.push(m),
       onWrite: (b) => writes.push(b),
@@ -163,5 +165,165 @@ describe('channel server over TLS', () => {
     for (let i = 0; i < 50 && server.sessions > before; i++) await new Promise((r) => setTimeout(r, 10));
     expect(server.sessions).toBe(before);
     expect(server.allSessions().every((s) => !s.isClosed)).toBe(true);
+  });
+
+  const rpc = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  /** Seals the pending transactions and tells the server, as the node host does on commit. */
+  const commit = async () => {
+    const block = await h.node.seal();
+    server.blockCommitted(1, block!.block.header.number);
+    return block!;
+  };
+  /** An empty topic (its length byte 0x01), then the JSON. */
+  const eventRequest = (body: unknown) => `\x01${JSON.stringify(body)}`;
+
+  it('answers node-level methods with the group id as first param (getClientVersion [1], getPeers [1])', async () => {
+    const c = await sdk();
+    const version = JSON.parse(frameText(await c.request(ChannelType.RPC, seq(200), rpc('getClientVersion', [1])))) as { result: Record<string, string> };
+    expect(version.result['FISCO-BCOS Version']).toBe('2.11.0');
+    const peers = JSON.parse(frameText(await c.request(ChannelType.RPC, seq(201), rpc('getPeers', [1])))) as { result: unknown };
+    expect(peers.result).toEqual([]);
+    c.socket.destroy();
+  });
+
+  it('pushes 0x1000 with the receipt on the sendRawTransaction seq when the block commits', async () => {
+    const c = await sdk();
+    const tx = h.deployTx();
+    const txSeq = 'd'.repeat(32);
+    const reply = await c.request(ChannelType.RPC, txSeq, rpc('sendRawTransaction', [1, toHex(tx.raw)]));
+    expect(JSON.parse(frameText(reply)).result).toBe(toHex(tx.hash));
+    await commit();
+    const push = await c.next(txSeq);
+    expect(push).toMatchObject({ type: 0x1000, result: 0 });
+    expect(JSON.parse(frameText(push))).toEqual(await h.result('getTransactionReceipt', [1, toHex(tx.hash)]));
+    c.socket.destroy();
+  });
+
+  it('registers an event-log filter (0x15), pushes history and live logs (0x1002), completes at toBlock', async () => {
+    const c = await sdk();
+    const deploy = h.deployTx();
+    await h.send(deploy);
+    await commit();
+    const address = (await h.result<{ contractAddress: string }>('getTransactionReceipt', [1, toHex(deploy.hash)])).contractAddress;
+    const setAt = (text: string) => h.callTx(Buffer.from(address.slice(2), 'hex'), h.abi('set(string)', [text]));
+    const old = setAt('old');
+    await h.send(old);
+    const oldBlock = (await commit()).block.header.number;
+    const toBlock = oldBlock + 1;
+    const reg = await c.request(0x15, seq(300), eventRequest({ fromBlock: String(oldBlock), toBlock: String(toBlock), addresses: [address], topics: [], groupID: '1', filterID: 'tls-1' }));
+    expect(reg).toMatchObject({ type: 0x15, result: 0 });
+    expect(Buffer.from(reg.data).toString('latin1')).toBe('\x01{"result":0}\n');
+    const zero = '0'.repeat(32);
+    const historic = JSON.parse(frameText(await c.next(zero))) as { filterID: string; result: number; logs: Array<{ transactionHash: string; blockNumber: string }> };
+    expect(historic).toMatchObject({ filterID: 'tls-1', result: 0 });
+    expect(historic.logs.map((l) => [l.transactionHash, l.blockNumber])).toEqual([[toHex(old.hash), String(oldBlock)]]);
+    const live = setAt('live');
+    await h.send(live);
+    await commit();
+    const pushed = JSON.parse(frameText(await c.next(zero))) as { logs: Array<{ transactionHash: string }> };
+    expect(pushed.logs.map((l) => l.transactionHash)).toEqual([toHex(live.hash)]);
+    expect(frameText(await c.next(zero))).toBe('{"filterID":"tls-1","logs":null,"result":1}\n');
+    c.socket.destroy();
+  });
+
+  it('unregisters a filter with 0x16: no more pushes', async () => {
+    const c = await sdk();
+    const body = { fromBlock: 'latest', toBlock: 'latest', addresses: [], topics: [], groupID: '1', filterID: 'tls-2' };
+    await c.request(0x15, seq(310), eventRequest(body));
+    const zero = '0'.repeat(32);
+    await c.next(zero); // the head block's logs ("latest" starts there)
+    const un = await c.request(0x16, seq(311), eventRequest(body));
+    expect(frameText(un)).toBe('\x01{"result":0}\n');
+    expect(server.pushes?.filterCount).toBe(0);
+    const tx = h.deployTx();
+    await h.send(tx);
+    await commit();
+    await c.request(ChannelType.HEARTBEAT, seq(312), '0');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(c.frames.filter((f) => f.type === 0x1002)).toEqual([]);
+    const again = await c.request(0x16, seq(313), eventRequest(body));
+    expect(frameText(again)).toBe('\x01{"result":-41007}\n');
+    c.socket.destroy();
+  });
+
+  it('answers a malformed registration with -41001 and logs it', async () => {
+    const c = await sdk();
+    const reply = await c.request(0x15, seq(320), eventRequest({ groupID: '1' }));
+    expect(frameText(reply)).toBe('\x01{"result":-41001}\n');
+    expect(logs.some((l) => l.includes('bad event log register request') && l.includes('get filterID failed'))).toBe(true);
+    expect(frameText(await c.request(ChannelType.HEARTBEAT, seq(321), '0'))).toBe('1');
+    c.socket.destroy();
+  });
+
+  describe('with other server options', () => {
+    let direct: { key: string; cert: string };
+    const extra: ChannelServer[] = [];
+    const start = async (more: Partial<ChannelServerOptions>, sink: string[]) => {
+      const s = await startChannelServer({
+        port: 0,
+        tls: { key: certs.node.key, cert: certs.node.cert, ca: certs.ca },
+        service: h.service,
+        supportedVersion: '2.9.0',
+        log: (m) => sink.push(m),
+        ...more,
+      });
+      extra.push(s);
+      return s;
+    };
+
+    beforeAll(() => {
+      // An SDK certificate chained to the same CA but issued by the CA itself, not the node's agency.
+      const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+      ssl('ecparam', '-name', 'secp256k1', '-genkey', '-noout', '-out', 'direct.key');
+      ssl('req', '-new', '-key', 'direct.key', '-subj', '/CN=direct', '-out', 'direct.csr');
+      ssl('x509', '-req', '-in', 'direct.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-extfile', 'v3_leaf.ext', '-out', 'direct.crt');
+      direct = { key: readFileSync(path.join(dir, 'direct.key'), 'utf8'), cert: readFileSync(path.join(dir, 'direct.crt'), 'utf8') };
+    });
+    afterAll(async () => {
+      for (const s of extra) await s.close();
+    });
+
+    it('check_cert_issuer (default true) refuses an SDK certificate from another issuer; false lets it in', async () => {
+      const strictLogs: string[] = [];
+      const strict = await start({}, strictLogs);
+      const c = await connect(strict.port, direct);
+      if (c instanceof RawClient) {
+        c.send(ChannelType.HEARTBEAT, seq(400), '0');
+        await c.done;
+        expect(c.frames).toEqual([]);
+      }
+      expect(strictLogs.some((l) => l.includes('certificate issuer') && l.includes('CN=ca') && l.includes('CN=agency') && l.includes('check_cert_issuer'))).toBe(true);
+      // the agency's own SDK certificate still works
+      const ok = await connect(strict.port, certs.sdk);
+      if (!(ok instanceof RawClient)) throw ok;
+      expect(frameText(await ok.request(ChannelType.HEARTBEAT, seq(401), '0'))).toBe('1');
+      ok.socket.destroy();
+
+      const lax = await start({ checkCertIssuer: false }, []);
+      const d = await connect(lax.port, direct);
+      if (!(d instanceof RawClient)) throw d;
+      expect(frameText(await d.request(ChannelType.HEARTBEAT, seq(402), '0'))).toBe('1');
+      d.socket.destroy();
+    });
+
+    it('closes a session whose unsent output passes maxBufferedBytes, with a log line', async () => {
+      const sink: string[] = [];
+      const small = await start({ maxBufferedBytes: 256 * 1024 }, sink);
+      const c = await connect(small.port, certs.sdk);
+      if (!(c instanceof RawClient)) throw c;
+      c.send(ChannelType.SUBSCRIBE_TOPICS, seq(410), '["big"]');
+      await c.request(ChannelType.HEARTBEAT, seq(411), '0');
+      c.socket.pause(); // the client stops reading
+      const big = Buffer.alloc(1024 * 1024, 7);
+      let sent = 0;
+      for (let i = 0; i < 64 && small.sessions > 0; i++) {
+        sent += small.broadcastTopic('big', () => ({ type: ChannelType.BLOCK_NOTIFY, seq: '0'.repeat(32), result: 0, data: big }));
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(small.sessions).toBe(0);
+      expect(sent).toBeLessThan(64);
+      expect(sink.some((l) => l.includes('bytes wait to be sent, more than 262144'))).toBe(true);
+      c.socket.destroy();
+    });
   });
 });

@@ -60,6 +60,12 @@ describe('config.ini', () => {
     expect(c.smCrypto).toBe(false);
   });
 
+  it('reads [network_security] check_cert_issuer, true when absent (FISCO RPCInitializer default)', () => {
+    expect(parseNodeConfig(CONFIG, '/chain/node0/config.ini').security.checkCertIssuer).toBe(true);
+    const off = CONFIG.replace('ca_cert=ca.crt', 'ca_cert=ca.crt\n    check_cert_issuer=false');
+    expect(parseNodeConfig(off, '/chain/node0/config.ini').security.checkCertIssuer).toBe(false);
+  });
+
   it.each([
     ['jsonrpc_listen_port=8545', 'jsonrpc_listen_port=85x', /config\.ini:5: jsonrpc_listen_port: "85x" is not a port number/],
     ['jsonrpc_listen_port=8545', 'jsonrpc_listen_port=70000', /config\.ini:5: jsonrpc_listen_port: port 70000 is out of range 1\.\.65535/],
@@ -69,6 +75,7 @@ describe('config.ini', () => {
     ['level=info', 'level=loud', /config\.ini:31: level: "loud" must be one of/],
     ['    jsonrpc_listen_port=8545\n', '', /config\.ini: \[rpc\] jsonrpc_listen_port: missing/],
     ['sm_crypto=false', 'sm_crypto=maybe', /config\.ini:25: sm_crypto: "maybe" is not true or false/],
+    ['ca_cert=ca.crt', 'ca_cert=ca.crt\n    check_cert_issuer=sometimes', /config\.ini:23: check_cert_issuer: "sometimes" is not true or false/],
     [';crl.0=', 'crl.0=abc', /config\.ini:14: crl\.0: "abc" is not a node id/],
     ['listen_port=30300', 'listen_port=8545', /the p2p \(8545\), channel \(20200\) and JSON-RPC \(8545\) ports must differ/],
     ['[chain]', 'chain', /config\.ini:23: "chain": expected key=value/],

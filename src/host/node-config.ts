@@ -32,6 +32,8 @@ export interface NodeConfig {
     readonly tlsKey: string;
     readonly tlsCert: string;
     readonly tlsCaCert: string;
+    /** `check_cert_issuer` (default true): an SDK certificate must have the node certificate's issuer. */
+    readonly checkCertIssuer: boolean;
   };
   readonly chainId: bigint;
   readonly smCrypto: boolean;
@@ -109,6 +111,7 @@ export function parseNodeConfig(text: string, file: string): NodeConfig {
     tlsKey: smCrypto ? inData(ini.get('network_security', 'tls_key', readers.nonEmpty)) : key,
     tlsCert: smCrypto ? inData(ini.get('network_security', 'tls_cert', readers.nonEmpty)) : cert,
     tlsCaCert: smCrypto ? inData(ini.get('network_security', 'tls_ca_cert', readers.nonEmpty)) : caCert,
+    checkCertIssuer: ini.get('network_security', 'check_cert_issuer', readers.bool, true),
   };
 
   const version = ini.get('compatibility', 'supported_version', (v) => {

@@ -177,6 +177,8 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       tls: { key: tlsKey!, cert: tlsCert!, ca: tlsCa! },
       service,
       supportedVersion: config.version.text,
+      node,
+      checkCertIssuer: config.security.checkCertIssuer,
       log: (message) => write('info', `[CHANNEL]${message}`),
     }).catch((error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the address is already in use (EADDRINUSE)' : error.message;
