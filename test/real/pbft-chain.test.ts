@@ -73,7 +73,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     for (const n of nodes) expect(nodeLog(n)).toMatch(/\[CONSENSUS\]\[PBFT\]\^{8}Report,num=\d+/);
   }, 60_000);
 
-  it('the channel port: an SDK-certified TLS client shakes hands, calls JSON-RPC and gets a block notify per new block', async () => {
+  it('the channel port: an SDK-certified TLS client shakes hands, calls JSON-RPC, gets a block notify per new block and its transaction\'s receipt (0x1000)', async () => {
     const sdk = path.join(ipDir, 'sdk');
     const port = Number(/channel_listen_port=(\d+)/.exec(readFileSync(path.join(nodes[0]!.dir, 'config.ini'), 'utf8'))![1]);
     const frames: ChannelFrame[] = [];
@@ -113,6 +113,13 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
       expect(notify.data[0]).toBe(topic.length + 1);
       expect(Buffer.from(notify.data.subarray(1, 1 + topic.length)).toString()).toBe(topic);
       expect(JSON.parse(Buffer.from(notify.data.subarray(1 + topic.length)).toString())).toEqual({ groupID: 1, blockNumber: Number(receipt.blockNumber) });
+      // sendRawTransaction over the channel: the hash on seq 4, then the receipt (0x1000) on seq 4 when it commits
+      const raw = client.signedSet(contract, 'receipt over the channel', height + 500);
+      socket.write(encodeFrame({ type: ChannelType.RPC, seq: seq(4), data: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'sendRawTransaction', params: [1, raw] }) }));
+      const sent = (JSON.parse(frameText(await reply(seq(4), ChannelType.RPC))) as { result: string }).result;
+      const pushed = JSON.parse(frameText(await reply(seq(4), ChannelType.TX_RECEIPT_NOTIFY))) as Record<string, unknown>;
+      expect(pushed).toEqual(await client.receipt(nodes[0]!.rpcUrl, sent));
+      expect(pushed).toMatchObject({ transactionHash: sent, status: '0x0' });
     } finally {
       socket.destroy();
     }
