@@ -90,32 +90,47 @@ Examples:
   },
   {
     name: 'serve',
-    synopsis: 'serve [--nodes 4] [--consensus pbft|raft] [--rpc-port 8545]',
-    summary: 'run a simulated group paced to the wall clock and serve each node\'s JSON-RPC',
+    synopsis: 'serve [--nodes 4] [--consensus pbft|raft] [--rpc-port 8545] [--channel-port 20200]',
+    summary: 'run a simulated group paced to the wall clock and serve each node\'s JSON-RPC and channel port',
     help: `Usage: twinchain serve [--nodes 4] [--consensus pbft|raft] [--rpc-port 8545] [--host 127.0.0.1]
+                       [--channel-port 20200] [--cert-dir <dir>] [--no-channel]
                        [--seed <text>] [--supported-version 2.11.0] [--suite ecdsa|sm]
                        [--log <file>] [--quiet]
 
 Runs one group of simulated sealers in this process, paced to the wall clock, and serves
-node i's FISCO BCOS 2.x JSON-RPC on port rpc-port + i: a local chain for SDKs, consoles and
-\`twinchain conform\`. Prints the endpoints, a ready line, then one line per block that
-node0 commits. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
+node i's FISCO BCOS 2.x JSON-RPC on port rpc-port + i and FISCO's channel protocol (TLS 1.2
+with mutual certificates: handshake, heartbeat, JSON-RPC, block notify) on channel-port + i:
+a local chain for SDKs, consoles and \`twinchain conform\`. The channel ports use a chain CA,
+one certificate per node and one SDK certificate (secp256k1, as build_chain makes them)
+that serve generates with the system openssl (3.0 or newer); the SDK's files are laid out
+as build-chain's sdk/ folder (ca.crt, sdk.crt, sdk.key), the folder SDKs and consoles take.
+Prints the endpoints, the SDK folder, a ready line, then one line per block that node0
+commits. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
 
   --nodes              sealers in group 1 (1 to 64, default 4)
   --consensus          pbft (default) or raft
   --rpc-port           node0's port; node i listens on rpc-port + i (default 8545;
                        0 lets every node pick a free port)
+  --channel-port       node0's channel port; node i listens on channel-port + i (default
+                       20200; 0 lets every node pick a free port)
+  --cert-dir           where the certificates go: cert/ (chain CA, agency), nodeN/conf/,
+                       sdk/. Kept after the stop; a later run reuses what it finds there,
+                       so SDKs configured with its sdk/ keep working. Default: a new folder
+                       in the OS temp dir, removed when serve stops
+  --no-channel         no channel ports and no certificates (no openssl needed)
   --host               interface to bind (default 127.0.0.1, loopback only)
   --seed               node keys and every random choice derive from it
                        (default twinchain-serve)
   --supported-version  [compatibility] supported_version: 2.0.0-rc1 … 2.11.0 selects the
                        interface variant (2.0.0-rc1 = earlier, newer = later); default 2.11.0
-  --suite              ecdsa (default) or sm (SM2/SM3; the client version ends with " gm")
-  --log                append every node's log lines (FISCO format) to this file
+  --suite              ecdsa (default) or sm (SM2/SM3; the client version ends with " gm";
+                       the channel's TLS stays secp256k1)
+  --log                append every node's log lines (FISCO format) and its channel
+                       server's messages to this file
   --quiet              no line per block
 
 Example:
-  twinchain serve --nodes 4 --consensus raft --rpc-port 8545
+  twinchain serve --nodes 4 --consensus raft --rpc-port 8545 --cert-dir ./serve-certs
   curl -s -X POST -d '{"jsonrpc":"2.0","method":"getBlockNumber","params":[1],"id":1}' http://127.0.0.1:8545`,
     load: () => import('./serve-command.js'),
   },
