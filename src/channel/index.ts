@@ -45,3 +45,4 @@ export {
   type ChannelServerOptions,
 } from './channel-server.js';
 export { blockNotifyFrame, blockNotifyTopic } from './block-notify.js';
+export { ChannelClient, ChannelClientError, newSeq, type ChannelClientOptions, type ChannelClientErrorKind } from './channel-client.js';
