@@ -167,7 +167,7 @@ describe('serve: each node\'s FISCO channel port', () => {
     return d;
   };
 
-  it('takes SDK clients with the printed sdk/ certificates: getBlockNumber over 0x12, a block notify per commit on each node, another CA refused', async () => {
+  it("takes SDK clients with the printed sdk/ certificates: getBlockNumber over 0x12, a transaction's 0x1000 receipt, a block notify per commit on each node, another CA refused", async () => {
     const certDir = path.join(tempDir('certs'), 'certs');
     const s = await startServe(['--nodes', '2', '--rpc-port', '0', '--channel-port', '0', '--cert-dir', certDir, '--seed', 'serve-channel']);
     running = s;
@@ -217,6 +217,14 @@ describe('serve: each node\'s FISCO channel port', () => {
     const tx = builder.build({ blockLimit: 500n });
     const sent = await (await fetch(s.urls[1]!, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendRawTransaction', params: [1, toHex(tx.raw)] }) })).json();
     expect(sent).toMatchObject({ result: toHex(tx.hash) });
+    // a transaction sent over node0's channel gets its receipt pushed (0x1000) on the request's seq
+    const tx2 = builder.build({ blockLimit: 500n });
+    const txSeq = 'c'.repeat(32);
+    const accepted = await c0.request(ChannelType.RPC, txSeq, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'sendRawTransaction', params: [1, toHex(tx2.raw)] }));
+    expect(JSON.parse(frameText(accepted))).toMatchObject({ result: toHex(tx2.hash) });
+    const receipt = await c0.next(txSeq, 10_000);
+    expect(receipt.type).toBe(0x1000);
+    expect(JSON.parse(frameText(receipt))).toMatchObject({ transactionHash: toHex(tx2.hash), status: '0x0' });
     for (const c of [c0, c1]) {
       const push = await c.next('0'.repeat(32), 10_000);
       expect(push.type).toBe(0x1001);
