@@ -163,6 +163,67 @@ Example:
     load: () => import('./node-command.js'),
   },
   {
+    name: 'console init',
+    synopsis: 'console init <dir> --sdk <node sdk dir> [--peers host:port,...]',
+    summary: "prepare a console folder: config.toml, a node's SDK certificates, contracts",
+    help: `Usage: twinchain console init <dir> --sdk <node sdk dir> [--peers host:port,...]
+
+Makes a console folder in FISCO console 2.x's layout:
+  conf/config.toml        [cryptoMaterial] certPath, [network] peers, [account] keyStoreDir
+  conf/                   everything in the --sdk folder (ca.crt, sdk.crt, sdk.key)
+  contracts/solidity/     HelloWorld.sol and the other Solidity fixtures
+The account key is made on the console's first start (account/ecdsa/<address>.pem, or
+account/gm/ on SM chains).
+
+  --sdk      a node's sdk/ folder: build-chain's nodes/<ip>/sdk, or the folder serve prints
+  --peers    channel endpoints; default: the channel ports of the build-chain nodes beside
+             the sdk folder (node*/config.ini), else 127.0.0.1:20200
+
+An existing conf/config.toml is refused and left as it is.
+
+Example:
+  twinchain console init console --sdk nodes/127.0.0.1/sdk`,
+    load: () => import('./console-init-command.js'),
+  },
+  {
+    name: 'console',
+    synopsis: 'console [dir] [--group N] [-e command]...',
+    summary: "FISCO's console over a node's channel port: queries, deploy, call, node management",
+    help: `Usage: twinchain console [dir] [--group N] [-e "<command>"]...
+
+Connects to the first reachable peer of <dir>/conf/config.toml (default: the current folder)
+over the channel port (TLS 1.2 with the SDK certificates) and runs console commands:
+  queries      getNodeVersion getPeers getBlockNumber getPbftView getSealerList
+               getObserverList getConsensusStatus getSyncStatus getNodeIDList getGroupPeers
+               getGroupList getBlockByHash getBlockByNumber getBlockHashByNumber
+               getTransactionByHash getTransactionByBlockHashAndIndex
+               getTransactionByBlockNumberAndIndex getTransactionReceipt
+               getPendingTransactions getPendingTxSize getCode getTotalTransactionCount
+               getSystemConfigByKey
+  contracts    deploy <Name> [args]          compiles contracts/solidity/<Name>.sol (solc-js,
+                                             Constantinople EVM), deploys, remembers the address
+               call <Name> <address|latest> <function> [args]
+                                             view functions are read, others are transactions
+  nodes        addSealer addObserver removeNode <nodeId>; setSystemConfigByKey <key> <value>
+  session      switch <group>, help [command], quit
+
+On a terminal: the prompt [group:1]>, tab completion of commands, contract names and
+functions, history kept in <dir>/.console_history. Otherwise the commands come from -e (one
+command per -e) or from stdin, one per line, without a prompt.
+
+  --group, -g   the group to start in (default 1)
+  --exec, -e    run this command (repeatable) and exit
+
+Exit status: 0; 1 when the node cannot be reached or (scripted) a command failed, at the first
+failure; 2 for bad options.
+
+Examples:
+  twinchain console console
+  twinchain console console -e "deploy HelloWorld" -e "call HelloWorld latest get"
+  echo getBlockNumber | twinchain console console`,
+    load: () => import('./console-command.js'),
+  },
+  {
     name: 'conform',
     synopsis: 'conform <url> [--group 1] [--variant earlier|later] [--json file]',
     summary: "check a node's JSON-RPC endpoint against SPEC.md and print a pass/fail table",
