@@ -7,10 +7,76 @@ import { toHex } from '../codec/index.js';
 import { rpcHarness } from '../rpc/rpc-harness.test-helper.js';
 import { ChannelType, encodeFrame, frameText, numericSeq } from './channel-frame.js';
 import { HEARTBEAT_V2_REPLY } from './channel-session.js';
-import { startChannelServer, type ChannelServer, type ChannelServerOptions } from './channel-server.js';
+import { FrameQueue, startChannelServer, type ChannelServer, type ChannelServerOptions } from './channel-server.js';
 import { RawClient, connect, makeCerts } from './channel-test-harness.test-helper.js';
 
 const seq = (n: number) => numericSeq(n);
+
+describe('FrameQueue (a session\'s output)', () => {
+  /** A socket whose writes complete only when the test says so. */
+  const fakeSocket = () => {
+    const pending: Array<{ bytes: Buffer; done: (error?: Error | null) => void }> = [];
+    const socket = {
+      destroyed: false,
+      get writableLength() {
+        return pending.reduce((sum, w) => sum + w.bytes.length, 0);
+      },
+      write(bytes: Buffer, done: (error?: Error | null) => void) {
+        pending.push({ bytes, done });
+        return true;
+      },
+      /** Completes the oldest write. */
+      complete(error?: Error) {
+        pending.shift()!.done(error);
+      },
+    };
+    return { socket, pending };
+  };
+  const frame = (n: number) => Buffer.alloc(n, n);
+
+  it('writes one frame at a time, the next from the previous write\'s callback, and counts queued bytes as unsent', () => {
+    const { socket, pending } = fakeSocket();
+    const seen: Buffer[] = [];
+    const q = new FrameQueue(socket, (b) => seen.push(b));
+    q.push(frame(10));
+    q.push(frame(20));
+    q.push(frame(30));
+    expect(pending.map((w) => w.bytes.length)).toEqual([10]);
+    expect(q.queued).toBe(2);
+    expect(q.unsentBytes).toBe(60);
+    socket.complete();
+    expect(pending.map((w) => w.bytes.length)).toEqual([20]);
+    expect(q.unsentBytes).toBe(50);
+    socket.complete();
+    socket.complete();
+    expect(pending).toEqual([]);
+    expect(q.unsentBytes).toBe(0);
+    expect(seen.map((b) => b.length)).toEqual([10, 20, 30]);
+    q.push(frame(5));
+    expect(pending.map((w) => w.bytes.length)).toEqual([5]);
+  });
+
+  it('clear drops what waits; a destroyed socket or a failed write gets nothing more', () => {
+    const { socket, pending } = fakeSocket();
+    const q = new FrameQueue(socket);
+    q.push(frame(1));
+    q.push(frame(2));
+    q.push(frame(3));
+    q.clear();
+    expect(q.queued).toBe(0);
+    expect(q.unsentBytes).toBe(1);
+    socket.complete();
+    expect(pending).toEqual([]);
+    q.push(frame(4));
+    q.push(frame(5));
+    socket.complete(new Error('EPIPE'));
+    expect(pending).toEqual([]);
+    expect(q.queued).toBe(1);
+    socket.destroyed = true;
+    q.push(frame(6));
+    expect(pending).toEqual([]);
+  });
+});
 
 describe('channel server over TLS', () => {
   let dir: string;
@@ -94,21 +160,34 @@ describe('channel server over TLS', () => {
     good.socket.destroy();
   });
 
+  /** Sends `n` heartbeats and getBlockNumber calls (seqs from `first`) in one chunk and waits for every reply. */
+  const burst = async (c: RawClient, n: number, first: number) => {
+    const requests = Array.from({ length: n }, (_, i) =>
+      i % 2 === 0
+        ? encodeFrame({ type: ChannelType.HEARTBEAT, seq: seq(first + i), data: '0' })
+        : encodeFrame({ type: ChannelType.RPC, seq: seq(first + i), data: `{"jsonrpc":"2.0","method":"getBlockNumber","params":[1],"id":${i}}` }),
+    );
+    c.socket.write(Buffer.concat(requests));
+    for (let i = 0; i < n; i++) await c.next(seq(first + i));
+  };
+
   it('writes one frame per socket write, even for many requests in one chunk', async () => {
     const c = await sdk();
     writes.length = 0;
-    const n = 20;
-    const burst = Buffer.concat(
-      Array.from({ length: n }, (_, i) =>
-        i % 2 === 0
-          ? encodeFrame({ type: ChannelType.HEARTBEAT, seq: seq(100 + i), data: '0' })
-          : encodeFrame({ type: ChannelType.RPC, seq: seq(100 + i), data: `{"jsonrpc":"2.0","method":"getBlockNumber","params":[1],"id":${i}}` }),
-      ),
-    );
-    c.socket.write(burst);
-    for (let i = 0; i < n; i++) await c.next(seq(100 + i));
-    expect(writes.length).toBe(n);
+    await burst(c, 20, 100);
+    expect(writes.length).toBe(20);
     for (const w of writes) expect(w.readUInt32BE(0)).toBe(w.length);
+    c.socket.destroy();
+  });
+
+  it('sends one frame per TLS record: every client read of a burst of replies holds exactly one whole frame', async () => {
+    const c = await sdk();
+    const reads: Buffer[] = [];
+    c.socket.on('data', (chunk: Buffer) => reads.push(chunk));
+    const n = 200;
+    await burst(c, n, 1000);
+    expect(reads).toHaveLength(n);
+    for (const r of reads) expect(r.length >= 42 && r.readUInt32BE(0) === r.length, `a read of ${r.length} bytes starting with length ${r.readUInt32BE(0)}`).toBe(true);
     c.socket.destroy();
   });
 

@@ -1,5 +1,6 @@
 // FISCO's channel port over Node's tls: TLS 1.2, mutual authentication against the node's CA,
-// secp256k1 among the ECDHE groups, one ChannelSession per connection, one frame per write.
+// secp256k1 among the ECDHE groups, one ChannelSession per connection, one frame per write (and
+// per TLS record: the next write waits for the previous one).
 import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
@@ -68,6 +69,60 @@ export interface ChannelServer {
   close(): Promise<void>;
 }
 
+/**
+ * One session's output, written as FISCO's node writes it: one frame per socket write, the next
+ * only once the previous write has completed. Node's TLS socket hands every write it has queued
+ * to one SSL write (writev), so frames written back to back would share a TLS record and arrive
+ * in one read; the Node.js and Python SDKs take a read for one frame and corrupt such a batch.
+ */
+export class FrameQueue {
+  private readonly queue: Buffer[] = [];
+  private queuedBytes = 0;
+  private writing = false;
+
+  constructor(
+    private readonly socket: { readonly destroyed: boolean; readonly writableLength: number; write(bytes: Buffer, done: (error?: Error | null) => void): boolean },
+    private readonly onWrite?: (bytes: Buffer) => void,
+  ) {}
+
+  /** Bytes not yet taken by the peer: queued here plus what the socket still holds. */
+  get unsentBytes(): number {
+    return this.queuedBytes + this.socket.writableLength;
+  }
+
+  /** Frames waiting for the write in progress to complete. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  push(frame: Buffer): void {
+    this.queue.push(frame);
+    this.queuedBytes += frame.length;
+    this.pump();
+  }
+
+  /** Drops what waits (the connection is gone). */
+  clear(): void {
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+  }
+
+  private pump(): void {
+    if (this.writing || this.socket.destroyed) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    this.queuedBytes -= next.length;
+    this.writing = true;
+    this.onWrite?.(next);
+    this.socket.write(next, (error) => {
+      this.writing = false;
+      // A failed write ends the socket; its 'close' clears the queue.
+      if (error) return;
+      this.pump();
+    });
+  }
+}
+
 export async function startChannelServer(options: ChannelServerOptions): Promise<ChannelServer> {
   const log = options.log ?? (() => {});
   const host = options.host ?? '127.0.0.1';
@@ -129,6 +184,7 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
         return;
       }
     }
+    const output = new FrameQueue(socket, options.onWrite);
     const session: ChannelSession = new ChannelSession({
       service: options.service,
       supportedVersion: options.supportedVersion,
@@ -137,14 +193,13 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
       pushes,
       send: (frame) => {
         if (socket.destroyed) return;
-        const bytes = encodeFrame(frame);
-        options.onWrite?.(bytes);
-        socket.write(bytes);
-        if (socket.writableLength > maxBuffered) {
-          session.close(`${socket.writableLength} bytes wait to be sent, more than ${maxBuffered}: the client does not read`);
+        output.push(encodeFrame(frame));
+        if (output.unsentBytes > maxBuffered) {
+          session.close(`${output.unsentBytes} bytes wait to be sent, more than ${maxBuffered}: the client does not read`);
         }
       },
       close: () => {
+        output.clear();
         sessions.delete(socket);
         pushes?.sessionClosed(session);
         socket.destroy();
@@ -155,6 +210,7 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
     socket.on('data', (chunk: Buffer) => session.feed(chunk));
     socket.on('error', (error) => log(`channel: socket ${peer}: ${error.message}`));
     socket.on('close', () => {
+      output.clear();
       sessions.delete(socket);
       if (!session.isClosed) session.close('connection closed by peer');
       pushes?.sessionClosed(session);

@@ -20,6 +20,14 @@ function setup(handle: (body: string) => Promise<string> = async (b) => `echo:${
   return { session, sent, closed, exchange };
 }
 
+/** The close reasons after a handshake with `body`; nothing may have been sent. */
+async function refusedHandshake(body: string): Promise<string[]> {
+  const { sent, closed, exchange } = setup();
+  await exchange(ChannelType.HANDSHAKE, body);
+  expect(sent, body).toEqual([]);
+  return closed;
+}
+
 describe('channel session', () => {
   it('answers RPC on the same seq through the handler', async () => {
     const { exchange } = setup();
@@ -45,11 +53,42 @@ describe('channel session', () => {
   });
 
   it('closes when the versions do not overlap or the handshake is garbage', async () => {
-    for (const body of ['{"minimumSupport":4,"maximumSupport":5}', '{"minimumSupport":0,"maximumSupport":0}', 'nope', '{}']) {
-      const { sent, closed, exchange } = setup();
-      await exchange(ChannelType.HANDSHAKE, body);
-      expect(sent).toEqual([]);
-      expect(closed.length).toBe(1);
+    const bodies = [
+      '{"minimumSupport":4,"maximumSupport":5}',
+      '{"minimumSupport":0,"maximumSupport":0}',
+      '{"minimumSupport":3,"maximumSupport":2}',
+      'nope',
+      'null',
+      '[1,3]',
+      '3',
+    ];
+    for (const body of bodies) expect(await refusedHandshake(body), body).toHaveLength(1);
+  });
+
+  it('a missing minimumSupport / maximumSupport means 1, as FISCO reads them (value.get(key, 1))', async () => {
+    const cases: Array<[body: string, protocol: number]> = [
+      ['{"clientType":"java-sdk"}', 1],
+      ['{}', 1],
+      ['{"maximumSupport":3,"clientType":"java-sdk"}', 3],
+      ['{"minimumSupport":1,"clientType":"java-sdk"}', 1],
+    ];
+    for (const [body, protocol] of cases) {
+      const { session, closed, exchange } = setup();
+      const reply = await exchange(ChannelType.HANDSHAKE, body);
+      expect(closed, body).toEqual([]);
+      expect(reply, body).toMatchObject({ type: ChannelType.HANDSHAKE, seq: SEQ, result: 0 });
+      expect(JSON.parse(frameText(reply!)), body).toEqual({ protocol, nodeVersion: '2.9.0' });
+      expect(session.protocolVersion, body).toBe(protocol);
+    }
+    const { session, exchange } = setup();
+    await exchange(ChannelType.HANDSHAKE, '{"clientType":"java-sdk"}');
+    expect(session.clientType).toBe('java-sdk');
+    expect(frameText((await exchange(ChannelType.HEARTBEAT, '0'))!)).toBe('1');
+  });
+
+  it('refuses a minimumSupport / maximumSupport that is there but not an integer', async () => {
+    for (const body of ['{"minimumSupport":"1","maximumSupport":3}', '{"maximumSupport":2.5}', '{"minimumSupport":null}', '{"maximumSupport":[3]}', '{"minimumSupport":true,"maximumSupport":3}']) {
+      expect(await refusedHandshake(body), body).toEqual([expect.stringMatching(/not integers/)]);
     }
   });
 

@@ -151,9 +151,15 @@ export class ChannelSession {
       this.close('handshake is not JSON');
       return;
     }
-    const { minimumSupport, maximumSupport, clientType } = (request ?? {}) as Record<string, unknown>;
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+      this.close('handshake is not a JSON object');
+      return;
+    }
+    // FISCO reads both with jsoncpp's value.get(key, 1): a missing key means 1 (some java-sdk
+    // builds send only {"clientType":"java-sdk"}); a key that is there must be an integer.
+    const { minimumSupport = 1, maximumSupport = 1, clientType } = request as Record<string, unknown>;
     if (!Number.isInteger(minimumSupport) || !Number.isInteger(maximumSupport)) {
-      this.close('handshake lacks minimumSupport/maximumSupport');
+      this.close(`handshake: minimumSupport ${JSON.stringify(minimumSupport)} / maximumSupport ${JSON.stringify(maximumSupport)} are not integers`);
       return;
     }
     const min = minimumSupport as number;

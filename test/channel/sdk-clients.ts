@@ -7,6 +7,7 @@ import tls from 'node:tls';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { ChannelType, encodeFrame, type ChannelFrame } from '../../src/channel/channel-frame.js';
 import { startChannelServer, type ChannelServer } from '../../src/channel/channel-server.js';
 import { RawClient, makeCerts, type ChannelCerts } from '../../src/channel/channel-test-harness.test-helper.js';
@@ -14,8 +15,25 @@ import { rpcHarness } from '../../src/rpc/rpc-harness.test-helper.js';
 
 export type Harness = Awaited<ReturnType<typeof rpcHarness>>;
 
+/** TLS material an SDK is configured with: sdk.key, sdk.crt and ca.crt. */
+export interface SdkAuth {
+  key: string;
+  cert: string;
+  ca: string;
+}
+
+export interface SdkNode {
+  h: Harness;
+  server: ChannelServer;
+  certs: ChannelCerts;
+  /** The SDK's key and certificate (issued by the node's agency) with the chain CA. */
+  auth: SdkAuth;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
 /** A dev node behind a channel server with build_chain -R certificates. */
-export async function startSdkNode(): Promise<{ h: Harness; server: ChannelServer; certs: ChannelCerts; logs: string[]; stop(): Promise<void> }> {
+export async function startSdkNode(): Promise<SdkNode> {
   const dir = mkdtempSync(path.join(tmpdir(), 'twinchain-sdk-compat-'));
   const certs = makeCerts(dir);
   const h = await rpcHarness();
@@ -32,11 +50,30 @@ export async function startSdkNode(): Promise<{ h: Harness; server: ChannelServe
     h,
     server,
     certs,
+    auth: { key: certs.sdk.key, cert: certs.sdk.cert, ca: certs.ca },
     logs,
     async stop() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One node for a test file: started before its tests, stopped after them. The returned function
+ * gives the node (inside tests and hooks).
+ */
+export function useSdkNode(): () => SdkNode {
+  let env: SdkNode | undefined;
+  beforeAll(async () => {
+    env = await startSdkNode();
+  }, 30_000);
+  afterAll(async () => {
+    await env?.stop();
+  });
+  return () => {
+    if (!env) throw new Error('the SDK node is not started (use it inside tests and hooks)');
+    return env;
   };
 }
 
@@ -49,7 +86,15 @@ export async function commitBlock(env: { h: Harness; server: ChannelServer }): P
   return number;
 }
 
-async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 3000): Promise<T> {
+/** Puts one transaction in a block (submitted straight to the node) and announces the block. */
+export async function newBlock(env: { h: Harness; server: ChannelServer }): Promise<number> {
+  const reply = await env.h.send(env.h.deployTx());
+  if (reply.error !== undefined) throw new Error(`deploy refused: ${JSON.stringify(reply.error)}`);
+  return commitBlock(env);
+}
+
+/** Polls `probe` every 5 ms until it gives a value; throws after `timeoutMs`. */
+export async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 3000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
@@ -57,6 +102,11 @@ async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 30
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** Polls until `condition` holds; throws after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  await until(() => (condition() ? true : undefined), what, timeoutMs);
 }
 
 function header(type: number, seq: string, data: Buffer): Buffer {
@@ -96,7 +146,7 @@ export class NodeSdkClient {
     socket.on('error', () => {});
   }
 
-  static connect(port: number, auth: { key: string; cert: string; ca: string }, maxVersion: tls.SecureVersion | undefined): Promise<NodeSdkClient> {
+  static connect(port: number, auth: SdkAuth, maxVersion: tls.SecureVersion | undefined): Promise<NodeSdkClient> {
     const secureContext = tls.createSecureContext({ ...auth, ecdhCurve: 'secp256k1', ...(maxVersion ? { maxVersion } : {}) });
     const raw = new net.Socket();
     raw.connect(port, '127.0.0.1');
@@ -236,7 +286,7 @@ export class PySdkClient {
     socket.on('error', () => {});
   }
 
-  static connect(port: number, auth: { key: string; cert: string; ca: string }): Promise<PySdkClient> {
+  static connect(port: number, auth: SdkAuth): Promise<PySdkClient> {
     const socket = tls.connect({
       host: '127.0.0.1',
       port,
@@ -322,7 +372,7 @@ export class PySdkClient {
  * secp256k1: without it no client can use a secp256k1 channel certificate (FISCO's own -R nodes
  * included), see the report.
  */
-export function connectJavaSdk(port: number, auth: { key: string; cert: string; ca: string }): Promise<RawClient> {
+export function connectJavaSdk(port: number, auth: SdkAuth): Promise<RawClient> {
   const socket = tls.connect({
     host: '127.0.0.1',
     port,
@@ -335,6 +385,20 @@ export function connectJavaSdk(port: number, auth: { key: string; cert: string; 
     socket.once('secureConnect', () => resolve(new RawClient(socket)));
     socket.once('error', reject);
   });
+}
+
+/**
+ * ChannelImp.queryChannelProtocolVersion's 0x14 body: ChannelHandshake {maximumSupport,
+ * minimumSupport, clientType} as Jackson writes it (field order).
+ */
+export const JAVA_HANDSHAKE = '{"maximumSupport":3,"minimumSupport":1,"clientType":"java-sdk"}';
+
+/** connectJavaSdk, then the v3 handshake the Java SDK makes with a 2.1+ node. */
+export async function connectJavaSdkV3(port: number, auth: SdkAuth): Promise<RawClient> {
+  const c = await connectJavaSdk(port, auth);
+  const reply = await c.request(ChannelType.HANDSHAKE, javaSeq(), JAVA_HANDSHAKE);
+  if (reply.result !== 0) throw new Error(`handshake refused: result ${reply.result}`);
+  return c;
 }
 
 /** ChannelUtils.newSeq: UUID.randomUUID() without dashes. */

@@ -4,40 +4,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelType, frameText } from '../../src/channel/channel-frame.js';
 import {
+  JAVA_HANDSHAKE,
   NodeSdkClient,
   PySdkClient,
-  commitBlock,
   connectJavaSdk,
+  connectJavaSdkV3,
   javaHandshakeSupported,
   javaSeq,
+  newBlock,
   splitTopic,
-  startSdkNode,
+  until,
+  useSdkNode,
   type Harness,
 } from './sdk-clients.js';
 import type { ChannelServer } from '../../src/channel/channel-server.js';
-import type { ChannelCerts } from '../../src/channel/channel-test-harness.test-helper.js';
 
-let env: Awaited<ReturnType<typeof startSdkNode>>;
+const node = useSdkNode();
 let h: Harness;
 let server: ChannelServer;
-let certs: ChannelCerts;
-const sdkAuth = () => ({ key: certs.sdk.key, cert: certs.sdk.cert, ca: certs.ca });
+const sdkAuth = () => node().auth;
 
-beforeAll(async () => {
-  env = await startSdkNode();
-  ({ h, server, certs } = env);
-}, 30_000);
-
-afterAll(async () => {
-  await env?.stop();
+beforeAll(() => {
+  ({ h, server } = node());
 });
-
-/** Puts one transaction in a block (submitted straight to the node) and announces the block. */
-async function newBlock(): Promise<number> {
-  const reply = await h.send(h.deployTx());
-  expect(reply.error).toBeUndefined();
-  return commitBlock(env);
-}
 
 describe('Node.js SDK (nodejs-sdk packages/api/common/network/channelPromise.js)', () => {
   let client: NodeSdkClient;
@@ -75,15 +64,8 @@ describe('Node.js SDK (nodejs-sdk packages/api/common/network/channelPromise.js)
   it('subscribes with 0x32 ["_block_notify_1"] and reads 0x1001 as "<group>,<height>" after the topic (it never handshakes: v1)', async () => {
     client.send(ChannelType.SUBSCRIBE_TOPICS, ['_block_notify_1']);
     await client.query('getBlockNumber', [1]); // the subscription is in once a later request is answered
-    const number = await newBlock();
-    const notify = await (async () => {
-      for (let i = 0; i < 600; i++) {
-        const m = client.messages.find((x) => x.type === ChannelType.BLOCK_NOTIFY);
-        if (m) return m;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      throw new Error('no block notify');
-    })();
+    const number = await newBlock(node());
+    const notify = await until(() => client.messages.find((x) => x.type === ChannelType.BLOCK_NOTIFY), 'block notify');
     expect(notify.body).toEqual([1, number]);
     expect(notify.seq).toBe('0'.repeat(32));
   });
@@ -123,7 +105,7 @@ describe('Python SDK (python-sdk client/channelhandler.py, channelpack.py, bcosc
   });
 
   it('takes the whole 0x1001 data as text and reads int(data.split(",")[1]) as the block number, on seq 32 × "0"', async () => {
-    const number = await newBlock();
+    const number = await newBlock(node());
     const pack = await client.waitPack('0'.repeat(32), ChannelType.BLOCK_NOTIFY);
     expect(pack.result).toBe(0);
     const data = pack.data.toString('utf8');
@@ -162,7 +144,7 @@ describe('Java SDK (java-sdk ChannelMsgHandler, ChannelImp, ConnectionManager)',
     const nodeVersion = JSON.parse(frameText(versionReply)) as { result: Record<string, string> };
     expect(javaHandshakeSupported(nodeVersion.result['Supported Version']!)).toBe(true);
     // queryChannelProtocolVersion: ChannelHandshake {maximumSupport, minimumSupport, clientType} in field order
-    const handshake = await c.request(ChannelType.HANDSHAKE, javaSeq(), '{"maximumSupport":3,"minimumSupport":1,"clientType":"java-sdk"}');
+    const handshake = await c.request(ChannelType.HANDSHAKE, javaSeq(), JAVA_HANDSHAKE);
     expect(handshake.result).toBe(0);
     const protocol = JSON.parse(frameText(handshake)) as { protocol: number; nodeVersion: string };
     expect([1, 2, 3]).toContain(protocol.protocol); // EnumChannelProtocolVersion.toEnum
@@ -177,8 +159,7 @@ describe('Java SDK (java-sdk ChannelMsgHandler, ChannelImp, ConnectionManager)',
   });
 
   it('after the handshake fetches the group list and block number, subscribes to _block_notify_1 and reads the v3 JSON notify after the topic', async () => {
-    const c = await connectJavaSdk(server.port, sdkAuth());
-    await c.request(ChannelType.HANDSHAKE, javaSeq(), '{"maximumSupport":3,"minimumSupport":1,"clientType":"java-sdk"}');
+    const c = await connectJavaSdkV3(server.port, sdkAuth());
     // Client.getGroupList(peer): params []; the strings are Integer.valueOf'd
     const groups = JSON.parse(frameText(await c.request(ChannelType.RPC, javaSeq(), '{"jsonrpc":"2.0","method":"getGroupList","params":[],"id":2}'))) as { result: unknown[] };
     expect(groups.result.map((g) => Number.parseInt(String(g), 10))).toEqual([1]);
@@ -186,7 +167,7 @@ describe('Java SDK (java-sdk ChannelMsgHandler, ChannelImp, ConnectionManager)',
     expect(BigInt(height.result)).toBe(BigInt(h.group.blockNumber()));
     c.send(ChannelType.SUBSCRIBE_TOPICS, javaSeq(), JSON.stringify(['_block_notify_1']));
     await c.request(ChannelType.HEARTBEAT, javaSeq(), '{"heartBeat":0}');
-    const number = await newBlock();
+    const number = await newBlock(node());
     const push = await c.next('0'.repeat(32));
     expect(push).toMatchObject({ type: ChannelType.BLOCK_NOTIFY, result: 0 });
     const { topic, content } = splitTopic(push.data);
