@@ -15,7 +15,7 @@ import { getSuite } from '../crypto/index.js';
 import { startDevServer, type DevServer } from '../sim/index.js';
 import { captureIo } from './capture-io.test-helper.js';
 import { main } from './main.js';
-import { run as serve } from './serve-command.js';
+import { startServe } from './serve-harness.test-helper.js';
 
 const BIN = new URL('../../bin/twinchain.js', import.meta.url).pathname;
 
@@ -132,24 +132,6 @@ describe('the dev server (twinchain serve) over real HTTP', () => {
     expect(existsSync(path.dirname(sdkDir!))).toBe(false);
   });
 });
-
-/** Runs `twinchain serve` in this process until the returned stop() is called; resolves once it is ready. */
-async function startServe(args: string[]) {
-  const io = captureIo();
-  let stop!: () => void;
-  const until = new Promise<void>((resolve) => (stop = resolve));
-  const exit = serve(args, io, until);
-  const deadline = Date.now() + 20_000;
-  while (!/^ready: /m.test(io.stdout)) {
-    const early = await Promise.race([exit.then((code) => ({ code })), new Promise<undefined>((r) => setTimeout(() => r(undefined), 20))]);
-    if (early) throw new Error(`serve exited with ${early.code} before ready: ${io.stderr}`);
-    if (Date.now() > deadline) throw new Error(`serve not ready: ${io.stdout}${io.stderr}`);
-  }
-  const channels = [...io.stdout.matchAll(/^(node\d+)\s+channel\s+127\.0\.0\.1:(\d+)$/gm)].map((m) => Number(m[2]));
-  const urls = [...io.stdout.matchAll(/^node\d+\s+JSON-RPC\s+(\S+)$/gm)].map((m) => m[1]!);
-  const sdkDir = /^SDK certificates: (\S+)/m.exec(io.stdout)?.[1];
-  return { io, channels, urls, sdkDir, stop: async () => (stop(), exit) };
-}
 
 describe('serve: each node\'s FISCO channel port', () => {
   const dirs: string[] = [];

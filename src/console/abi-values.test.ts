@@ -67,7 +67,7 @@ describe('functions, results and logs', () => {
 
   it('decodes event logs with the ABI and shows unknown ones raw', () => {
     const by = '0x00000000000000000000000000000000000000aa';
-    const topics = encodeEventTopics({ abi, eventName: 'NameChanged', args: { by } });
+    const topics = encodeEventTopics({ abi, eventName: 'NameChanged', args: { by } }) as string[];
     const data = encodeAbiParameters([{ type: 'string' }, { type: 'string' }], ['Hello, World!', 'hi']);
     expect(decodeLogs(abi, [{ address: '0x1', topics, data }])).toEqual([`NameChanged(${by}, Hello, World!, hi)`]);
     expect(decodeLogs(abi, [{ address: '0x1', topics: ['0x01'], data: '0x' }])).toEqual(['log of 0x1: topics 0x01 data 0x']);
