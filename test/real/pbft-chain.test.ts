@@ -125,6 +125,34 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     }
   }, 60_000);
 
+  it('twinchain console from node0\'s sdk/: deploy HelloWorld, get leaves the height, set raises it by one, get reads it; the same on stdin', async () => {
+    const dir = path.join(tmp.dir, 'console');
+    const init = await twinchain(['console', 'init', dir, '--sdk', path.join(ipDir, 'sdk')]);
+    expect(init.stderr).toBe('');
+    expect(init.stdout).toContain(`peers ${nodes.map((n) => `127.0.0.1:${/channel_listen_port=(\d+)/.exec(readFileSync(path.join(n.dir, 'config.ini'), 'utf8'))![1]}`).join(', ')} (from the nodes beside`);
+    const height = () => blockNumber(nodes[0]!.rpcUrl);
+
+    const deployed = await twinchain(['console', dir, '-e', 'deploy HelloWorld'], { timeoutMs: 60_000 });
+    expect(deployed.stderr).toBe('');
+    expect(deployed.stdout).toMatch(/^transaction hash: 0x[0-9a-f]{64}\ncontract address: 0x[0-9a-f]{40}\n/);
+    const before = await height();
+    const get = await twinchain(['console', dir, '-e', 'call HelloWorld latest get', '-e', 'getBlockNumber']);
+    expect(get.stdout).toContain('Return values:(Hello, World!)');
+    expect(get.stdout.trim().split('\n').at(-1)).toBe(String(before));
+    const set = await twinchain(['console', dir, '-e', 'call HelloWorld latest set "hi"', '-e', 'getBlockNumber', '-e', 'call HelloWorld latest get']);
+    expect(set.stderr).toBe('');
+    expect(set.stdout).toMatch(/^transaction hash: 0x[0-9a-f]{64}\n-{93}\ntransaction status: 0x0\n/);
+    expect(set.stdout).toContain(`\n${before + 1}\n`);
+    expect(set.stdout).toContain('Return values:(hi)');
+
+    const script = 'call HelloWorld latest set "from stdin"\ngetBlockNumber\ncall HelloWorld latest get\n';
+    const piped = await sh('bash', ['-c', `printf '%s' "$SCRIPT" | "${process.execPath}" bin/twinchain.js console "${dir}"`], { env: { ...process.env, SCRIPT: script }, timeoutMs: 60_000 });
+    expect(piped.stderr).toBe('');
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain(`\n${before + 2}\n`);
+    expect(piped.stdout).toContain('Return values:(from stdin)');
+  }, 120_000);
+
   it('twinchain conform passes against node0\'s real port', async () => {
     const result = await twinchain(['conform', nodes[0]!.rpcUrl], { timeoutMs: 120_000 });
     expect(result.stdout).toMatch(/\d+ passed, 0 failed/);
