@@ -72,7 +72,8 @@ export class ConsoleSession {
       } catch (error) {
         if (!(error instanceof ChannelClientError)) throw error;
         // name the file the failure points at
-        const file = /client certificate/.test(error.message) ? `certificate ${config.certs.cert}` : /CA certificate/.test(error.message) ? `CA ${config.certs.ca}` : `CA ${config.certs.ca}, certificate ${config.certs.cert}`;
+        const show = (f: string) => path.relative(process.cwd(), f) || f;
+        const file = /client certificate/.test(error.message) ? `certificate ${show(config.certs.cert)}` : /CA certificate/.test(error.message) ? `CA ${show(config.certs.ca)}` : `CA ${show(config.certs.ca)}, certificate ${show(config.certs.cert)}`;
         failures.push(error.kind === 'tls' ? `${error.message} [${file}]` : error.message);
       }
     }
