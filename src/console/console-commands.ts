@@ -228,8 +228,12 @@ export const COMMANDS: readonly ConsoleCommand[] = [
       const data = encodeDeployData({ abi: contract.abi, bytecode: contract.bytecode, args });
       const { hash, receipt } = await ctx.session.transact(null, fromHex(data));
       const r = await waitReceipt(ctx, hash, receipt);
-      if (Number(r.status) !== 0 || !r.contractAddress) {
-        throw new ConsoleError(`deploying ${name} failed: ${failure(r.status, r.output)}`);
+      if (Number(r.status) !== 0) throw new ConsoleError(`deploying ${name} failed: ${failure(r.status, r.output)}`);
+      if (!r.contractAddress || /^0x0{40}$/.test(r.contractAddress)) {
+        // SPEC's earlier variant (2.0.0-rc1) reports the zero address in every receipt
+        ctx.out(`contract address: unknown (the node's receipts carry no contract address: the earlier interface variant; find it with getTransactionReceipt ${hash} on a later-variant node)`);
+        ctx.out(`currentAccount: ${ctx.session.account.address}`);
+        return;
       }
       ctx.session.contracts.remember(ctx.session.group, name!, r.contractAddress, new Date());
       ctx.out(`contract address: ${r.contractAddress}`);

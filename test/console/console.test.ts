@@ -226,3 +226,38 @@ describe('twinchain console as a process', () => {
     expect(again.code).toBe(0);
   });
 });
+
+/** A one-node serve with `options` and a console folder for it, for the length of `use`. */
+async function withChain(options: string[], use: (folder: string) => Promise<void>): Promise<void> {
+  const base = mkdtempSync(path.join(tmpdir(), 'console-chain-'));
+  const other = await startServe(['--nodes', '1', '--rpc-port', '0', '--channel-port', '0', '--cert-dir', path.join(base, 'certs'), '--quiet', ...options]);
+  try {
+    const folder = path.join(base, 'console');
+    initConsole(folder, other.sdkDir!, `127.0.0.1:${other.channels[0]}`);
+    await use(folder);
+  } finally {
+    await other.stop();
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+describe('twinchain console on other chains', () => {
+  it('deploys and calls HelloWorld on an SM chain (SM2 account in account/gm/, SM2-signed transactions)', () =>
+    withChain(['--suite', 'sm'], async (folder) => {
+      const r = await consoleRun(['deploy HelloWorld', 'call HelloWorld latest set "other"', 'call HelloWorld latest get'], folder);
+      expect(r.err).toBe('');
+      expect(r.out).toContain('transaction status: 0x0');
+      expect(r.out).toContain('Return values:(other)');
+      const account = /currentAccount: (0x[0-9a-f]{40})/.exec(r.out)![1]!;
+      expect(readFileSync(path.join(folder, 'account', 'gm', `${account}.pem`), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    }), 60_000);
+
+  it('sends 2.0.0-rc1 transactions to an earlier-variant chain, and says its receipts name no contract address', () =>
+    withChain(['--supported-version', '2.0.0-rc1'], async (folder) => {
+      const r = await consoleRun(['deploy HelloWorld', 'setSystemConfigByKey tx_count_limit 500', 'getSystemConfigByKey tx_count_limit', 'getBlockNumber'], folder);
+      expect(r.err).toBe('');
+      expect(r.out).toMatch(/^transaction hash: 0x[0-9a-f]{64}\ncontract address: unknown \(the node's receipts carry no contract address: the earlier interface variant;/);
+      expect(r.out).toMatch(/\{"code":0,"msg":"success"\}\n500\n2\n$/);
+      expect((await consoleRun(['call HelloWorld latest get'], folder)).err).toMatch(/no HelloWorld was deployed in group 1 from this console/);
+    }), 60_000);
+});
