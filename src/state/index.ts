@@ -1,3 +1,4 @@
 export { WorldState, createFiscoCommon, STATE_KEY_PREFIX, type WorldStateOptions } from './world-state.js';
 export { TwinStateManager, type CodeOverride, type StorageGuard } from './twin-state-manager.js';
 export { BufferedTrieDb } from './trie-db.js';
+export { computeDbHash, tableDump, isHashedField, type DbHashRule, type DbHashOptions, type DumpEntry, type TableChanges } from './db-hash.js';
