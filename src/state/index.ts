@@ -2,3 +2,4 @@ export { WorldState, createFiscoCommon, STATE_KEY_PREFIX, type WorldStateOptions
 export { TwinStateManager, type CodeOverride, type StorageGuard } from './twin-state-manager.js';
 export { BufferedTrieDb } from './trie-db.js';
 export { computeDbHash, tableDump, isHashedField, type DbHashRule, type DbHashOptions, type DumpEntry, type TableChanges } from './db-hash.js';
+export { BlockTables, TableStorage, SYS_TABLES, entriesKey, type TableEntry, type TableInfo } from './storage-tables.js';
