@@ -18,7 +18,7 @@ import {
 import type { CryptoSuite } from '../crypto/index.js';
 import { bigintToBytes, canonicalJson, rlpEncode, toHexNoPrefix } from '../codec/index.js';
 import type { KvOperation } from '../storage/index.js';
-import type { TwinStateManager, WorldState } from '../state/index.js';
+import type { FiscoStateManager, WorldState } from '../state/index.js';
 import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
 import type { ExecutionMemo } from './execution-memo.js';
 import { writeGenesisTables } from './genesis-state.js';
@@ -240,7 +240,7 @@ export class BlockExecutor {
   }
 
   /** The committed state, for tools that need more (e.g. genesis checks). */
-  async committedView(): Promise<TwinStateManager> {
+  async committedView(): Promise<FiscoStateManager> {
     return (await this.viewEngine()).stateManager;
   }
 

@@ -2,7 +2,7 @@ import { EVMError, type EVMResult } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import { TX_STATUS } from '../chain/index.js';
 import { encodeErrorString, toHexNoPrefix, type HashFunction } from '../codec/index.js';
-import { createFiscoCommon, type TwinStateManager } from '../state/index.js';
+import { createFiscoCommon, type FiscoStateManager } from '../state/index.js';
 import { keccak256, type CryptoSuite } from '../crypto/index.js';
 import { installEvmSpeedups, speedUpOpcodes } from './evm-speedups.js';
 import { FiscoEvm } from './fisco-evm.js';
@@ -64,7 +64,7 @@ export class ExecutionEngine {
   private writeAllowedAt = -1;
 
   constructor(
-    readonly stateManager: TwinStateManager,
+    readonly stateManager: FiscoStateManager,
     suite: CryptoSuite,
     allowConsensusTimeout: boolean,
   ) {
@@ -85,6 +85,7 @@ export class ExecutionEngine {
     await installEvmSpeedups();
     this.context.number = number;
     this.context.origin = input.from.toString();
+    this.stateManager.origin = this.context.origin;
     this.objects.reset();
     if (this.writeAllowedAt !== number) {
       this.writeAllowed.clear();

@@ -2,6 +2,7 @@ import { EVM, EVMMockBlockchain, NobleBN254, paramsEVM, type EVMOpts } from '@et
 import type { Message } from '@ethereumjs/evm';
 import { Account, Address, createAddressFromString } from '@ethereumjs/util';
 import { bigintToBytes, concatBytes, rlpEncode, type HashFunction } from '../codec/index.js';
+import type { FiscoStateManager } from '../state/index.js';
 import type { SystemPrecompiles } from './system-precompiles.js';
 
 /** FISCO 2.x (FiscoBcosScheduleV2): Constantinople with a 256 KiB code limit. */
@@ -40,6 +41,16 @@ export class FiscoEvm extends EVM {
     const account = (await this.stateManager.getAccount(message.caller)) ?? new Account();
     // ethereumjs has already bumped the nonce; contracts also started one higher than FISCO's.
     const nonce = account.nonce - 1n - (message.depth > 0 ? 1n : 0n);
-    return new Address(this.hash(rlpEncode([message.caller.bytes, bigintToBytes(nonce < 0n ? 0n : nonce)])).subarray(12));
+    const address = new Address(this.hash(rlpEncode([message.caller.bytes, bigintToBytes(nonce < 0n ? 0n : nonce)])).subarray(12));
+    (this.stateManager as FiscoStateManager).beginCreate?.(address);
+    return address;
+  }
+
+  protected override async _executeCreate(message: Message): ReturnType<EVM['_executeCreate']> {
+    try {
+      return await super._executeCreate(message);
+    } finally {
+      if (message.to) (this.stateManager as FiscoStateManager).endCreate?.(message.to);
+    }
   }
 }

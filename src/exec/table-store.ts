@@ -7,7 +7,7 @@ import {
   rlpEncode,
   type RlpValue,
 } from '../codec/index.js';
-import type { TwinStateManager } from '../state/index.js';
+import type { FiscoStateManager } from '../state/index.js';
 
 /** One table row: field name → string value (FISCO tables store strings). */
 export type Row = Readonly<Record<string, string>>;
@@ -27,7 +27,7 @@ const textDecoder = new TextDecoder();
  */
 export class TableStore {
   constructor(
-    private readonly state: () => TwinStateManager,
+    private readonly state: () => FiscoStateManager,
     private readonly hash: (data: Uint8Array) => Uint8Array,
   ) {}
 

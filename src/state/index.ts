@@ -3,3 +3,5 @@ export { TwinStateManager, type CodeOverride, type StorageGuard } from './twin-s
 export { BufferedTrieDb } from './trie-db.js';
 export { computeDbHash, tableDump, isHashedField, type DbHashRule, type DbHashOptions, type DumpEntry, type TableChanges } from './db-hash.js';
 export { BlockTables, TableStorage, SYS_TABLES, entriesKey, type TableEntry, type TableInfo } from './storage-tables.js';
+export { StorageStateManager, accountTableName, type StorageStateOptions } from './storage-state-manager.js';
+export type { FiscoStateManager } from './fisco-state-manager.js';

@@ -1,0 +1,45 @@
+// The EVM over FISCO's storage state, checked against a real block: the deployment in block 2
+// of a real SM chain (fixtures/realdata/sm-block2-deploy-webase.json), executed from its
+// transaction input, must leave exactly the table entries whose dbHash is the block's stateRoot.
+import { readFileSync } from 'node:fs';
+import { Address } from '@ethereumjs/util';
+import { describe, expect, it } from 'vitest';
+import { fromHex, toHex } from '../codec/index.js';
+import { getSuite, sm3 } from '../crypto/index.js';
+import { BlockTables, StorageStateManager, TableStorage } from '../state/index.js';
+import { MemoryStore } from '../storage/index.js';
+import { ExecutionEngine } from './execution-engine.js';
+
+const data = JSON.parse(readFileSync(new URL('../../fixtures/realdata/sm-block2-deploy-webase.json', import.meta.url), 'utf8')) as {
+  block: { stateRoot: string };
+  receipt: { from: string; contractAddress: string; input: string; gasUsed: string; status: string; output: string };
+};
+
+describe('execution over the storage state', () => {
+  it('deploys the real SM block 2 contract: same address, same table entries, same dbHash', async () => {
+    const tables = new BlockTables(new TableStorage(new MemoryStore()));
+    const state = new StorageStateManager(() => tables, { hash: sm3, binaryCode: true, binaryCodeHash: true });
+    const engine = new ExecutionEngine(state, getSuite('sm'), false);
+    const outcome = await engine.run({ from: new Address(fromHex(data.receipt.from)), to: undefined, data: fromHex(data.receipt.input), gasLimit: 300_000_000n }, 2);
+    expect(outcome.status).toBe(0);
+    expect(outcome.contractAddress?.toString()).toBe(data.receipt.contractAddress);
+    expect(toHex(tables.dbHash({ rule: 'v2.5', hash: sm3, sm: true }))).toBe(data.block.stateRoot);
+    // the sender's table is FISCO's incNonce account; the contract's has its authority
+    const sender = new Address(fromHex(data.receipt.from));
+    expect((await state.getAccount(sender))?.nonce).toBe(1n);
+    expect(toHex(await state.getStoredCode(new Address(fromHex(data.receipt.contractAddress))))).toBe(`0x${data.receipt.input.slice(2 + 0x40, 2 + 0x40 + 0x3e3 * 2)}`);
+  });
+
+  it('a reverted call leaves no entry behind, and reads touch nothing', async () => {
+    const tables = new BlockTables(new TableStorage(new MemoryStore()));
+    const state = new StorageStateManager(() => tables, { hash: sm3, binaryCode: true, binaryCodeHash: true });
+    const engine = new ExecutionEngine(state, getSuite('sm'), false);
+    // init code that stores 1 in slot 0 and then reverts: PUSH1 1 PUSH1 0 SSTORE PUSH1 0 DUP1 REVERT
+    const reverting = fromHex('0x600160005560006000fd');
+    const outcome = await engine.run({ from: new Address(fromHex(data.receipt.from)), to: undefined, data: reverting, gasLimit: 300_000_000n }, 2);
+    expect(outcome.status).toBe(22); // RevertInstruction
+    // the sender's nonce moved (FISCO bumps it before running the init code); nothing of the contract stays
+    const changed = tables.changes().map((c) => c.name).sort();
+    expect(changed).toEqual(['_sys_tables_', `c_${data.receipt.from.slice(2)}`]);
+  });
+});
