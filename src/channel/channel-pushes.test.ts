@@ -3,6 +3,7 @@ import { toHex } from '../codec/index.js';
 import { rpcHarness } from '../rpc/rpc-harness.test-helper.js';
 import { ChannelType, ZERO_SEQ, frameText, numericSeq, type ChannelFrame } from './channel-frame.js';
 import {
+  refusedReceipt,
   ChannelPushes,
   EventLogParamsError,
   EventLogResult,
@@ -169,6 +170,23 @@ describe('ChannelPushes: 0x1000 receipts', () => {
     s.pushes.rpcAnswered(session, numericSeq(9), JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendRawTransaction', params: ['1', toHex(tx.raw)] }), JSON.stringify({ jsonrpc: '2.0', id: 1, result: toHex(tx.hash) }));
     for (let i = 0; i < 10 && sent.length === 0; i++) await new Promise((r) => setImmediate(r));
     expect(sent.map((f) => [f.type, f.seq])).toEqual([[0x1000, numericSeq(9)]]);
+  });
+
+  it('pushes FISCO\'s refused receipt (status 0x1d) when the transaction left the pool without a block', async () => {
+    const s = await setup();
+    const { session, sent } = s.open();
+    const gone = `0x${'ab'.repeat(32)}`;
+    // a hash the pool no longer holds, as after an expired block limit
+    s.pushes.rpcAnswered(session, numericSeq(7), JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendRawTransaction', params: [1, '0x00'] }), JSON.stringify({ jsonrpc: '2.0', id: 1, result: gone }));
+    expect(s.pushes.pendingReceipts).toBe(1);
+    await s.h.send(s.h.deployTx());
+    await s.commit();
+    const pushed = sent.filter((f) => f.type === 0x1000);
+    expect(pushed.map((f) => f.seq)).toEqual([numericSeq(7)]);
+    expect(JSON.parse(frameText(pushed[0]!))).toEqual(refusedReceipt());
+    expect(refusedReceipt()['status']).toBe('0x1d');
+    expect(s.pushes.pendingReceipts).toBe(0);
+    expect(s.logs.some((l) => l.includes(`${gone} of group 1 left the pool without a block; refused receipt (0x1d)`))).toBe(true);
   });
 
   it('bounds the registrations per session and forgets them when the session closes', async () => {

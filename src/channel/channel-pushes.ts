@@ -17,6 +17,7 @@
 //
 // No sockets and no timers here: sessions are ChannelSessions, and the host hands in how to
 // give the event loop a turn between batches.
+import { TX_STATUS } from '../chain/index.js';
 import { fromHex, toHex } from '../codec/index.js';
 import type { GroupApi, NodeApi } from '../node/index.js';
 import { ChannelType, ZERO_SEQ, type ChannelFrame } from './channel-frame.js';
@@ -485,7 +486,8 @@ export class ChannelPushes {
 
   /**
    * Registrations whose transaction left the pool without entering a block (an expired block
-   * limit, say): FISCO pushes a made-up receipt then; this node drops them with a log line.
+   * limit, say): as FISCO's TxPool::removeTrans does, the session gets a made-up receipt with
+   * status TransactionRefused (0x1d) and nothing else set, so an SDK waiting on the seq is told.
    */
   private async forgetDropped(group: GroupApi, blockNumber: number): Promise<void> {
     const stale = [...this.receipts.entries()].filter(([, w]) => w.groupId === group.groupId && w.sinceBlock < blockNumber);
@@ -494,7 +496,10 @@ export class ChannelPushes {
     for (const [key, watch] of stale) {
       if (pending.has(watch.hash)) continue;
       if (await this.pushIfCommitted(group, key)) continue;
-      if (this.forgetReceipt(key)) this.log(`channel: transaction ${watch.hash} of group ${group.groupId} left the pool without a block; no 0x1000 for seq ${watch.seq}`);
+      if (!this.forgetReceipt(key)) continue;
+      this.log(`channel: transaction ${watch.hash} of group ${group.groupId} left the pool without a block; refused receipt (0x1d) for seq ${watch.seq}`);
+      const data = Buffer.from(JSON.stringify(refusedReceipt()), 'utf8');
+      watch.session.send({ type: ChannelType.TX_RECEIPT_NOTIFY, seq: watch.seq, result: 0, data });
     }
   }
 
@@ -519,4 +524,30 @@ function filterIdOf(json: string): string | undefined {
 /** Whether a frame type is one ChannelPushes answers. */
 export function isEventLogRequest(frame: ChannelFrame): boolean {
   return frame.type === ChannelType.EVENT_LOG_REGISTER || frame.type === ChannelType.EVENT_LOG_UNREGISTER;
+}
+
+const ZERO_HASH = `0x${'0'.repeat(64)}`;
+const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
+
+/**
+ * FISCO's LocalisedTransactionReceipt(TransactionRefused) as JSON: the receipt keys with their
+ * empty values and status 0x1d (29, TransactionException::TransactionRefused).
+ */
+export function refusedReceipt(): Record<string, unknown> {
+  return {
+    blockHash: ZERO_HASH,
+    blockNumber: '0x0',
+    contractAddress: ZERO_ADDRESS,
+    from: ZERO_ADDRESS,
+    gasUsed: '0x0',
+    input: '0x',
+    logs: [],
+    logsBloom: `0x${'0'.repeat(512)}`,
+    output: '0x',
+    root: ZERO_HASH,
+    status: `0x${TX_STATUS.TransactionRefused.toString(16)}`,
+    to: ZERO_ADDRESS,
+    transactionHash: ZERO_HASH,
+    transactionIndex: '0x0',
+  };
 }
