@@ -44,9 +44,11 @@ export class StorageStateManager implements StateManagerInterface {
   private readonly savepoints: number[] = [];
   private readonly emptyCodeHash: Uint8Array;
 
+  /** `reset`: for read views, go back to the committed tables (what setStateRoot means here). */
   constructor(
     private readonly tablesOf: () => BlockTables,
     readonly options: StorageStateOptions,
+    private readonly reset?: () => void,
   ) {
     this.emptyCodeHash = options.hash(EMPTY);
   }
@@ -233,7 +235,8 @@ export class StorageStateManager implements StateManagerInterface {
   }
 
   async setStateRoot(): Promise<void> {
-    throw new Error('the storage state reads the committed tables; it cannot be moved to a root');
+    if (!this.reset) throw new Error('the storage state reads the committed tables; it cannot be moved to a root');
+    this.reset();
   }
 
   async hasStateRoot(): Promise<boolean> {
@@ -243,7 +246,7 @@ export class StorageStateManager implements StateManagerInterface {
   clearCaches(): void {}
 
   shallowCopy(): StorageStateManager {
-    const copy = new StorageStateManager(this.tablesOf, this.options);
+    const copy = new StorageStateManager(this.tablesOf, this.options, this.reset);
     copy.codeOverride = this.codeOverride;
     copy.storageGuard = this.storageGuard;
     return copy;

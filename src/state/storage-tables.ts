@@ -62,6 +62,8 @@ function copyEntry(entry: TableEntry): TableEntry {
 export class TableStorage {
   private readonly cache = new Map<string, TableEntry[]>();
   private nextIdValue: bigint | undefined;
+  /** A finished block's entries, read before the store until it is kept or dropped. */
+  private pending: { entries: Map<string, TableEntry[]>; lastId: bigint } | undefined;
 
   constructor(
     readonly store: KvStore,
@@ -69,9 +71,9 @@ export class TableStorage {
   ) {}
 
   /** Committed entries under `key` (copies the caller may change). */
-  async entries(table: string, key: string): Promise<TableEntry[]> {
+  async entries(table: string, key: string, committedOnly = false): Promise<TableEntry[]> {
     const cacheKey = `${table}\0${key}`;
-    let entries = this.cache.get(cacheKey);
+    let entries = (committedOnly ? undefined : this.pending?.entries.get(cacheKey)) ?? this.cache.get(cacheKey);
     if (!entries) {
       const bytes = await this.store.get(entriesKey(table, key));
       entries = bytes ? decodeEntries(bytes) : [];
@@ -81,14 +83,15 @@ export class TableStorage {
   }
 
   /** The table's definition from `_sys_tables_`, or undefined when there is no such table. */
-  async info(name: string): Promise<TableInfo | undefined> {
+  async info(name: string, committedOnly = false): Promise<TableInfo | undefined> {
     if (name === SYS_TABLES) return { name, keyField: SYS_TABLES_KEY_FIELD, valueFields: ['key_field', 'value_field'] };
-    const [row] = await this.entries(SYS_TABLES, name);
+    const [row] = await this.entries(SYS_TABLES, name, committedOnly);
     return row ? infoOf(row) : undefined;
   }
 
   /** The last entry id handed out (FISCO's current_id). */
-  async lastId(): Promise<bigint> {
+  async lastId(committedOnly = false): Promise<bigint> {
+    if (this.pending && !committedOnly) return this.pending.lastId;
     if (this.nextIdValue === undefined) {
       const bytes = await this.store.get(ID_COUNTER_KEY);
       this.nextIdValue = bytes ? bytesToBigint(bytes) : 0n;
@@ -100,6 +103,22 @@ export class TableStorage {
   applied(writes: ReadonlyMap<string, TableEntry[]>, lastId: bigint): void {
     for (const [cacheKey, entries] of writes) this.remember(cacheKey, entries);
     this.nextIdValue = lastId;
+  }
+
+  /** Read a finished block's entries (from commitWrites or decodeWrites) as if committed. */
+  setPending(entries: Map<string, TableEntry[]>, lastId: bigint): void {
+    this.pending = { entries, lastId };
+  }
+
+  /** The pending block's writes are stored: they become the committed state. */
+  keepPending(): void {
+    if (!this.pending) return;
+    this.applied(this.pending.entries, this.pending.lastId);
+    this.pending = undefined;
+  }
+
+  dropPending(): void {
+    this.pending = undefined;
   }
 
   /** Forget cached entries (after a store was changed behind this object's back). */
@@ -140,7 +159,11 @@ export class BlockTables {
   private readonly opened = new Set<string>();
   private readonly journal: Undo[] = [];
 
-  constructor(readonly storage: TableStorage) {}
+  /** `committedOnly`: read past a finished block that is not committed yet (read views). */
+  constructor(
+    readonly storage: TableStorage,
+    private readonly committedOnly = false,
+  ) {}
 
   /** Opens an existing table (remembered: the 2.4 rule hashes every table a block opened). */
   async openTable(name: string): Promise<TableInfo | undefined> {
@@ -148,7 +171,7 @@ export class BlockTables {
     if (info === undefined) {
       const working = this.working.get(`${SYS_TABLES}\0${name}`);
       const row = working?.entries.find((e) => e.status === 0);
-      info = working ? (row ? infoOf(row) : null) : ((await this.storage.info(name)) ?? null);
+      info = working ? (row ? infoOf(row) : null) : ((await this.storage.info(name, this.committedOnly)) ?? null);
       this.infos.set(name, info);
     }
     // as in FISCO, a rollback does not close what was opened
@@ -171,7 +194,7 @@ export class BlockTables {
     let slot = this.working.get(cacheKey);
     if (!this.opened.has(table)) await this.openTable(table);
     if (!slot) {
-      slot = { table, key, entries: await this.storage.entries(table, key), dirty: new Set() };
+      slot = { table, key, entries: await this.storage.entries(table, key, this.committedOnly), dirty: new Set() };
       this.working.set(cacheKey, slot);
     }
     return slot;
@@ -291,4 +314,30 @@ export class BlockTables {
     writes.push({ type: 'put', key: ID_COUNTER_KEY, value: bigintToBytes(lastId) });
     return { writes, cache, lastId };
   }
+}
+
+/** The entries a block's store writes hold, keyed as TableStorage caches them, and the last id. */
+export function decodeWrites(writes: readonly KvOperation[]): { entries: Map<string, TableEntry[]>; lastId: bigint | undefined } {
+  const entries = new Map<string, TableEntry[]>();
+  let lastId: bigint | undefined;
+  for (const op of writes) {
+    if (sameBytes(op.key, ID_COUNTER_KEY)) {
+      if (op.type === 'put') lastId = bytesToBigint(op.value);
+      continue;
+    }
+    if (!startsWith(op.key, ENTRY_PREFIX)) continue;
+    const rest = op.key.subarray(ENTRY_PREFIX.length);
+    const split = rest.indexOf(0);
+    const cacheKey = `${decoder.decode(rest.subarray(0, split))}\0${decoder.decode(rest.subarray(split + 1))}`;
+    entries.set(cacheKey, op.type === 'put' ? decodeEntries(op.value) : []);
+  }
+  return { entries, lastId };
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  return bytes.length >= prefix.length && prefix.every((b, i) => bytes[i] === b);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && startsWith(a, b);
 }
