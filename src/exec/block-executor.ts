@@ -18,7 +18,7 @@ import {
 import type { CryptoSuite } from '../crypto/index.js';
 import { bigintToBytes, canonicalJson, rlpEncode, toHexNoPrefix } from '../codec/index.js';
 import type { KvOperation } from '../storage/index.js';
-import type { FiscoStateManager, WorldState } from '../state/index.js';
+import type { FiscoStateManager, GroupState } from '../state/index.js';
 import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
 import type { ExecutionMemo } from './execution-memo.js';
 import { writeGenesisTables } from './genesis-state.js';
@@ -79,7 +79,7 @@ export class BlockExecutor {
 
   /** `memo`: share execution results between simulated nodes (see ExecutionMemo). */
   constructor(
-    readonly state: WorldState,
+    readonly state: GroupState,
     readonly suite: CryptoSuite,
     readonly version: ProtocolVersion,
     private readonly memo?: ExecutionMemo,

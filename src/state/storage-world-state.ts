@@ -6,6 +6,7 @@ import { bytesToUnprefixedHex } from '@ethereumjs/util';
 import { concatBytes, type HashFunction } from '../codec/index.js';
 import type { KvOperation, KvStore } from '../storage/index.js';
 import type { DbHashOptions } from './db-hash.js';
+import type { GroupState } from './fisco-state-manager.js';
 import { StorageStateManager, type StorageStateOptions } from './storage-state-manager.js';
 import { BlockTables, TableStorage, decodeWrites } from './storage-tables.js';
 
@@ -26,7 +27,7 @@ interface Pending {
   readonly touched: string[];
 }
 
-export class StorageWorldState {
+export class StorageWorldState implements GroupState {
   readonly kind = 'storage' as const;
   readonly stateManager: StorageStateManager;
   private block: BlockTables;

@@ -5,6 +5,7 @@ import { ValueEncoding } from '@ethereumjs/util';
 import { toHex } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';
 import type { KvOperation, KvStore } from '../storage/index.js';
+import type { GroupState } from './fisco-state-manager.js';
 import { BufferedTrieDb } from './trie-db.js';
 import { TwinStateManager, type CodeOverride } from './twin-state-manager.js';
 
@@ -36,7 +37,7 @@ export function createFiscoCommon(hash: (data: Uint8Array) => Uint8Array = kecca
  * checkpoint, so a block is applied whole or not at all; committed trie writes are handed to
  * the caller to store atomically with the block.
  */
-export class WorldState {
+export class WorldState implements GroupState {
   private constructor(
     readonly common: Common,
     readonly stateManager: TwinStateManager,
