@@ -108,9 +108,11 @@ export class BlockExecutor {
       this.pendingBlock = { block: { ...known.block, transactions }, hash: known.hash, senders };
       return this.pendingBlock;
     }
+    // read before the block starts: FISCO reads its configuration from the committed state,
+    // not through the block's tables (which would count the table as opened in the dbHash)
+    const txGasLimit = BigInt((await this.engine.tables.config('tx_gas_limit', draft.number)) ?? DEFAULT_TX_GAS_LIMIT);
     await this.state.begin();
     try {
-      const txGasLimit = BigInt((await this.engine.tables.config('tx_gas_limit', draft.number)) ?? DEFAULT_TX_GAS_LIMIT);
       const outcomes: MessageOutcome[] = [];
       for (let i = 0; i < transactions.length; i++) {
         const tx = transactions[i]!;

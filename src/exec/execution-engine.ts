@@ -9,7 +9,8 @@ import { FiscoEvm } from './fisco-evm.js';
 import type { CallContext } from './precompile.js';
 import { PERMISSION_DENIED_ERROR, statusOfEvmError } from './receipt-status.js';
 import { PRECOMPILE_CODE_MARKER, SystemPrecompiles, type PrecompileObserver } from './system-precompiles.js';
-import { contractTableName, SYS_TABLES, SystemTables } from './system-tables.js';
+import { FiscoSystemTables } from './fisco-system-tables.js';
+import { contractTableName, SYS_TABLES, SystemTables, type SystemTableApi } from './system-tables.js';
 import { TableObjects } from './table-objects.js';
 import { TableStore } from './table-store.js';
 
@@ -53,7 +54,7 @@ const permissionDenied = () => new EVMError(PERMISSION_DENIED_ERROR as Construct
  */
 export class ExecutionEngine {
   readonly evm: FiscoEvm;
-  readonly tables: SystemTables;
+  readonly tables: SystemTableApi;
   readonly objects = new TableObjects();
   private readonly precompiles: SystemPrecompiles;
   private readonly observer: PrecompileObserver = { failed: false, ran: () => this.writeAllowed.clear() };
@@ -71,7 +72,9 @@ export class ExecutionEngine {
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
     const selectorHashes = suite.name === 'sm' ? [hash, keccak256] : [hash];
-    this.tables = new SystemTables(new TableStore(() => this.stateManager, hash));
+    // FISCO's storage state keeps the system tables as tables; the trie in contract storage
+    const blockTables = stateManager.blockTables?.bind(stateManager);
+    this.tables = blockTables ? new FiscoSystemTables(blockTables) : new SystemTables(new TableStore(() => this.stateManager, hash));
     this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash };
     this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);

@@ -7,7 +7,7 @@ import {
   toHexNoPrefix,
   type HashFunction,
 } from '../codec/index.js';
-import type { SystemTables } from './system-tables.js';
+import type { SystemTableApi } from './system-tables.js';
 import type { TableObjects } from './table-objects.js';
 
 /** What a precompiled call sees of the transaction and block it runs in. */
@@ -16,7 +16,7 @@ export interface CallContext {
   readonly number: number;
   /** tx.origin, 0x-prefixed lower case: FISCO checks permissions against it. */
   readonly origin: string;
-  readonly tables: SystemTables;
+  readonly tables: SystemTableApi;
   readonly objects: TableObjects;
   readonly hash: HashFunction;
 }

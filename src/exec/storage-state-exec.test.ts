@@ -5,10 +5,12 @@ import { readFileSync } from 'node:fs';
 import { Address } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../codec/index.js';
-import { getSuite, sm3 } from '../crypto/index.js';
-import { BlockTables, StorageStateManager, TableStorage } from '../state/index.js';
+import { getSuite, keccak256, sm3 } from '../crypto/index.js';
+import { ProtocolVersion } from '../chain/index.js';
+import { BlockTables, StorageStateManager, StorageWorldState, TableStorage } from '../state/index.js';
 import { MemoryStore } from '../storage/index.js';
 import { ExecutionEngine } from './execution-engine.js';
+import { writeGenesisTables } from './genesis-state.js';
 
 const data = JSON.parse(readFileSync(new URL('../../fixtures/realdata/sm-block2-deploy-webase.json', import.meta.url), 'utf8')) as {
   block: { stateRoot: string };
@@ -41,5 +43,36 @@ describe('execution over the storage state', () => {
     // the sender's nonce moved (FISCO bumps it before running the init code); nothing of the contract stays
     const changed = tables.changes().map((c) => c.name).sort();
     expect(changed).toEqual(['_sys_tables_', `c_${data.receipt.from.slice(2)}`]);
+  });
+
+  it('executes the real ECDSA block 3 (addObserver at supported_version 2.4): its consensus entry, the opened tables and the stateRoot', async () => {
+    const real = JSON.parse(readFileSync(new URL('../../fixtures/realdata/ecdsa-block3-addobserver-godoc.json', import.meta.url), 'utf8')) as {
+      getBlockByNumber_3_true: { stateRoot: string; sealerList: string[]; transactions: Array<{ from: string; to: string; input: string }> };
+      getTransactionReceipt: { gasUsed: string; output: string };
+      getObserverList_after: string[];
+      getSealerList_after: string[];
+    };
+    const block = real.getBlockByNumber_3_true;
+    const store = new MemoryStore();
+    const dbHash = { rule: 'v2.4', hash: keccak256, sm: false } as const;
+    const state = await StorageWorldState.open({ store, dbHash, accounts: { binaryCode: true, binaryCodeHash: false } });
+    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false);
+    // genesis: the four sealers of the block's sealer list
+    await state.begin();
+    await writeGenesisTables(engine.tables, { groupId: 1, consensusType: 'pbft', sealers: block.sealerList, timestamp: 0 }, ProtocolVersion.parse('2.4.0'));
+    await state.finishBlock();
+    await state.commitPending((writes) => store.batch(writes));
+    // block 3 (blocks 1 and 2 left these tables as they were)
+    await state.begin();
+    const tx = block.transactions[0]!;
+    const outcome = await engine.run({ from: new Address(fromHex(tx.from)), to: new Address(fromHex(tx.to)), data: fromHex(tx.input), gasLimit: 300_000_000n }, 3);
+    expect(outcome.status).toBe(0);
+    expect(toHex(outcome.output)).toBe(real.getTransactionReceipt.output);
+    const done = await state.finishBlock();
+    expect(toHex(done.root)).toBe(block.stateRoot);
+    await state.commitPending((writes) => store.batch(writes));
+    const nodes = await engine.tables.consensusNodes(4);
+    expect(nodes.observers).toEqual(real.getObserverList_after);
+    expect(nodes.sealers).toEqual([...real.getSealerList_after].sort());
   });
 });

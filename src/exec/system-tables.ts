@@ -1,4 +1,4 @@
-import type { Row, TableStore } from './table-store.js';
+import type { Row, RowStore, TableStore } from './table-store.js';
 
 /** FISCO's system table names. */
 export const SYS_TABLES = '_sys_tables_';
@@ -60,8 +60,29 @@ function withPending(rows: readonly Row[], identity: string, id: string, now: nu
   return [...others, ...keep, { ...next, [identity]: id, [ENABLE]: String(now + 1) }];
 }
 
-/** Typed access to the system tables for one block being executed (or read at a height). */
-export class SystemTables {
+/** The system tables as the precompiles and the executor use them, on either world state. */
+export interface SystemTableApi {
+  readonly tables: RowStore;
+  config(key: string, at: number): Promise<string | undefined>;
+  setConfig(key: string, value: string, now: number): Promise<void>;
+  consensusNodes(at: number): Promise<ConsensusNodes>;
+  setNodeType(nodeId: string, type: NodeType | null, now: number): Promise<void>;
+  setNodeTypes(changes: ReadonlyArray<readonly [nodeId: string, type: NodeType | null]>, now: number): Promise<void>;
+  accessList(table: string, at: number): Promise<string[]>;
+  accessRows(table: string, at: number): Promise<Row[]>;
+  setAccess(table: string, address: string, granted: boolean, now: number): Promise<void>;
+  mayWrite(table: string, origin: string, at: number): Promise<boolean>;
+  tableInfo(name: string): Promise<TableInfo | undefined>;
+  createTable(info: TableInfo): Promise<void>;
+  /** A new group's empty system tables, where the state keeps tables of its own (FISCO's genesis). */
+  createSystemTables?(): Promise<void>;
+}
+
+/**
+ * Typed access to the system tables for one block being executed (or read at a height), kept
+ * in the trie's contract storage (the layout the trie's state roots were made with).
+ */
+export class SystemTables implements SystemTableApi {
   constructor(private readonly store: TableStore) {}
 
   get tables(): TableStore {

@@ -12,6 +12,12 @@ import type { FiscoStateManager } from '../state/index.js';
 /** One table row: field name → string value (FISCO tables store strings). */
 export type Row = Readonly<Record<string, string>>;
 
+/** Rows of a table by key, as the row-level code (CNS, user tables) reads and writes them. */
+export interface RowStore {
+  rows(table: string, key: string): Promise<Row[]>;
+  setRows(table: string, key: string, rows: readonly Row[]): Promise<void>;
+}
+
 /** All system and user tables live in the storage of this account (FISCO's TableFactory address). */
 export const TABLE_ACCOUNT = new Address(bigintToFixedBytes(0x1001n, 20));
 
@@ -25,7 +31,7 @@ const textDecoder = new TextDecoder();
  * Layout: the rows under (table, key) are RLP-encoded and stored in 32-byte chunks; the first
  * slot (hash of table and key) holds the byte length.
  */
-export class TableStore {
+export class TableStore implements RowStore {
   constructor(
     private readonly state: () => FiscoStateManager,
     private readonly hash: (data: Uint8Array) => Uint8Array,

@@ -1,6 +1,7 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import type { Address } from '@ethereumjs/util';
 import type { KvOperation } from '../storage/index.js';
+import type { BlockTables } from './storage-tables.js';
 import type { CodeOverride, StorageGuard } from './twin-state-manager.js';
 
 /**
@@ -19,6 +20,8 @@ export interface FiscoStateManager extends StateManagerInterface {
   /** A CREATE is making `address` (and is done with it): for states that keep FISCO's nonces. */
   beginCreate?(address: Address): void;
   endCreate?(address: Address): void;
+  /** FISCO's storage state: the block's tables, where the system tables live too. */
+  blockTables?(): BlockTables;
 }
 
 /**

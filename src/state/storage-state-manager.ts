@@ -62,6 +62,10 @@ export class StorageStateManager implements StateManagerInterface {
     return this.tablesOf();
   }
 
+  blockTables(): BlockTables {
+    return this.tablesOf();
+  }
+
   /** FiscoEvm tells which address a CREATE is making, and when it is done. */
   beginCreate(address: Address): void {
     this.creating.add(bytesToUnprefixedHex(address.bytes));
