@@ -293,7 +293,8 @@ export class BlockExecutor {
       stateRoot,
       transactionsRoot: await computeTransactionsRoot(transactions, this.version.rootScheme, this.suite),
       receiptsRoot: await computeReceiptsRoot(receipts, this.version.rootScheme, this.suite, this.version.receiptHasRemainGas),
-      dbHash: ZERO_32,
+      // FISCO's storage state: the header's dbHash is the stateRoot; the trie has none
+      dbHash: this.state.kind === 'storage' ? stateRoot : ZERO_32,
       logsBloom: blockBloom,
       number: draft.number,
       gasLimit: 0n,

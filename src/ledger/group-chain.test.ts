@@ -5,8 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blockHash, genesisMark, ProtocolVersion, TX_STATUS, type Block } from '../chain/index.js';
-import { decodeAbi, fromHex, toHex } from '../codec/index.js';
-import { getSuite } from '../crypto/index.js';
+import { decodeAbi, encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { getSuite, keccak256 } from '../crypto/index.js';
 import { LevelStoreFactory, MemoryStore } from '../storage/index.js';
 import { chainOn, testGenesis } from './chain-harness.test-helper.js';
 import { GroupChain } from './group-chain.js';
@@ -107,6 +107,37 @@ describe('two independent executors fed the same blocks', () => {
     expect(b.chain.height).toBe(0);
     await b.chain.applyBlock(block); // the genuine block still applies afterwards
     expect(b.chain.height).toBe(1);
+  });
+});
+
+describe('FISCO\'s storage state ([state] type=storage)', () => {
+  it.each(['ecdsa', 'sm'] as const)('stateRoot = dbHash, replicas agree, a tampered dbHash is caught, a reopened store reads on (%s)', async (suite) => {
+    const genesis = testGenesis(suite, { stateType: 'storage' });
+    const store = new MemoryStore();
+    const a = await chainOn(store, { suite, genesis });
+    const b = await chainOn(new MemoryStore(), { suite, genesis });
+    expect(a.chain.state.kind).toBe('storage');
+    const d = await a.commitBlock([a.tx(0, null, a.helloWorldInit())]);
+    const contract = d.block.receipts[0]!.contractAddress;
+    // stock solc's selectors are keccak-256 on every suite
+    const s = await a.commitBlock([0, 1].map((j) => a.tx(j, contract, encodeFunctionCall('set(string)', [`storage ${j}`], keccak256))));
+    expect(s.block.receipts.map((r) => r.status)).toEqual([0, 0]);
+    for (const { block } of [d, s]) {
+      expect(toHex(block.header.dbHash)).toBe(toHex(block.header.stateRoot));
+      expect(toHex(block.header.stateRoot)).not.toBe(`0x${'0'.repeat(64)}`);
+      for (const receipt of block.receipts) expect(toHex(receipt.stateRoot)).toBe(toHex(block.header.stateRoot));
+    }
+    const tampered: Block = { ...d.block, header: { ...d.block.header, dbHash: new Uint8Array(32).fill(9), stateRoot: new Uint8Array(32).fill(9) } };
+    await expect(b.chain.applyBlock(tampered)).rejects.toThrowError(/does not re-execute to the same result/);
+    for (const { block } of [d, s]) expect(toHex((await b.chain.applyBlock(block)).hash)).toBe(toHex(blockHash(block.header, a.suite)));
+    expect(toHex(b.chain.state.root)).toBe(toHex(a.chain.state.root));
+
+    const reopened = await GroupChain.open({ store, suite: a.suite, version: a.version, genesis });
+    expect(reopened.height).toBe(2);
+    expect(toHex(reopened.state.root)).toBe(toHex(a.chain.state.root));
+    const call = await reopened.executor.call({ from: a.builders[0]!.address, to: contract, data: encodeFunctionCall('get()', [], keccak256) }, reopened.height);
+    expect(call.status).toBe(0);
+    expect(decodeAbi('string', call.output)).toEqual(['storage 1']);
   });
 });
 

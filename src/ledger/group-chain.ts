@@ -1,4 +1,5 @@
 import {
+  GENESIS_DEFAULTS,
   genesisHeader,
   genesisMark,
   GenesisError,
@@ -11,7 +12,7 @@ import {
 import { bytesEqual, toHex } from '../codec/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
 import { BlockExecutor, ExecutionError, type BlockDraft, type ExecutedBlock, type ExecutionMemo } from '../exec/index.js';
-import { WorldState } from '../state/index.js';
+import { StorageWorldState, WorldState, type GroupState } from '../state/index.js';
 import type { KvStore } from '../storage/index.js';
 import { Ledger, LedgerError, type StoredBlock } from './ledger.js';
 
@@ -34,7 +35,7 @@ export class GroupChain {
 
   private constructor(
     readonly ledger: Ledger,
-    readonly state: WorldState,
+    readonly state: GroupState,
     readonly executor: BlockExecutor,
     readonly genesis: GroupGenesis,
   ) {}
@@ -44,7 +45,7 @@ export class GroupChain {
     const { store, suite, version, genesis, memo } = options;
     const ledger = await Ledger.open(store, suite, version);
     if (ledger.height < 0) {
-      const state = await WorldState.open({ store });
+      const state = await openState(genesis, store, suite, version);
       const executor = new BlockExecutor(state, suite, version, memo);
       const header = genesisHeader(genesis, version);
       await executor.applyGenesis(genesis, (writes, root) => ledger.writeGenesis(header, root, writes));
@@ -57,7 +58,7 @@ export class GroupChain {
     }
     const root = await ledger.stateRootAt(ledger.height);
     if (!root) throw new LedgerError(`no state root is recorded for block ${ledger.height}`);
-    const state = await WorldState.open({ store, root });
+    const state = await openState(genesis, store, suite, version, root);
     return new GroupChain(ledger, state, new BlockExecutor(state, suite, version, memo), genesis);
   }
 
@@ -128,4 +129,20 @@ function differences(mine: Block, theirs: Block): string[] {
   }
   if (mine.header.gasUsed !== theirs.header.gasUsed) out.push(`gasUsed ${mine.header.gasUsed} here vs ${theirs.header.gasUsed}`);
   return out;
+}
+
+/**
+ * The world state the genesis names: FISCO's storage state (`[state] type=storage`), whose
+ * rules follow supported_version (the dbHash rule from 2.5.0, binary code from 2.4.0 and a
+ * binary codeHash from 2.5.0), or Twinchain's Merkle Patricia trie (`mpt`).
+ */
+async function openState(genesis: GroupGenesis, store: KvStore, suite: CryptoSuite, version: ProtocolVersion, root?: Uint8Array): Promise<GroupState> {
+  if ((genesis.stateType ?? GENESIS_DEFAULTS.stateType) === 'storage') {
+    return StorageWorldState.open({
+      store,
+      dbHash: { rule: version.atLeast('2.5.0') ? 'v2.5' : 'v2.4', hash: (d) => suite.hash(d), sm: suite.name === 'sm' },
+      accounts: { binaryCode: version.atLeast('2.4.0'), binaryCodeHash: version.atLeast('2.5.0') },
+    });
+  }
+  return WorldState.open({ store, ...(root ? { root } : {}) });
 }

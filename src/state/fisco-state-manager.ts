@@ -29,6 +29,8 @@ export interface FiscoStateManager extends StateManagerInterface {
  * or FISCO's storage state (StorageWorldState).
  */
 export interface GroupState {
+  /** mpt: Twinchain's Merkle Patricia trie; storage: FISCO's tables, stateRoot = dbHash. */
+  readonly kind: 'mpt' | 'storage';
   readonly stateManager: FiscoStateManager;
   /** Identifies the committed state (the trie root, or the storage state's dbHash chain). */
   readonly root: Uint8Array;

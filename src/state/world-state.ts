@@ -38,6 +38,7 @@ export function createFiscoCommon(hash: (data: Uint8Array) => Uint8Array = kecca
  * the caller to store atomically with the block.
  */
 export class WorldState implements GroupState {
+  readonly kind = 'mpt' as const;
   private constructor(
     readonly common: Common,
     readonly stateManager: TwinStateManager,
