@@ -31,6 +31,8 @@ export interface SimGroupSpec {
   /** Raft election timeout bounds in ms (defaults 1000 and 2000). */
   readonly minElectTime?: number;
   readonly maxElectTime?: number;
+  /** `[state] type` (default: the genesis default, mpt). */
+  readonly stateType?: 'storage' | 'mpt';
 }
 
 /** How a byzantine node misbehaves (see ByzantineBehaviour in src/node/pbft-adversary.ts). */
@@ -149,6 +151,7 @@ export class SimChain {
         ...(g.consensusTimeout !== undefined ? { consensusTimeout: g.consensusTimeout } : {}),
         ...(g.minElectTime !== undefined ? { minElectTime: g.minElectTime } : {}),
         ...(g.maxElectTime !== undefined ? { maxElectTime: g.maxElectTime } : {}),
+        ...(g.stateType !== undefined ? { stateType: g.stateType } : {}),
       });
     }
     this.sim = new Simulation<Node>({

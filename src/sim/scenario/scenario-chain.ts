@@ -78,6 +78,7 @@ export function simChainOptions(scenario: Scenario, seed: string | number): SimC
       ...(spec.consensusTimeout !== undefined ? { consensusTimeout: spec.consensusTimeout } : {}),
       ...(spec.minElectTime !== undefined ? { minElectTime: spec.minElectTime } : {}),
       ...(spec.maxElectTime !== undefined ? { maxElectTime: spec.maxElectTime } : {}),
+      ...(spec.state !== undefined ? { stateType: spec.state } : {}),
     };
   });
   const byzantine: Record<string, ByzantineSpec[]> = {};

@@ -49,6 +49,8 @@ const groupSchema = z
     /** Raft election timeout bounds in ms (FISCO's min_elect_time / max_elect_time; defaults 1000, 2000). */
     minElectTime: z.number().int().min(4).optional(),
     maxElectTime: z.number().int().min(4).optional(),
+    /** `[state] type`: FISCO's storage state (stateRoot = dbHash) or Twinchain's trie. */
+    state: z.enum(['storage', 'mpt']).optional(),
   })
   .strict();
 
