@@ -331,7 +331,7 @@ Examples:
     synopsis: 'build-chain -l "ip:n[,ip2:m]" [-p 30300,20200,8545] [-o nodes] [-g] ...',
     summary: "write a real chain's node folders as FISCO's build_chain.sh does (certs, configs, scripts)",
     help: `Usage: twinchain build-chain -l "ip:n[,ip2:m…]" [-p p2p,channel,rpc] [-o dir] [-i] [-c pbft|raft]
-                             [-g] [-v supported_version] [-C chain_id] [-T] [-h]
+                             [-g] [-v supported_version] [-C chain_id] [-T] [--state storage|mpt] [-h]
 
 Writes the folders of a FISCO BCOS 2.x chain in the layout of FISCO's build_chain.sh, for
 \`twinchain node\` to run: the chain CA and agency certificates (cert/; gmcert/ with -g), per
@@ -353,6 +353,8 @@ SM2/SM3 ones (gmnode signing, gmennode encryption), the node id then being the S
   -v  [compatibility] supported_version, 2.0.0-rc1 … 2.11.0 (default 2.11.0)
   -C  chain id, a positive integer (default 1)
   -T  log level debug (default info)
+  --state  the group's [state] type: storage (FISCO's storage state; every block's stateRoot
+           is FISCO's dbHash; the default) or mpt (a Merkle Patricia trie)
   -h  this help
 
 It prints build_chain.sh's progress and summary lines, ending with

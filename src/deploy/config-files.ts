@@ -134,7 +134,7 @@ export function groupGenesis(options: BuildChainOptions, nodeIds: readonly strin
     ; the node id of consensusers
 ${nodeIds.map((id, i) => `    node.${i}=${id}`).join('\n')}
 [state]
-    type=storage
+    type=${options.stateType ?? 'storage'}
 [tx]
     ; transaction gas limit
     gas_limit=300000000

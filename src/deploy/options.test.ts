@@ -31,12 +31,13 @@ describe('parseBuildChainArgs', () => {
       supportedVersion: '2.11.0',
       chainId: 1,
       debugLog: false,
+      stateType: 'storage',
     });
   });
 
   it('reads every option, keeping -c and -C apart', () => {
     expect(
-      parse(['-l', '127.0.0.1:2,10.0.0.7:1,10.0.0.8', '-p', '40000,41000,42000', '-o', 'out/x', '-i', '-c', 'raft', '-g', '-v', 'v2.4.0', '-C', '7', '-T']),
+      parse(['-l', '127.0.0.1:2,10.0.0.7:1,10.0.0.8', '-p', '40000,41000,42000', '-o', 'out/x', '-i', '-c', 'raft', '-g', '-v', 'v2.4.0', '-C', '7', '-T', '--state', 'mpt']),
     ).toEqual({
       hosts: [
         { ip: '127.0.0.1', count: 2 },
@@ -51,6 +52,7 @@ describe('parseBuildChainArgs', () => {
       supportedVersion: '2.4.0',
       chainId: 7,
       debugLog: true,
+      stateType: 'mpt',
     });
   });
 
@@ -96,6 +98,7 @@ describe('parseBuildChainArgs', () => {
     [['-l', '127.0.0.1:1', '-p', '8545,20200,8545'], /the p2p ports 8545\.\.8545 and the rpc ports 8545\.\.8545 overlap/],
     [['-l', '127.0.0.1:40000'], /^-p "30300,20200,8545" \(the default\): the p2p ports of 40000 nodes/],
     [['-l', '127.0.0.1:1', '-c', 'rpbft'], /^-c "rpbft": the consensus must be pbft or raft/],
+    [['-l', '127.0.0.1:1', '--state', 'rocksdb'], /^--state "rocksdb": expected storage \(FISCO's storage state, the default\) or mpt/],
     [['-l', '127.0.0.1:1', '-c', 'PBFT'], /^-c "PBFT"/],
     [['-l', '127.0.0.1:1', '-v', '3.0.0'], /^-v "3\.0\.0": not a supported_version/],
     [['-l', '127.0.0.1:1', '-v', '2.0.0-rc4'], /^-v "2\.0\.0-rc4": not a supported_version/],

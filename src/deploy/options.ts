@@ -34,6 +34,8 @@ export interface BuildChainOptions {
   readonly chainId: number;
   /** `-T`: `[log] level=debug` instead of info. */
   readonly debugLog: boolean;
+  /** `--state`: the group's `[state] type`, storage (FISCO's default) or mpt. */
+  readonly stateType?: 'storage' | 'mpt';
 }
 
 export const DEFAULT_PORTS: BuildChainPorts = { p2p: 30300, channel: 20200, rpc: 8545 };
@@ -56,6 +58,7 @@ const OPTIONS = {
   version: { type: 'string', short: 'v' },
   'chain-id': { type: 'string', short: 'C' },
   'debug-log': { type: 'boolean', short: 'T' },
+  state: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -184,7 +187,15 @@ export function parseBuildChainArgs(args: readonly string[]): BuildChainOptions 
     supportedVersion: values.version === undefined ? DEFAULT_SUPPORTED_VERSION : parseVersion(values.version),
     chainId: values['chain-id'] === undefined ? 1 : parseChainId(values['chain-id']),
     debugLog: values['debug-log'] ?? false,
+    stateType: parseState(values.state),
   };
+}
+
+/** `--state`: storage (FISCO's storage state, stateRoot = dbHash; the default) or mpt (a trie). */
+function parseState(value: string | undefined): 'storage' | 'mpt' {
+  if (value === undefined) return 'storage';
+  if (value !== 'storage' && value !== 'mpt') throw new BuildChainUsageError(`--state "${value}": expected storage (FISCO's storage state, the default) or mpt (a Merkle Patricia trie)`);
+  return value;
 }
 
 /**

@@ -66,6 +66,10 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     expect(receipts.map((r) => r.status)).toEqual(['0x0', '0x0', '0x0', '0x0']);
     const top = Math.max(...receipts.map((r) => Number(r.blockNumber)));
     await waitFor(`every node at height ≥ ${top}`, async () => (await Promise.all(nodes.map((n) => blockNumber(n.rpcUrl)))).every((h) => h >= top), 20_000);
+    // build-chain's groups keep FISCO's storage state: stateRoot = dbHash, per block
+    const header = await rpc<{ stateRoot: string; dbHash: string }>(nodes[0]!.rpcUrl, 'getBlockByNumber', [1, '0x1', false]);
+    expect(header.dbHash).toBe(header.stateRoot);
+    expect(header.dbHash).not.toBe(`0x${'0'.repeat(64)}`);
     const reference = await blockHashes(nodes[0]!, top);
     for (const n of nodes.slice(1)) expect(await blockHashes(n, top)).toEqual(reference);
     const logs = nodes.map(nodeLog).join('\n');
@@ -177,6 +181,10 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     const after = await Promise.all(nodes.map((n) => blockNumber(n.rpcUrl)));
     for (const [i, h] of after.entries()) expect(h).toBeGreaterThanOrEqual(heights[i]!);
     const top = Math.min(...heights);
+    // build-chain's groups keep FISCO's storage state: stateRoot = dbHash, per block
+    const header = await rpc<{ stateRoot: string; dbHash: string }>(nodes[0]!.rpcUrl, 'getBlockByNumber', [1, '0x1', false]);
+    expect(header.dbHash).toBe(header.stateRoot);
+    expect(header.dbHash).not.toBe(`0x${'0'.repeat(64)}`);
     const reference = await blockHashes(nodes[0]!, top);
     for (const n of nodes.slice(1)) expect(await blockHashes(n, top)).toEqual(reference);
     await sh('bash', [path.join(ipDir, 'stop_all.sh')], { timeoutMs: 60_000 });

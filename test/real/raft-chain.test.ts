@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,8 @@ describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the 
     tmp = await tempChainDir('raft');
     out = path.join(tmp.dir, 'nodes');
     const base = await freePortBlock(9);
-    const built = await twinchain(['build-chain', '-l', '127.0.0.1:3', '-p', `${base},${base + 3},${base + 6}`, '-o', out, '-c', 'raft']);
+    // this chain keeps a trie (--state mpt); the PBFT suite's chain keeps FISCO's storage state
+    const built = await twinchain(['build-chain', '-l', '127.0.0.1:3', '-p', `${base},${base + 3},${base + 6}`, '-o', out, '-c', 'raft', '--state', 'mpt']);
     expect(built.code).toBe(0);
     nodes = chainNodes(out);
     const started = await sh('bash', [path.join(out, '127.0.0.1', 'start_all.sh')], { timeoutMs: 120_000 });
@@ -26,6 +28,13 @@ describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the 
   }, 180_000);
 
   afterAll(() => tmp?.dispose());
+
+  it('--state mpt: the group file says so, and blocks carry a trie root and a zero dbHash', async () => {
+    expect(readFileSync(path.join(nodes[0]!.dir, 'conf', 'group.1.genesis'), 'utf8')).toMatch(/\[state\]\n\s+type=mpt\n/);
+    const block = await rpc<{ stateRoot: string; dbHash: string }>(nodes[0]!.rpcUrl, 'getBlockByNumber', [1, '0x1', false]);
+    expect(block.dbHash).toBe(`0x${'0'.repeat(64)}`);
+    expect(block.stateRoot).not.toBe(block.dbHash);
+  });
 
   for (const role of ['a follower', 'the leader'] as const) {
     it(`kill -9 of ${role}: the other two keep committing; after start.sh it catches up with its earlier blocks unchanged`, () => killAndRecover(client, contract, nodes, role), 180_000);
