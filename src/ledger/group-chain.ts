@@ -45,7 +45,7 @@ export class GroupChain {
     const { store, suite, version, genesis, memo } = options;
     const ledger = await Ledger.open(store, suite, version);
     if (ledger.height < 0) {
-      const state = await openState(genesis, store, suite, version);
+      const state = await openGroupState(genesis, store, suite, version);
       const executor = new BlockExecutor(state, suite, version, memo);
       const header = genesisHeader(genesis, version);
       await executor.applyGenesis(genesis, (writes, root) => ledger.writeGenesis(header, root, writes));
@@ -58,7 +58,7 @@ export class GroupChain {
     }
     const root = await ledger.stateRootAt(ledger.height);
     if (!root) throw new LedgerError(`no state root is recorded for block ${ledger.height}`);
-    const state = await openState(genesis, store, suite, version, root);
+    const state = await openGroupState(genesis, store, suite, version, root);
     return new GroupChain(ledger, state, new BlockExecutor(state, suite, version, memo), genesis);
   }
 
@@ -136,7 +136,7 @@ function differences(mine: Block, theirs: Block): string[] {
  * rules follow supported_version (the dbHash rule from 2.5.0, binary code from 2.4.0 and a
  * binary codeHash from 2.5.0), or Twinchain's Merkle Patricia trie (`mpt`).
  */
-async function openState(genesis: GroupGenesis, store: KvStore, suite: CryptoSuite, version: ProtocolVersion, root?: Uint8Array): Promise<GroupState> {
+export async function openGroupState(genesis: GroupGenesis, store: KvStore, suite: CryptoSuite, version: ProtocolVersion, root?: Uint8Array): Promise<GroupState> {
   if ((genesis.stateType ?? GENESIS_DEFAULTS.stateType) === 'storage') {
     return StorageWorldState.open({
       store,

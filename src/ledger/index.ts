@@ -1,3 +1,3 @@
 export { Ledger, LedgerError, type StoredBlock, type TransactionRecord, type Totals } from './ledger.js';
 export { LEDGER_KEYS } from './ledger-keys.js';
-export { GroupChain, type GroupChainOptions } from './group-chain.js';
+export { GroupChain, openGroupState, type GroupChainOptions } from './group-chain.js';
