@@ -298,7 +298,9 @@ export class BlockExecutor {
       logsBloom: blockBloom,
       number: draft.number,
       gasLimit: 0n,
-      gasUsed: total,
+      // FISCO 2.x never fills the header's gasUsed (real headers say 0 next to receipts that
+      // used gas), and the block hash covers it
+      gasUsed: 0n,
       timestamp: draft.timestamp,
       extraData: draft.extraData ?? [],
       sealer: draft.sealer,
