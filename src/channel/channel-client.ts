@@ -269,22 +269,14 @@ export class ChannelClient {
   }
 
   private dispatch(frame: ChannelFrame): void {
-    if (frame.type === ChannelType.TX_RECEIPT_NOTIFY) {
-      const waiter = this.receipts.get(frame.seq);
-      if (waiter) {
-        this.receipts.delete(frame.seq);
-        clearTimeout(waiter.timer);
-        waiter.resolve(frame);
-        return;
-      }
-    } else {
-      const waiter = this.replies.get(frame.seq);
-      if (waiter) {
-        this.replies.delete(frame.seq);
-        clearTimeout(waiter.timer);
-        waiter.resolve(frame);
-        return;
-      }
+    // a receipt push (0x1000) reuses its transaction's seq after the reply did
+    const table = frame.type === ChannelType.TX_RECEIPT_NOTIFY ? this.receipts : this.replies;
+    const waiter = table.get(frame.seq);
+    if (waiter) {
+      table.delete(frame.seq);
+      clearTimeout(waiter.timer);
+      waiter.resolve(frame);
+      return;
     }
     for (const handler of this.pushHandlers.get(frame.type) ?? []) handler(frame);
   }

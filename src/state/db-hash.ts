@@ -13,7 +13,7 @@
 //   ≥ 2.5: the chain's hash (keccak256 or SM3) at both levels, changed tables only.
 // The final hash is over the 32-byte table hashes concatenated in table-name order.
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { HashFunction } from '../codec/index.js';
+import { compareBytes, concatBytes, type HashFunction } from '../codec/index.js';
 
 export type DbHashRule = 'v2.4' | 'v2.5';
 
@@ -39,12 +39,6 @@ export interface TableChanges {
 
 const encoder = new TextEncoder();
 const ZERO_HASH = new Uint8Array(32);
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
-}
 
 function compareNames(a: string, b: string): number {
   return compareBytes(encoder.encode(a), encoder.encode(b));
@@ -74,19 +68,7 @@ export function tableDump(table: TableChanges): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const entry of sortEntries(table.changed, table.keyField)) entryBytes(entry, parts);
   for (const entry of sortEntries(table.created, table.keyField)) entryBytes(entry, parts);
-  return concat(parts);
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
 
 export interface DbHashOptions {
@@ -114,5 +96,5 @@ export function computeDbHash(changes: readonly TableChanges[], options: DbHashO
   }
   if (hashes.size === 0) return new Uint8Array(32);
   const names = [...hashes.keys()].sort(compareNames);
-  return tableHash(concat(names.map((n) => hashes.get(n)!)));
+  return tableHash(concatBytes(...names.map((n) => hashes.get(n)!)));
 }

@@ -10,7 +10,7 @@
 // "nonce = 1" lands as FISCO's 0.
 import { Account, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, type Address } from '@ethereumjs/util';
 import type { StateManagerInterface } from '@ethereumjs/common';
-import { bigintToBytes, bytesToBigint, fromHex, toHexNoPrefix, type HashFunction } from '../codec/index.js';
+import { bigintToBytes, bytesEqual, bytesToBigint, fromHex, toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import type { BlockTables } from './storage-tables.js';
 import type { CodeOverride, StorageGuard } from './twin-state-manager.js';
 
@@ -100,7 +100,7 @@ export class StorageStateManager implements StateManagerInterface {
     const isContract = (await this.row(table, 'authority')) !== undefined;
     const codeHash = await this.storedCodeHash(table);
     const evmNonce = isContract && !this.isCreating(address) ? nonce + 1n : nonce;
-    return new Account(evmNonce, balance, KECCAK256_RLP, codeHash === undefined || equal(codeHash, this.emptyCodeHash) ? KECCAK256_NULL : codeHash);
+    return new Account(evmNonce, balance, KECCAK256_RLP, codeHash === undefined || bytesEqual(codeHash, this.emptyCodeHash) ? KECCAK256_NULL : codeHash);
   }
 
   private async storedCodeHash(table: string): Promise<Uint8Array | undefined> {
@@ -259,8 +259,4 @@ export class StorageStateManager implements StateManagerInterface {
 
 function clampNonce(n: bigint): bigint {
   return n < 0n ? 0n : n;
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

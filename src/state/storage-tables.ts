@@ -4,7 +4,7 @@
 // working set on top (FISCO's MemoryTableFactory2): it records which tables the block opened,
 // which committed entries it changed and which it created, undoes to savepoints (the EVM's
 // call frames), hashes the changes into the block's dbHash and turns them into store writes.
-import { bigintToBytes, bytesToBigint, rlpDecode, rlpEncode, type RlpValue } from '../codec/index.js';
+import { bigintToBytes, bytesEqual, bytesToBigint, rlpDecode, rlpEncode, type RlpValue } from '../codec/index.js';
 import type { KvOperation, KvStore } from '../storage/index.js';
 import { computeDbHash, type DbHashOptions, type DumpEntry, type TableChanges } from './db-hash.js';
 
@@ -321,23 +321,15 @@ export function decodeWrites(writes: readonly KvOperation[]): { entries: Map<str
   const entries = new Map<string, TableEntry[]>();
   let lastId: bigint | undefined;
   for (const op of writes) {
-    if (sameBytes(op.key, ID_COUNTER_KEY)) {
+    if (bytesEqual(op.key, ID_COUNTER_KEY)) {
       if (op.type === 'put') lastId = bytesToBigint(op.value);
       continue;
     }
-    if (!startsWith(op.key, ENTRY_PREFIX)) continue;
+    if (op.key.length < ENTRY_PREFIX.length || !bytesEqual(op.key.subarray(0, ENTRY_PREFIX.length), ENTRY_PREFIX)) continue;
     const rest = op.key.subarray(ENTRY_PREFIX.length);
     const split = rest.indexOf(0);
     const cacheKey = `${decoder.decode(rest.subarray(0, split))}\0${decoder.decode(rest.subarray(split + 1))}`;
     entries.set(cacheKey, op.type === 'put' ? decodeEntries(op.value) : []);
   }
   return { entries, lastId };
-}
-
-function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  return bytes.length >= prefix.length && prefix.every((b, i) => bytes[i] === b);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && startsWith(a, b);
 }
