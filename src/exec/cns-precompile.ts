@@ -5,7 +5,6 @@ import {
   CODE_NO_AUTHORIZED,
   CODE_VERSION_LENGTH_OVERFLOW,
   PrecompiledContract,
-  WRITE_GAS,
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
 import { SYS_CNS } from './system-tables.js';
@@ -22,14 +21,19 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
       {
         signature: 'insert(string,string,string,string)',
         outputs: 'int256',
-        cost: WRITE_GAS,
         async run(ctx, [name, version, address, abi]) {
+          // FISCO opens the table and reads the name's rows before any check
+          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
+          ctx.gas.append('OpenTable');
+          ctx.gas.append('Select', rows.length);
           if (!(await ctx.tables.mayWrite(SYS_CNS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
           if (String(version).length > CNS_VERSION_MAX_LENGTH) return code(CODE_VERSION_LENGTH_OVERFLOW);
-          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
           if (rows.some((r) => r.version === String(version))) return code(CODE_ADDRESS_AND_VERSION_EXIST);
           const row = { name: String(name), version: String(version), address: String(address).toLowerCase(), abi: String(abi) };
           await ctx.tables.tables.setRows(SYS_CNS, String(name), [...rows, row]);
+          // FISCO reports the entry's field count as its memory (below the input's size)
+          ctx.gas.updateMemUsed(Object.keys(row).length);
+          ctx.gas.append('Insert');
           return code(1);
         },
       },
@@ -37,27 +41,36 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
         signature: 'selectByName(string)',
         outputs: 'string',
         async run(ctx, [name]) {
-          return [fiscoJson(await ctx.tables.tables.rows(SYS_CNS, String(name)))];
+          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
+          ctx.gas.append('OpenTable');
+          ctx.gas.append('Set', rows.length);
+          return [fiscoJson(rows)];
         },
       },
       {
         signature: 'selectByNameAndVersion(string,string)',
         outputs: 'string',
         async run(ctx, [name, version]) {
-          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
-          return [fiscoJson(rows.filter((r) => r.version === String(version)))];
+          const rows = (await ctx.tables.tables.rows(SYS_CNS, String(name))).filter((r) => r.version === String(version));
+          ctx.gas.append('OpenTable');
+          ctx.gas.append('EQ');
+          ctx.gas.append('Select', rows.length);
+          return [fiscoJson(rows)];
         },
       },
       {
         signature: 'getContractAddress(string,string)',
         outputs: 'address',
         async run(ctx, [name, version]) {
-          const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
-          const address = rows.find((r) => r.version === String(version))?.address ?? ZERO_ADDRESS;
+          const rows = (await ctx.tables.tables.rows(SYS_CNS, String(name))).filter((r) => r.version === String(version));
+          ctx.gas.append('OpenTable');
+          ctx.gas.append('Select', rows.length);
+          const address = rows[0]?.address ?? ZERO_ADDRESS;
           return [/^0x[0-9a-f]{40}$/.test(address) ? address : ZERO_ADDRESS];
         },
       },
     ],
     hash,
+    true,
   );
 }

@@ -1,5 +1,5 @@
 import type { SelectorHashes } from './precompile.js';
-import { code, CODE_INVALID_NODEID, CODE_LAST_SEALER, CODE_NO_AUTHORIZED, PrecompiledContract, WRITE_GAS, type CallContext } from './precompile.js';
+import { code, CODE_INVALID_NODEID, CODE_LAST_SEALER, CODE_NO_AUTHORIZED, PrecompiledContract, type CallContext } from './precompile.js';
 import { SYS_CONSENSUS, type NodeType } from './system-tables.js';
 
 const NODE_ID = /^[0-9a-f]{128}$/;
@@ -17,15 +17,16 @@ async function change(ctx: CallContext, rawId: unknown, type: NodeType | null): 
   return code(1);
 }
 
-/** 0x1003: group membership; the change applies from the next block. */
+/** 0x1003: group membership; the change applies from the next block. Its gas is its output's memory alone. */
 export function consensusPrecompile(hash: SelectorHashes): PrecompiledContract {
   return new PrecompiledContract(
     'Consensus',
     [
-      { signature: 'addSealer(string)', outputs: 'int256', cost: WRITE_GAS, run: (ctx, [id]) => change(ctx, id, 'sealer') },
-      { signature: 'addObserver(string)', outputs: 'int256', cost: WRITE_GAS, run: (ctx, [id]) => change(ctx, id, 'observer') },
-      { signature: 'remove(string)', outputs: 'int256', cost: WRITE_GAS, run: (ctx, [id]) => change(ctx, id, null) },
+      { signature: 'addSealer(string)', outputs: 'int256', run: (ctx, [id]) => change(ctx, id, 'sealer') },
+      { signature: 'addObserver(string)', outputs: 'int256', run: (ctx, [id]) => change(ctx, id, 'observer') },
+      { signature: 'remove(string)', outputs: 'int256', run: (ctx, [id]) => change(ctx, id, null) },
     ],
     hash,
+    false,
   );
 }

@@ -6,9 +6,10 @@ import {
   CODE_PARSE_ENTRY_ERROR,
   CODE_TABLE_NOT_EXIST,
   PrecompiledContract,
-  WRITE_GAS,
+  type MethodContext,
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
+import { entryCapacity, type GasOp } from './precompiled-gas.js';
 import { UserTables, type Condition, type ConditionOp, type Query } from './user-tables.js';
 
 const userTables = new UserTables();
@@ -63,6 +64,20 @@ function parseCondition(text: string): Query {
   return limit ? { conditions, limit } : { conditions };
 }
 
+/** The condition's operations, each metered as FISCO's CRUD parser appends them. */
+function parseMeteredCondition(ctx: MethodContext, text: string): Query {
+  const query = parseCondition(text);
+  for (const c of query.conditions) ctx.gas.append(c.op.toUpperCase() as GasOp);
+  if (query.limit) ctx.gas.append('Limit');
+  return query;
+}
+
+/** The inserted entry's capacity: its fields and the key field insert sets on it. */
+async function insertedCapacity(ctx: MethodContext, table: string, key: string, entry: Record<string, string>): Promise<number> {
+  const info = await userTables.info(ctx, table);
+  return entryCapacity(Object.entries(info ? { ...entry, [info.keyField]: key } : entry));
+}
+
 async function guarded(run: () => Promise<number>): Promise<[bigint]> {
   try {
     return code(await run());
@@ -80,35 +95,64 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
       {
         signature: 'insert(string,string,string,string)',
         outputs: 'int256',
-        cost: WRITE_GAS,
-        run: (ctx, [table, key, entry]) => guarded(() => userTables.insert(ctx, String(table), String(key), parseEntry(String(entry)))),
+        run(ctx, [table, key, entry]) {
+          ctx.gas.append('OpenTable');
+          return guarded(async () => {
+            const fields = parseEntry(String(entry));
+            const count = await userTables.insert(ctx, String(table), String(key), fields);
+            if (count > 0) {
+              ctx.gas.updateMemUsed((await insertedCapacity(ctx, String(table), String(key), fields)) * count);
+              ctx.gas.append('Insert', count);
+            }
+            return count;
+          });
+        },
       },
       {
         signature: 'update(string,string,string,string,string)',
         outputs: 'int256',
-        cost: WRITE_GAS,
-        run: (ctx, [table, key, entry, cond]) =>
-          guarded(() => userTables.update(ctx, String(table), String(key), parseEntry(String(entry)), parseCondition(String(cond)))),
+        run(ctx, [table, key, entry, cond]) {
+          ctx.gas.append('OpenTable');
+          return guarded(async () => {
+            const fields = parseEntry(String(entry));
+            const count = await userTables.update(ctx, String(table), String(key), fields, parseMeteredCondition(ctx, String(cond)));
+            if (count > 0) {
+              ctx.gas.setMemUsed(entryCapacity(Object.entries(fields)) * count);
+              ctx.gas.append('Update', count);
+            }
+            return count;
+          });
+        },
       },
       {
         signature: 'remove(string,string,string,string)',
         outputs: 'int256',
-        cost: WRITE_GAS,
-        run: (ctx, [table, key, cond]) => guarded(() => userTables.remove(ctx, String(table), String(key), parseCondition(String(cond)))),
+        run(ctx, [table, key, cond]) {
+          ctx.gas.append('OpenTable');
+          return guarded(async () => {
+            const count = await userTables.remove(ctx, String(table), String(key), parseMeteredCondition(ctx, String(cond)));
+            if (count > 0) ctx.gas.append('Remove', count);
+            return count;
+          });
+        },
       },
       {
         signature: 'select(string,string,string,string)',
         outputs: 'string',
         async run(ctx, [table, key, cond]) {
+          ctx.gas.append('OpenTable');
           let q: Query;
           try {
-            q = parseCondition(String(cond));
+            q = parseMeteredCondition(ctx, String(cond));
           } catch (e) {
             if (e instanceof CrudParseError) return [String(e.code)];
             throw e;
           }
           const rows = await userTables.select(ctx, String(table), String(key), q);
-          return [typeof rows === 'number' ? String(rows) : fiscoJson(rows)];
+          if (typeof rows === 'number') return [String(rows)];
+          ctx.gas.updateMemUsed(rows.reduce((sum, row) => sum + entryCapacity(Object.entries(row)), 0));
+          ctx.gas.append('Select', rows.length);
+          return [fiscoJson(rows)];
         },
       },
       {
@@ -116,10 +160,13 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
         outputs: 'string,string',
         async run(ctx, [table]) {
           const info = await userTables.info(ctx, String(table));
+          ctx.gas.append('OpenTable');
+          ctx.gas.append('Select', info ? 1 : 0);
           return info ? [info.keyField, info.valueFields.join(',')] : [String(CODE_TABLE_NOT_EXIST), ''];
         },
       },
     ],
     hash,
+    true,
   );
 }

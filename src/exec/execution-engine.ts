@@ -68,6 +68,8 @@ export class ExecutionEngine {
     readonly stateManager: FiscoStateManager,
     suite: CryptoSuite,
     allowConsensusTimeout: boolean,
+    /** supported_version ≥ 2.4.0: precompiled calls cost FISCO's precompiled gas (before, nothing). */
+    precompileGas = true,
   ) {
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
@@ -76,7 +78,7 @@ export class ExecutionEngine {
     const blockTables = stateManager.blockTables?.bind(stateManager);
     this.tables = blockTables ? new FiscoSystemTables(blockTables) : new SystemTables(new TableStore(() => this.stateManager, hash));
     this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash };
-    this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout }, () => this.context, this.observer);
+    this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);
     this.evm = new FiscoEvm({ common: createFiscoCommon(hash), stateManager }, this.precompiles, hash);

@@ -6,7 +6,6 @@ import {
   CODE_TABLE_AND_ADDRESS_EXIST,
   CODE_TABLE_AND_ADDRESS_NOT_EXIST,
   PrecompiledContract,
-  WRITE_GAS,
   type CallContext,
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
@@ -36,23 +35,22 @@ export function permissionPrecompile(hash: SelectorHashes): PrecompiledContract 
   return new PrecompiledContract(
     'Permission',
     [
-      { signature: 'insert(string,string)', outputs: 'int256', cost: WRITE_GAS, run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, true) },
-      { signature: 'remove(string,string)', outputs: 'int256', cost: WRITE_GAS, run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, false) },
+      { signature: 'insert(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, true) },
+      { signature: 'remove(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, false) },
       { signature: 'queryByName(string)', outputs: 'string', run: (ctx, [t]) => query(ctx, fullTableName(String(t))) },
       {
         signature: 'grantWrite(address,address)',
         outputs: 'int256',
-        cost: WRITE_GAS,
         run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract)), user, true),
       },
       {
         signature: 'revokeWrite(address,address)',
         outputs: 'int256',
-        cost: WRITE_GAS,
         run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract)), user, false),
       },
       { signature: 'queryPermission(address)', outputs: 'string', run: (ctx, [contract]) => query(ctx, contractTableName(String(contract))) },
     ],
     hash,
+    false,
   );
 }

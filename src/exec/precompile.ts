@@ -7,6 +7,7 @@ import {
   toHexNoPrefix,
   type HashFunction,
 } from '../codec/index.js';
+import { PrecompiledGas } from './precompiled-gas.js';
 import type { SystemTableApi } from './system-tables.js';
 import type { TableObjects } from './table-objects.js';
 
@@ -21,6 +22,11 @@ export interface CallContext {
   readonly hash: HashFunction;
 }
 
+/** What a method sees: the call context and this call's gas meter. */
+export interface MethodContext extends CallContext {
+  readonly gas: PrecompiledGas;
+}
+
 /** A failure reported as PrecompiledError (status 21) with an Error(string) output; state changes are undone. */
 export class PrecompileFailure extends Error {
   override readonly name = 'PrecompileFailure';
@@ -31,15 +37,8 @@ export interface Method<Self = undefined> {
   readonly signature: string;
   /** Comma-separated output types, e.g. `int256` or `string,string`. */
   readonly outputs: string;
-  /** Gas beyond the base cost (writes cost more than reads). */
-  readonly cost?: number;
-  run(ctx: CallContext, args: unknown[], self: Self): Promise<unknown[]> | unknown[];
+  run(ctx: MethodContext, args: unknown[], self: Self): Promise<unknown[]> | unknown[];
 }
-
-export const BASE_GAS = 700;
-export const READ_GAS = 200;
-export const WRITE_GAS = 5000;
-export const CREATE_TABLE_GAS = 16000;
 
 /** FISCO return codes as precompiles return them: ABI int256 (positive counts read the same as uint256). */
 export const CODE_SUCCESS = 0;
@@ -80,11 +79,15 @@ export class PrecompiledContract<Self = undefined> {
   /**
    * `hashes`: the selector hashes accepted. SM chains pass SM3 (what guomi SDKs use) and keccak
    * (what standard solc output and Ethereum tooling use), so both kinds of caller work.
+   * `meterInput`: the contract starts its meter at the input's size (FISCO's
+   * `setMemUsed(param.size())`, which the table, CRUD and CNS contracts do and the consensus,
+   * system config and permission contracts do not).
    */
   constructor(
     readonly name: string,
     methods: readonly Method<Self>[],
     hashes: SelectorHashes,
+    private readonly meterInput: boolean,
   ) {
     for (const hash of Array.isArray(hashes) ? hashes : [hashes]) {
       for (const m of methods) {
@@ -99,17 +102,22 @@ export class PrecompiledContract<Self = undefined> {
   }
 
   async call(ctx: CallContext, input: Uint8Array, self: Self): Promise<PrecompileResult> {
-    const gasForInput = BASE_GAS + 3 * Math.ceil(input.length / 32);
+    const gas = new PrecompiledGas();
+    if (this.meterInput) gas.setMemUsed(input.length);
     const method = input.length >= 4 ? this.methods.get(toHexNoPrefix(input.subarray(0, 4))) : undefined;
-    if (!method) return { output: encodeAbi('int256', code(CODE_UNKNOW_FUNCTION_CALL)), gas: gasForInput };
+    if (!method) {
+      const output = encodeAbi('int256', code(CODE_UNKNOW_FUNCTION_CALL));
+      return { output, gas: gas.total(output.length) };
+    }
     let args: unknown[];
     try {
       args = decodeAbi(method.inputs, input.subarray(4));
     } catch (e) {
       throw new PrecompileFailure(`${this.name}.${method.signature}: cannot decode arguments: ${(e as Error).message}`);
     }
-    const values = await method.run(ctx, args, self);
-    return { output: encodeAbi(method.outputs, values), gas: gasForInput + (method.cost ?? READ_GAS) };
+    const values = await method.run({ ...ctx, gas }, args, self);
+    const output = encodeAbi(method.outputs, values);
+    return { output, gas: gas.total(output.length) };
   }
 }
 

@@ -6,7 +6,7 @@ import { Address } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../codec/index.js';
 import { getSuite, keccak256, sm3 } from '../crypto/index.js';
-import { ProtocolVersion } from '../chain/index.js';
+import { computeReceiptsRoot, ProtocolVersion } from '../chain/index.js';
 import { BlockTables, StorageStateManager, StorageWorldState, TableStorage } from '../state/index.js';
 import { MemoryStore } from '../storage/index.js';
 import { ExecutionEngine } from './execution-engine.js';
@@ -47,7 +47,7 @@ describe('execution over the storage state', () => {
 
   it('executes the real ECDSA block 3 (addObserver at supported_version 2.4): its consensus entry, the opened tables and the stateRoot', async () => {
     const real = JSON.parse(readFileSync(new URL('../../fixtures/realdata/ecdsa-block3-addobserver-godoc.json', import.meta.url), 'utf8')) as {
-      getBlockByNumber_3_true: { stateRoot: string; sealerList: string[]; transactions: Array<{ from: string; to: string; input: string }> };
+      getBlockByNumber_3_true: { stateRoot: string; receiptsRoot: string; sealerList: string[]; transactions: Array<{ from: string; to: string; input: string }> };
       getTransactionReceipt: { gasUsed: string; output: string };
       getObserverList_after: string[];
       getSealerList_after: string[];
@@ -56,7 +56,8 @@ describe('execution over the storage state', () => {
     const store = new MemoryStore();
     const dbHash = { rule: 'v2.4', hash: keccak256, sm: false } as const;
     const state = await StorageWorldState.open({ store, dbHash, accounts: { binaryCode: true, binaryCodeHash: false } });
-    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false);
+    // supported_version 2.4: precompiled calls are charged
+    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false, true);
     // genesis: the four sealers of the block's sealer list
     await state.begin();
     await writeGenesisTables(engine.tables, { groupId: 1, consensusType: 'pbft', sealers: block.sealerList, timestamp: 0 }, ProtocolVersion.parse('2.4.0'));
@@ -68,8 +69,20 @@ describe('execution over the storage state', () => {
     const outcome = await engine.run({ from: new Address(fromHex(tx.from)), to: new Address(fromHex(tx.to)), data: fromHex(tx.input), gasLimit: 300_000_000n }, 3);
     expect(outcome.status).toBe(0);
     expect(toHex(outcome.output)).toBe(real.getTransactionReceipt.output);
+    // intrinsic gas plus FISCO's precompiled gas: no operations, 3 for the 32-byte output
+    expect(`0x${outcome.gasUsed.toString(16)}`).toBe(real.getTransactionReceipt.gasUsed);
     const done = await state.finishBlock();
     expect(toHex(done.root)).toBe(block.stateRoot);
+    const receipt = {
+      stateRoot: done.root,
+      gasUsed: outcome.gasUsed,
+      contractAddress: new Uint8Array(20),
+      logsBloom: new Uint8Array(256),
+      status: outcome.status,
+      output: outcome.output,
+      logs: [],
+    };
+    expect(toHex(await computeReceiptsRoot([receipt], 'merkle16', getSuite('ecdsa'), false))).toBe(block.receiptsRoot);
     await state.commitPending((writes) => store.batch(writes));
     const nodes = await engine.tables.consensusNodes(4);
     expect(nodes.observers).toEqual(real.getObserverList_after);

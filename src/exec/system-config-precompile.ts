@@ -4,7 +4,6 @@ import {
   CODE_INVALID_CONFIGURATION_VALUES,
   CODE_NO_AUTHORIZED,
   PrecompiledContract,
-  WRITE_GAS,
 } from './precompile.js';
 import { SYS_CONFIG } from './system-tables.js';
 
@@ -38,7 +37,6 @@ export function systemConfigPrecompile(hash: SelectorHashes, allowConsensusTimeo
       {
         signature: 'setValueByKey(string,string)',
         outputs: 'int256',
-        cost: WRITE_GAS,
         async run(ctx, [rawKey, rawValue]) {
           if (!(await ctx.tables.mayWrite(SYS_CONFIG, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
           const key = String(rawKey).toLowerCase();
@@ -50,5 +48,6 @@ export function systemConfigPrecompile(hash: SelectorHashes, allowConsensusTimeo
       },
     ],
     hash,
+    false,
   );
 }

@@ -46,7 +46,8 @@ export class SystemPrecompiles {
 
   constructor(
     hash: SelectorHashes,
-    options: { allowConsensusTimeout: boolean },
+    /** `precompileGas`: charge FISCO's precompiled gas (supported_version ≥ 2.4.0; before, they cost nothing). */
+    private readonly options: { allowConsensusTimeout: boolean; precompileGas: boolean },
     private readonly context: () => CallContext,
     private readonly observer: PrecompileObserver,
   ) {
@@ -86,19 +87,17 @@ export class SystemPrecompiles {
   private async run<Self>(contract: PrecompiledContract<Self>, self: Self, input: PrecompileInput): Promise<ExecResult> {
     this.observer.ran();
     try {
-      const { output, gas } = await contract.call(this.context(), input.data, self);
-      if (BigInt(gas) > input.gasLimit) {
-        return { executionGasUsed: input.gasLimit, returnValue: new Uint8Array(0), exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
+      const result = await contract.call(this.context(), input.data, self);
+      const gas = this.options.precompileGas ? BigInt(result.gas) : 0n;
+      if (gas > input.gasLimit) {
+        throw new PrecompileFailure(`OutOfGas when executing precompiled Contract, gasUsed: ${gas}, leftGas:${input.gasLimit}`);
       }
-      return { executionGasUsed: BigInt(gas), returnValue: output };
+      return { executionGasUsed: gas, returnValue: result.output };
     } catch (e) {
       if (!(e instanceof PrecompileFailure)) throw e;
       this.observer.failed = true;
-      return {
-        executionGasUsed: input.gasLimit < 1000n ? input.gasLimit : 1000n,
-        returnValue: encodeErrorString(e.message),
-        exceptionError: new EVMError(EVMError.errorMessages.REVERT),
-      };
+      // FISCO's Executive charges nothing for a failed precompiled call (out of gas included)
+      return { executionGasUsed: 0n, returnValue: encodeErrorString(e.message), exceptionError: new EVMError(EVMError.errorMessages.REVERT) };
     }
   }
 }

@@ -3,14 +3,14 @@ import { fromHex } from '../codec/index.js';
 import {
   addressText,
   code,
-  CREATE_TABLE_GAS,
+  CODE_SUCCESS,
   PrecompiledContract,
   PrecompileFailure,
-  WRITE_GAS,
   type CallContext,
   type Method,
   type SelectorHashes,
 } from './precompile.js';
+import { entryCapacity, type GasOp } from './precompiled-gas.js';
 import type { TableObject } from './table-objects.js';
 import { UserTables, type ConditionOp, type Query } from './user-tables.js';
 
@@ -34,9 +34,9 @@ function entryFields(ctx: CallContext, raw: unknown, what: string): Record<strin
   return Object.fromEntries(object(ctx, raw, 'entry', what).fields);
 }
 
-function result(value: number | unknown[]): [bigint] {
+function countOf(value: number | unknown[]): number {
   if (typeof value !== 'number') throw new Error('expected a count or code');
-  return code(value);
+  return value;
 }
 
 /** 0x1001: `createTable` and `openTable`, FISCO's object-style table API. */
@@ -47,19 +47,24 @@ export function tableFactoryPrecompile(hash: SelectorHashes): PrecompiledContrac
       {
         signature: 'createTable(string,string,string)',
         outputs: 'int256',
-        cost: CREATE_TABLE_GAS,
-        run: async (ctx, [name, key, fields]) => code(await userTables.create(ctx, String(name), String(key), String(fields))),
+        async run(ctx, [name, key, fields]) {
+          const result = await userTables.create(ctx, String(name), String(key), String(fields));
+          if (result === CODE_SUCCESS) ctx.gas.append('CreateTable');
+          return code(result);
+        },
       },
       {
         signature: 'openTable(string)',
         outputs: 'address',
         async run(ctx, [name]) {
           const info = await userTables.info(ctx, String(name));
+          ctx.gas.append('OpenTable');
           return [info ? ctx.objects.register({ kind: 'table', name: String(name) }).toString() : ZERO.toString()];
         },
       },
     ],
     hash,
+    true,
   );
 }
 
@@ -70,6 +75,8 @@ const tableMethods: Method<Of<'table'>>[] = [
     async run(ctx, [key, cond], self) {
       const rows = await userTables.select(ctx, self.name, String(key), query(ctx, cond, 'Table.select'));
       if (typeof rows === 'number') throw new PrecompileFailure(`Table.select: table ${self.name} does not exist`);
+      ctx.gas.updateMemUsed(rows.reduce((sum, row) => sum + entryCapacity(Object.entries(row)), 0));
+      ctx.gas.append('Select', rows.length);
       const entries = rows.map((row) => ctx.objects.register({ kind: 'entry', fields: new Map(Object.entries(row)) }));
       return [ctx.objects.register({ kind: 'entries', entries }).toString()];
     },
@@ -77,21 +84,40 @@ const tableMethods: Method<Of<'table'>>[] = [
   {
     signature: 'insert(string,address)',
     outputs: 'int256',
-    cost: WRITE_GAS,
-    run: async (ctx, [key, entry], self) => result(await userTables.insert(ctx, self.name, String(key), entryFields(ctx, entry, 'Table.insert'))),
+    async run(ctx, [key, entry], self) {
+      const fields = entryFields(ctx, entry, 'Table.insert');
+      const count = countOf(await userTables.insert(ctx, self.name, String(key), fields));
+      if (count > 0) {
+        // insert sets the key field on the entry before FISCO measures it
+        const info = await userTables.info(ctx, self.name);
+        ctx.gas.updateMemUsed(entryCapacity(Object.entries(info ? { ...fields, [info.keyField]: String(key) } : fields)) * count);
+        ctx.gas.append('Insert', count);
+      }
+      return code(count);
+    },
   },
   {
     signature: 'update(string,address,address)',
     outputs: 'int256',
-    cost: WRITE_GAS,
-    run: async (ctx, [key, entry, cond], self) =>
-      result(await userTables.update(ctx, self.name, String(key), entryFields(ctx, entry, 'Table.update'), query(ctx, cond, 'Table.update'))),
+    async run(ctx, [key, entry, cond], self) {
+      const fields = entryFields(ctx, entry, 'Table.update');
+      const count = countOf(await userTables.update(ctx, self.name, String(key), fields, query(ctx, cond, 'Table.update')));
+      if (count > 0) {
+        // FISCO sets (not raises) the memory here, dropping the input's size
+        ctx.gas.setMemUsed(entryCapacity(Object.entries(fields)) * count);
+        ctx.gas.append('Update', count);
+      }
+      return code(count);
+    },
   },
   {
     signature: 'remove(string,address)',
     outputs: 'int256',
-    cost: WRITE_GAS,
-    run: async (ctx, [key, cond], self) => result(await userTables.remove(ctx, self.name, String(key), query(ctx, cond, 'Table.remove'))),
+    async run(ctx, [key, cond], self) {
+      const count = countOf(await userTables.remove(ctx, self.name, String(key), query(ctx, cond, 'Table.remove')));
+      if (count > 0) ctx.gas.append('Remove', count);
+      return code(count);
+    },
   },
   { signature: 'newEntry()', outputs: 'address', run: (ctx) => [ctx.objects.register({ kind: 'entry', fields: new Map() }).toString()] },
   { signature: 'newCondition()', outputs: 'address', run: (ctx) => [ctx.objects.register({ kind: 'condition', conditions: [] }).toString()] },
@@ -114,9 +140,21 @@ function fixedBytes(value: string, width: number): Uint8Array {
   return out;
 }
 
+/** A method that appends one FISCO operation to its meter. */
+function metered<Self>(op: GasOp, method: Method<Self>): Method<Self> {
+  return {
+    ...method,
+    async run(ctx, args, self) {
+      const values = await method.run(ctx, args, self);
+      ctx.gas.append(op);
+      return values;
+    },
+  };
+}
+
 const entryMethods: Method<Of<'entry'>>[] = [
-  { signature: 'getInt(string)', outputs: 'int256', run: (_c, [f], self) => [asInt(field(self, f), 'Entry.getInt')] },
-  {
+  metered('GetInt', { signature: 'getInt(string)', outputs: 'int256', run: (_c, [f], self) => [asInt(field(self, f), 'Entry.getInt')] }),
+  metered('GetInt', {
     signature: 'getUInt(string)',
     outputs: 'uint256',
     run(_c, [f], self) {
@@ -124,8 +162,8 @@ const entryMethods: Method<Of<'entry'>>[] = [
       if (n < 0n) throw new PrecompileFailure(`Entry.getUInt: ${n} is negative`);
       return [n];
     },
-  },
-  {
+  }),
+  metered('GetAddr', {
     signature: 'getAddress(string)',
     outputs: 'address',
     run(_c, [f], self) {
@@ -133,20 +171,20 @@ const entryMethods: Method<Of<'entry'>>[] = [
       const hex = v.startsWith('0x') ? v.slice(2) : v;
       return [/^[0-9a-f]{40}$/.test(hex) ? `0x${hex}` : ZERO.toString()];
     },
-  },
-  {
+  }),
+  metered('GetByte64', {
     signature: 'getBytes64(string)',
     outputs: 'bytes1[64]',
     run: (_c, [f], self) => [[...fixedBytes(field(self, f), 64)].map((b) => `0x${b.toString(16).padStart(2, '0')}`)],
-  },
-  {
+  }),
+  metered('GetByte32', {
     signature: 'getBytes32(string)',
     outputs: 'bytes32',
     run: (_c, [f], self) => [`0x${Buffer.from(fixedBytes(field(self, f), 32)).toString('hex')}`],
-  },
-  { signature: 'getString(string)', outputs: 'string', run: (_c, [f], self) => [field(self, f)] },
-  ...(['int256', 'uint256', 'string', 'address'] as const).map(
-    (type): Method<Of<'entry'>> => ({
+  }),
+  metered('GetString', { signature: 'getString(string)', outputs: 'string', run: (_c, [f], self) => [field(self, f)] }),
+  ...(['int256', 'uint256', 'string', 'address'] as const).map((type) =>
+    metered<Of<'entry'>>('Set', {
       signature: `set(string,${type})`,
       outputs: '',
       run(_c, [f, v], self) {
@@ -173,8 +211,8 @@ const entriesMethods: Method<Of<'entries'>>[] = [
 
 const conditionMethods: Method<Of<'condition'>>[] = [
   ...(['EQ', 'NE', 'GT', 'GE', 'LT', 'LE'] as const).flatMap((op) =>
-    (op === 'EQ' || op === 'NE' ? (['int256', 'string', 'address'] as const) : (['int256'] as const)).map(
-      (type): Method<Of<'condition'>> => ({
+    (op === 'EQ' || op === 'NE' ? (['int256', 'string', 'address'] as const) : (['int256'] as const)).map((type) =>
+      metered<Of<'condition'>>(op, {
         signature: `${op}(string,${type})`,
         outputs: '',
         run(_c, [f, v], self) {
@@ -184,22 +222,22 @@ const conditionMethods: Method<Of<'condition'>>[] = [
       }),
     ),
   ),
-  {
+  metered('Limit', {
     signature: 'limit(int256)',
     outputs: '',
     run(_c, [count], self) {
       self.limit = { offset: 0, count: nonNegative(count, 'Condition.limit') };
       return [];
     },
-  },
-  {
+  }),
+  metered('Limit', {
     signature: 'limit(int256,int256)',
     outputs: '',
     run(_c, [offset, count], self) {
       self.limit = { offset: nonNegative(offset, 'Condition.limit'), count: nonNegative(count, 'Condition.limit') };
       return [];
     },
-  },
+  }),
 ];
 
 function nonNegative(value: unknown, what: string): number {
@@ -211,10 +249,10 @@ function nonNegative(value: unknown, what: string): number {
 /** The contracts behind Table API objects, by kind. */
 export function tableObjectContracts(hash: SelectorHashes) {
   return {
-    table: new PrecompiledContract('Table', tableMethods, hash),
-    entry: new PrecompiledContract('Entry', entryMethods, hash),
-    entries: new PrecompiledContract('Entries', entriesMethods, hash),
-    condition: new PrecompiledContract('Condition', conditionMethods, hash),
+    table: new PrecompiledContract('Table', tableMethods, hash, true),
+    entry: new PrecompiledContract('Entry', entryMethods, hash, true),
+    entries: new PrecompiledContract('Entries', entriesMethods, hash, true),
+    condition: new PrecompiledContract('Condition', conditionMethods, hash, true),
   };
 }
 
