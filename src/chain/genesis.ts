@@ -19,7 +19,7 @@ export interface GroupGenesis {
   readonly consensusTimeout?: number;
   /** `[group] timestamp`, ms. */
   readonly timestamp: number;
-  /** `[state] type`; Twinchain keeps an MPT. */
+  /** `[state] type`: FISCO's storage state (the default, as in FISCO) or a Merkle Patricia trie. */
   readonly stateType?: 'mpt' | 'storage';
   readonly epochSealerNum?: number;
   readonly epochBlockNum?: number;
@@ -32,7 +32,7 @@ export const GENESIS_DEFAULTS = {
   txCountLimit: 1000,
   txGasLimit: 300_000_000n,
   consensusTimeout: 3,
-  stateType: 'mpt',
+  stateType: 'storage',
   epochBlockNum: 1000,
   minElectTime: 1000,
   maxElectTime: 2000,
