@@ -33,6 +33,16 @@ export function accountTableName(address: Address | Uint8Array): string {
   return `c_${bytesToUnprefixedHex(address instanceof Uint8Array ? address : address.bytes)}`;
 }
 
+/** An account's entries as read (or last written) in the current block's tables. */
+interface AccountRecord {
+  nonce: bigint;
+  balance: bigint;
+  /** Has an authority entry: created by a transaction's CREATE. */
+  contract: boolean;
+  /** The EVM's view: KECCAK256_NULL for the empty code. */
+  codeHash: Uint8Array;
+}
+
 export class StorageStateManager implements StateManagerInterface {
   codeOverride: CodeOverride | undefined;
   storageGuard: StorageGuard | undefined;
@@ -43,6 +53,13 @@ export class StorageStateManager implements StateManagerInterface {
   private readonly creating = new Set<string>();
   private readonly savepoints: number[] = [];
   private readonly emptyCodeHash: Uint8Array;
+  // Parsed accounts, code and slots of the tables they were read from: the EVM asks for the same
+  // accounts many times per transaction. Writes go through to the tables and update these; a
+  // rollback that undoes writes, or another block's tables, empties them.
+  private cacheOwner: BlockTables | undefined;
+  private readonly accounts = new Map<string, AccountRecord | null>();
+  private readonly codes = new Map<string, Uint8Array>();
+  private readonly slots = new Map<string, Uint8Array>();
 
   /** `reset`: for read views, go back to the committed tables (what setStateRoot means here). */
   constructor(
@@ -59,7 +76,18 @@ export class StorageStateManager implements StateManagerInterface {
   };
 
   private get tables(): BlockTables {
-    return this.tablesOf();
+    const tables = this.tablesOf();
+    if (tables !== this.cacheOwner) {
+      this.cacheOwner = tables;
+      this.forget();
+    }
+    return tables;
+  }
+
+  private forget(): void {
+    this.accounts.clear();
+    this.codes.clear();
+    this.slots.clear();
   }
 
   blockTables(): BlockTables {
@@ -84,23 +112,32 @@ export class StorageStateManager implements StateManagerInterface {
     if ((await this.tables.update(table, key, { value })) === 0) await this.tables.insert(table, key, { value });
   }
 
-  private async exists(address: Address): Promise<boolean> {
-    return (await this.tables.openTable(accountTableName(address))) !== undefined;
-  }
-
-  private isCreating(address: Address): boolean {
-    return this.creating.has(bytesToUnprefixedHex(address.bytes));
+  /** The account's entries, or null when it has no table. */
+  private async record(hex: string): Promise<AccountRecord | null> {
+    const tables = this.tables;
+    let record = this.accounts.get(hex);
+    if (record !== undefined) return record;
+    const table = `c_${hex}`;
+    if (!(await tables.openTable(table))) record = null;
+    else {
+      const codeHash = await this.storedCodeHash(table);
+      record = {
+        nonce: BigInt(decoder.decode((await this.row(table, 'nonce')) ?? encoder.encode('0'))),
+        balance: BigInt(decoder.decode((await this.row(table, 'balance')) ?? encoder.encode('0'))),
+        contract: (await this.row(table, 'authority')) !== undefined,
+        codeHash: codeHash === undefined || bytesEqual(codeHash, this.emptyCodeHash) ? KECCAK256_NULL : codeHash,
+      };
+    }
+    this.accounts.set(hex, record);
+    return record;
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const table = accountTableName(address);
-    if (!(await this.tables.openTable(table))) return undefined;
-    const nonce = BigInt(decoder.decode((await this.row(table, 'nonce')) ?? encoder.encode('0')));
-    const balance = BigInt(decoder.decode((await this.row(table, 'balance')) ?? encoder.encode('0')));
-    const isContract = (await this.row(table, 'authority')) !== undefined;
-    const codeHash = await this.storedCodeHash(table);
-    const evmNonce = isContract && !this.isCreating(address) ? nonce + 1n : nonce;
-    return new Account(evmNonce, balance, KECCAK256_RLP, codeHash === undefined || bytesEqual(codeHash, this.emptyCodeHash) ? KECCAK256_NULL : codeHash);
+    const hex = bytesToUnprefixedHex(address.bytes);
+    const record = await this.record(hex);
+    if (!record) return undefined;
+    const evmNonce = record.contract && !this.creating.has(hex) ? record.nonce + 1n : record.nonce;
+    return new Account(evmNonce, record.balance, KECCAK256_RLP, record.codeHash);
   }
 
   private async storedCodeHash(table: string): Promise<Uint8Array | undefined> {
@@ -114,8 +151,8 @@ export class StorageStateManager implements StateManagerInterface {
   }
 
   /** FISCO's createAccount, plus the authority entry of a contract. */
-  private async createAccount(address: Address, nonce: bigint, balance: bigint, contract: boolean): Promise<void> {
-    const table = accountTableName(address);
+  private async createAccount(hex: string, nonce: bigint, balance: bigint, contract: boolean): Promise<AccountRecord> {
+    const table = `c_${hex}`;
     await this.tables.createTable(table, 'key', ['value']);
     await this.tables.insert(table, 'balance', { value: balance.toString() });
     await this.tables.insert(table, 'codeHash', { value: this.codeHashValue(this.emptyCodeHash) });
@@ -123,46 +160,55 @@ export class StorageStateManager implements StateManagerInterface {
     await this.tables.insert(table, 'nonce', { value: nonce.toString() });
     await this.tables.insert(table, 'alive', { value: 'true' });
     if (contract) await this.tables.insert(table, 'authority', { value: this.origin.replace(/^0x/, '').toLowerCase() });
+    const record = { nonce, balance, contract, codeHash: KECCAK256_NULL };
+    this.accounts.set(hex, record);
+    this.codes.set(hex, EMPTY);
+    return record;
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
-    const table = accountTableName(address);
-    const creating = this.isCreating(address);
+    const hex = bytesToUnprefixedHex(address.bytes);
+    const table = `c_${hex}`;
+    const creating = this.creating.has(hex);
     // the EVM's EIP-161 "nonce = 1" of a new contract is FISCO's 0; from then on it is a contract
     if (creating && account.nonce >= 1n) this.endCreate(address);
-    if (!(await this.exists(address))) {
+    const record = await this.record(hex);
+    if (!record) {
       // ethereumjs writes back accounts it only looked at; FISCO creates a table only for a
       // contract or a sender whose nonce moves
       if (!creating && account.nonce === 0n && account.balance === 0n) return;
-      this.touched.add(bytesToUnprefixedHex(address.bytes));
-      await this.createAccount(address, creating ? clampNonce(account.nonce - 1n) : account.nonce, account.balance, creating);
+      this.touched.add(hex);
+      await this.createAccount(hex, creating ? clampNonce(account.nonce - 1n) : account.nonce, account.balance, creating);
       return;
     }
-    const isContract = (await this.row(table, 'authority')) !== undefined;
-    const nonce = isContract ? clampNonce(account.nonce - 1n) : account.nonce;
-    const storedNonce = BigInt(decoder.decode((await this.row(table, 'nonce')) ?? encoder.encode('0')));
-    const storedBalance = BigInt(decoder.decode((await this.row(table, 'balance')) ?? encoder.encode('0')));
-    if (nonce !== storedNonce) {
-      this.touched.add(bytesToUnprefixedHex(address.bytes));
+    const nonce = record.contract ? clampNonce(account.nonce - 1n) : account.nonce;
+    if (nonce !== record.nonce) {
+      this.touched.add(hex);
       await this.setRow(table, 'nonce', nonce.toString());
+      record.nonce = nonce;
     }
-    if (account.balance !== storedBalance) {
-      this.touched.add(bytesToUnprefixedHex(address.bytes));
+    if (account.balance !== record.balance) {
+      this.touched.add(hex);
       await this.setRow(table, 'balance', account.balance.toString());
+      record.balance = account.balance;
     }
   }
 
   /** FISCO's kill: the account stays, emptied and marked not alive. */
   async deleteAccount(address: Address): Promise<void> {
-    const table = accountTableName(address);
-    if (!(await this.exists(address))) return;
-    this.touched.add(bytesToUnprefixedHex(address.bytes));
+    const hex = bytesToUnprefixedHex(address.bytes);
+    const table = `c_${hex}`;
+    const record = await this.record(hex);
+    if (!record) return;
+    this.touched.add(hex);
     await this.setRow(table, 'nonce', '0');
     await this.setRow(table, 'balance', '0');
     await this.setRow(table, 'code', '');
     await this.setRow(table, 'codeHash', this.codeHashValue(this.emptyCodeHash));
     await this.setRow(table, 'alive', 'false');
+    Object.assign(record, { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL });
+    this.codes.set(hex, EMPTY);
   }
 
   async modifyAccountFields(address: Address, fields: Parameters<StateManagerInterface['modifyAccountFields']>[1]): Promise<void> {
@@ -173,20 +219,31 @@ export class StorageStateManager implements StateManagerInterface {
   }
 
   async putCode(address: Address, code: Uint8Array): Promise<void> {
-    const table = accountTableName(address);
-    if (!(await this.exists(address))) await this.createAccount(address, 0n, 0n, this.isCreating(address));
-    this.touched.add(bytesToUnprefixedHex(address.bytes));
+    const hex = bytesToUnprefixedHex(address.bytes);
+    const table = `c_${hex}`;
+    const record = (await this.record(hex)) ?? (await this.createAccount(hex, 0n, 0n, this.creating.has(hex)));
+    this.touched.add(hex);
     await this.setRow(table, 'code', this.options.binaryCode ? code : toHexNoPrefix(code));
-    await this.setRow(table, 'codeHash', this.codeHashValue(this.options.hash(code)));
+    const codeHash = this.options.hash(code);
+    await this.setRow(table, 'codeHash', this.codeHashValue(codeHash));
+    record.codeHash = bytesEqual(codeHash, this.emptyCodeHash) ? KECCAK256_NULL : codeHash;
+    this.codes.set(hex, code);
   }
 
   /** The code as stored, without the precompile override (what getCode over RPC reports). */
   async getStoredCode(address: Address): Promise<Uint8Array> {
-    const table = accountTableName(address);
-    if (!(await this.tables.openTable(table))) return EMPTY;
-    const value = await this.row(table, 'code');
-    if (!value || value.length === 0) return EMPTY;
-    return this.options.binaryCode ? value : fromHex(decoder.decode(value));
+    const hex = bytesToUnprefixedHex(address.bytes);
+    const tables = this.tables;
+    let code = this.codes.get(hex);
+    if (code !== undefined) return code;
+    const table = `c_${hex}`;
+    if (!(await tables.openTable(table))) code = EMPTY;
+    else {
+      const value = await this.row(table, 'code');
+      code = !value || value.length === 0 ? EMPTY : this.options.binaryCode ? value : fromHex(decoder.decode(value));
+    }
+    this.codes.set(hex, code);
+    return code;
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
@@ -200,18 +257,29 @@ export class StorageStateManager implements StateManagerInterface {
   }
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    const table = accountTableName(address);
-    if (!(await this.tables.openTable(table))) return EMPTY;
-    const value = await this.row(table, bytesToBigint(key).toString());
-    return value === undefined ? EMPTY : bigintToBytes(BigInt(decoder.decode(value)));
+    const hex = bytesToUnprefixedHex(address.bytes);
+    const tables = this.tables;
+    const slot = hex + bytesToUnprefixedHex(key);
+    let value = this.slots.get(slot);
+    if (value !== undefined) return value;
+    const table = `c_${hex}`;
+    if (!(await tables.openTable(table))) value = EMPTY;
+    else {
+      const stored = await this.row(table, bytesToBigint(key).toString());
+      value = stored === undefined ? EMPTY : bigintToBytes(BigInt(decoder.decode(stored)));
+    }
+    this.slots.set(slot, value);
+    return value;
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     if (this.storageGuard) await this.storageGuard(address);
-    const table = accountTableName(address);
-    if (!(await this.exists(address))) return; // FISCO's setStorage writes only into an existing account
-    this.touched.add(bytesToUnprefixedHex(address.bytes));
-    await this.setRow(table, bytesToBigint(key).toString(), bytesToBigint(value).toString());
+    const hex = bytesToUnprefixedHex(address.bytes);
+    if (!(await this.record(hex))) return; // FISCO's setStorage writes only into an existing account
+    this.touched.add(hex);
+    const number = bytesToBigint(value);
+    await this.setRow(`c_${hex}`, bytesToBigint(key).toString(), number.toString());
+    this.slots.set(hex + bytesToUnprefixedHex(key), bigintToBytes(number));
   }
 
   /** FISCO's clearStorage does nothing. */
@@ -227,7 +295,10 @@ export class StorageStateManager implements StateManagerInterface {
 
   async revert(): Promise<void> {
     const savepoint = this.savepoints.pop();
-    if (savepoint !== undefined) this.tables.rollback(savepoint);
+    const tables = this.tables;
+    if (savepoint === undefined || tables.savepoint() === savepoint) return;
+    tables.rollback(savepoint);
+    this.forget();
   }
 
   get checkpoints(): number {
@@ -247,6 +318,7 @@ export class StorageStateManager implements StateManagerInterface {
     return false;
   }
 
+  /** Nothing to drop: the caches follow the block's tables exactly (see `tables`, `revert`). */
   clearCaches(): void {}
 
   shallowCopy(): StorageStateManager {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { toHex } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';
 import { MemoryStore } from '../storage/index.js';
+import { StorageStateManager } from './storage-state-manager.js';
 import { StorageWorldState } from './storage-world-state.js';
 
 const options = (store: MemoryStore) => ({
@@ -75,5 +76,43 @@ describe('StorageWorldState', () => {
     const next2 = await block(two, () => two.stateManager.putStorage(bob, new Uint8Array(32), Uint8Array.of(7)));
     expect(next2.root).toEqual(next1.root);
     expect(next2.writes).toEqual(next1.writes);
+  });
+
+  it('reads what the tables hold after writes, nested reverts and a new block, though it caches accounts, code and slots', async () => {
+    const state = await StorageWorldState.open(options(new MemoryStore()));
+    const sm = state.stateManager;
+    const slot = new Uint8Array(32).fill(1);
+    await state.begin();
+    await sm.putAccount(alice, new Account(1n, 0n));
+    await sm.putStorage(alice, slot, Uint8Array.of(1));
+    await sm.checkpoint();
+    await sm.putStorage(alice, slot, Uint8Array.of(2));
+    await sm.putAccount(alice, new Account(2n, 0n));
+    await sm.putCode(alice, Uint8Array.of(0x60, 0x00));
+    await sm.checkpoint();
+    await sm.putStorage(alice, slot, Uint8Array.of(3));
+    expect(await sm.getStorage(alice, slot)).toEqual(Uint8Array.of(3));
+    await sm.revert();
+    expect(await sm.getStorage(alice, slot)).toEqual(Uint8Array.of(2));
+    expect((await sm.getAccount(alice))?.nonce).toBe(2n);
+    // a checkpoint without writes keeps what was read
+    await sm.checkpoint();
+    expect(await sm.getCode(alice)).toEqual(Uint8Array.of(0x60, 0x00));
+    await sm.revert();
+    await sm.revert();
+    expect(await sm.getStorage(alice, slot)).toEqual(Uint8Array.of(1));
+    expect((await sm.getAccount(alice))?.nonce).toBe(1n);
+    expect(await sm.getCode(alice)).toEqual(new Uint8Array(0));
+    expect((await sm.getAccount(alice))?.codeHash).toEqual(keccak256(new Uint8Array(0)));
+    // the same entries read back from the tables by a fresh manager
+    const fresh = () => new StorageStateManager(() => sm.blockTables(), sm.options);
+    expect(await fresh().getStorage(alice, slot)).toEqual(Uint8Array.of(1));
+    await state.finishBlock();
+    await state.discardPending();
+    // the block was dropped: its cached reads must not survive into the next one
+    await state.begin();
+    expect(await sm.getAccount(alice)).toBeUndefined();
+    expect(await sm.getStorage(alice, slot)).toEqual(new Uint8Array(0));
+    await state.abortBlock();
   });
 });
