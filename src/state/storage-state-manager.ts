@@ -276,8 +276,10 @@ export class StorageStateManager implements StateManagerInterface {
     if (this.storageGuard) await this.storageGuard(address);
     const hex = bytesToUnprefixedHex(address.bytes);
     if (!(await this.record(hex))) return; // FISCO's setStorage writes only into an existing account
-    this.touched.add(hex);
     const number = bytesToBigint(value);
+    // FISCO's host answers "unchanged" without writing, so the entry stays out of the dbHash
+    if (bytesToBigint(await this.getStorage(address, key)) === number) return;
+    this.touched.add(hex);
     await this.setRow(`c_${hex}`, bytesToBigint(key).toString(), number.toString());
     this.slots.set(hex + bytesToUnprefixedHex(key), bigintToBytes(number));
   }

@@ -115,4 +115,24 @@ describe('StorageWorldState', () => {
     expect(await sm.getStorage(alice, slot)).toEqual(new Uint8Array(0));
     await state.abortBlock();
   });
+
+  it('does not write a slot set to the value it holds (FISCO\'s host reports it unchanged), so the dbHash leaves it out', async () => {
+    const state = await StorageWorldState.open(options(new MemoryStore()));
+    const slot = new Uint8Array(32);
+    const first = await block(state, async () => {
+      await state.stateManager.putAccount(alice, new Account(1n, 0n));
+      await state.stateManager.putStorage(alice, slot, Uint8Array.of(9));
+    });
+    await state.commitPending(async () => undefined);
+    const same = await block(state, () => state.stateManager.putStorage(alice, slot, Uint8Array.of(9)));
+    expect(same.touched).toEqual([]);
+    expect(same.writes.filter((w) => w.type === 'put' && new TextDecoder().decode(w.key).startsWith('t/c_'))).toEqual([]);
+    await state.discardPending();
+    const empty = await block(state, async () => undefined);
+    expect(same.root).toEqual(empty.root);
+    await state.discardPending();
+    const changed = await block(state, () => state.stateManager.putStorage(alice, slot, Uint8Array.of(10)));
+    expect(changed.root).not.toEqual(empty.root);
+    expect(first.root).not.toEqual(empty.root);
+  });
 });
