@@ -143,6 +143,11 @@ describe('TableProbe: every Entry getter/setter and Condition operator', () => {
     expect(String(a).toLowerCase()).toBe(who);
     expect(b32).toBe(`0x${Buffer.from('neg').toString('hex').padEnd(64, '0')}`);
     expect([firstByte, lastByte]).toEqual(['0x6e', '0x00']);
+    // getBytes64 answers 64 bytes as two words (FISCO's EntryPrecompiled), so byte 63 is the last of the second
+    const long = `${'a'.repeat(63)}Z`;
+    expect(await int(h, 0, probe, 'put(string,int256,uint256,string,address)', ['long', 1n, 1n, long, who])).toBe(1);
+    const [, , , , , longFirst, longLast] = await h.call(probe, 'first(string)', ['long'], 'int256,int256,string,address,bytes32,bytes1,bytes1');
+    expect([longFirst, longLast]).toEqual(['0x61', '0x5a']);
     const count = async (op: number, iv: bigint, sv = '', av = who) =>
       Number((await h.call(probe, 'count(string,uint8,int256,string,address)', ['k', op, iv, sv, av], 'int256'))[0]);
     expect(await count(0, 0n)).toBe(1); // EQ i

@@ -1,5 +1,5 @@
 import { Address } from '@ethereumjs/util';
-import { fromHex } from '../codec/index.js';
+import { fromHex, toHex } from '../codec/index.js';
 import {
   addressText,
   code,
@@ -174,8 +174,12 @@ const entryMethods: Method<Of<'entry'>>[] = [
   }),
   metered('GetByte64', {
     signature: 'getBytes64(string)',
-    outputs: 'bytes1[64]',
-    run: (_c, [f], self) => [[...fixedBytes(field(self, f), 64)].map((b) => `0x${b.toString(16).padStart(2, '0')}`)],
+    // FISCO answers two bytes32 (64 bytes), not the 2048 bytes an ABI bytes1[64] would take
+    outputs: 'bytes32,bytes32',
+    run: (_c, [f], self) => {
+      const bytes = fixedBytes(field(self, f), 64);
+      return [toHex(bytes.subarray(0, 32)), toHex(bytes.subarray(32))];
+    },
   }),
   metered('GetByte32', {
     signature: 'getBytes32(string)',
