@@ -73,9 +73,20 @@ export class ExecutionError extends Error {
 export class BlockExecutor {
   private readonly engine: ExecutionEngine;
   private pendingBlock: ExecutedBlock | undefined;
-  private view: { root: Uint8Array; engine: ExecutionEngine } | undefined;
-  /** Calls share one view engine; they must not interleave their checkpoints. */
-  private callQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * The engine calls run on, over a read view pinned at the committed root, kept with its caches
+   * (accounts, code, slots, FISCO's tables) from call to call while the root stays; it moves to a
+   * new root (dropping those caches) when a block commits. `gasLimits`: tx_gas_limit at the root,
+   * by block number.
+   */
+  private view: { root: Uint8Array; engine: ExecutionEngine; gasLimits: Map<number, bigint> } | undefined;
+  /**
+   * Users of the view (calls, code and table reads) take turns: calls must not interleave their
+   * checkpoints, and the view must not move to another root under a call. While any is queued, a
+   * commit takes its turn too, so a call never sees part of a block that committed while it ran.
+   */
+  private viewQueue: Promise<unknown> = Promise.resolve();
+  private viewUsers = 0;
 
   /** `memo`: share execution results between simulated nodes (see ExecutionMemo). */
   constructor(
@@ -181,7 +192,9 @@ export class BlockExecutor {
   async commit(persist: (stateWrites: KvOperation[]) => Promise<void>): Promise<ExecutedBlock> {
     const done = this.pendingBlock;
     if (!done) throw new ExecutionError('commit: no executed block is pending');
-    await this.state.commitPending(persist);
+    // with no call in flight the commit goes straight ahead (no extra turns of the event loop)
+    if (this.viewUsers > 0) await this.inTurn(() => this.state.commitPending(persist));
+    else await this.state.commitPending(persist);
     this.pendingBlock = undefined;
     return done;
   }
@@ -197,15 +210,13 @@ export class BlockExecutor {
    * throws its effects away. `number` is the height it is reported at.
    */
   call(request: CallRequest, number: number): Promise<CallResult> {
-    const run = this.callQueue.then(() => this.runCall(request, number));
-    this.callQueue = run.catch(() => undefined);
-    return run;
+    return this.withView((engine) => this.runCall(engine, request, number));
   }
 
-  private async runCall(request: CallRequest, number: number): Promise<CallResult> {
-    const engine = await this.viewEngine();
-    const gasLimit = BigInt((await engine.tables.config('tx_gas_limit', number + 1)) ?? DEFAULT_TX_GAS_LIMIT);
-    await engine.stateManager.checkpoint();
+  private async runCall(engine: ExecutionEngine, request: CallRequest, number: number): Promise<CallResult> {
+    const gasLimit = await this.callGasLimit(engine, number + 1);
+    const stateManager = engine.stateManager;
+    await stateManager.checkpoint();
     try {
       const outcome = await engine.run(
         { from: new Address(request.from), to: new Address(request.to), data: request.data, gasLimit },
@@ -213,20 +224,48 @@ export class BlockExecutor {
       );
       return { status: outcome.status, output: outcome.output, gasUsed: outcome.gasUsed };
     } finally {
-      await engine.stateManager.revert();
-      engine.stateManager.clearCaches();
+      // the revert undoes the call's writes in the caches (and FISCO's tables) and leaves what it
+      // read, which is the committed state: the caches stay warm for the next call
+      await stateManager.revert();
+      stateManager.touched.clear();
     }
+  }
+
+  /** tx_gas_limit in force for block `at`, read once per committed root. */
+  private async callGasLimit(engine: ExecutionEngine, at: number): Promise<bigint> {
+    const known = this.view!.gasLimits.get(at);
+    if (known !== undefined) return known;
+    const gasLimit = BigInt((await engine.tables.config('tx_gas_limit', at)) ?? DEFAULT_TX_GAS_LIMIT);
+    const gasLimits = this.view!.gasLimits;
+    if (gasLimits.size >= 16) gasLimits.clear();
+    gasLimits.set(at, gasLimit);
+    return gasLimit;
+  }
+
+  /** Run `use` on the view engine when the view's turn comes (see viewQueue). */
+  private withView<T>(use: (engine: ExecutionEngine) => Promise<T>): Promise<T> {
+    return this.inTurn(async () => use(await this.viewEngine()));
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    this.viewUsers++;
+    const run = this.viewQueue.then(work);
+    this.viewQueue = run.then(
+      () => void this.viewUsers--,
+      () => void this.viewUsers--,
+    );
+    return run;
   }
 
   /** A system config value in force for block `at` (committed state). */
   async systemConfig(key: string, at: number): Promise<string | undefined> {
-    const read = async () => (await this.readEngine()).tables.config(key, at);
+    const read = () => this.withReadEngine((engine) => engine.tables.config(key, at));
     return this.memo ? this.memo.read(this.readKey(`config/${key}/${at}`), read) : read();
   }
 
   /** Sealers and observers in force for block `at` (committed state). */
   async consensusNodes(at: number): Promise<ConsensusNodes> {
-    const read = async () => (await this.readEngine()).tables.consensusNodes(at);
+    const read = () => this.withReadEngine((engine) => engine.tables.consensusNodes(at));
     const nodes = this.memo ? await this.memo.read(this.readKey(`nodes/${at}`), read) : await read();
     return this.memo ? { sealers: [...nodes.sealers], observers: [...nodes.observers] } : nodes;
   }
@@ -237,28 +276,32 @@ export class BlockExecutor {
   }
 
   /** Contract code in the committed state ("0x" for none, precompiles included). */
-  async code(address: Uint8Array): Promise<Uint8Array> {
-    return (await this.viewEngine()).stateManager.getStoredCode(new Address(address));
+  code(address: Uint8Array): Promise<Uint8Array> {
+    return this.withView((engine) => engine.stateManager.getStoredCode(new Address(address)));
   }
 
-  /** The committed state, for tools that need more (e.g. genesis checks). */
-  async committedView(): Promise<FiscoStateManager> {
-    return (await this.viewEngine()).stateManager;
+  /** The committed state, for tools that need more (e.g. genesis checks); reads only. */
+  committedView(): Promise<FiscoStateManager> {
+    return this.withView(async (engine) => engine.stateManager);
   }
 
   /** For table reads: the live engine when it stands at the committed state, else the view. */
-  private readEngine(): Promise<ExecutionEngine> | ExecutionEngine {
-    return this.pendingBlock || this.state.inBlock ? this.viewEngine() : this.engine;
+  private withReadEngine<T>(read: (engine: ExecutionEngine) => Promise<T>): Promise<T> {
+    return this.pendingBlock || this.state.inBlock ? this.withView(read) : read(this.engine);
   }
 
-  /** An engine over a copy of the state pinned at the committed root (one engine, re-pointed as blocks commit). */
+  /**
+   * The engine over a copy of the state pinned at the committed root: one engine, kept warm while
+   * the root stays and re-pointed (its caches dropped) when a block commits. Only in a turn.
+   */
   private async viewEngine(): Promise<ExecutionEngine> {
     const root = this.state.root;
     if (!this.view) {
-      this.view = { root, engine: new ExecutionEngine(this.state.readView(), this.suite, this.version.atLeast('2.6.0')) };
+      this.view = { root, engine: new ExecutionEngine(this.state.readView(), this.suite, this.version.atLeast('2.6.0')), gasLimits: new Map() };
     } else if (!sameBytes(this.view.root, root)) {
+      // setStateRoot drops the caches (the trie's accounts, code and slots; the storage state's tables)
       await this.view.engine.stateManager.setStateRoot(root);
-      this.view = { root, engine: this.view.engine };
+      this.view = { root, engine: this.view.engine, gasLimits: new Map() };
     }
     return this.view.engine;
   }

@@ -1,5 +1,5 @@
 import { createEVM, type EVM } from '@ethereumjs/evm';
-import { Account, Address } from '@ethereumjs/util';
+import { Account, Address, createAddressFromString } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { createFiscoCommon } from '../state/index.js';
 import { installEvmSpeedups, speedUpOpcodes, withStockInterpreter } from './evm-speedups.js';
@@ -90,6 +90,83 @@ describe('EVM speed-ups', () => {
     expect((fast.common.isActivatedEIP as { fast?: boolean }).fast).toBe(true);
     for (const eip of [0, 145, 1014, 1052, 1283, 2929, 3540, 6800, 7864]) expect(fast.common.isActivatedEIP(eip)).toBe(plain.common.isActivatedEIP(eip));
     expect(Buffer.from(b.returnValue.subarray(40, 72)).toString('hex')).toBe('ff'.repeat(32));
+  });
+});
+
+describe('EVM speed-ups: message calls', () => {
+  const A = new Address(new Uint8Array(20).fill(0xaa));
+  const R = new Address(new Uint8Array(20).fill(0xbb));
+  const C = new Address(new Uint8Array(20).fill(0xcc));
+  const EMPTY = new Address(new Uint8Array(20).fill(0xdd));
+  const SENDER = new Address(new Uint8Array(20).fill(0x11));
+  const call = (to: Address, value = '6000') => hex(`6020 6000 6000 6000 ${value} 73${to.toString().slice(2)} 5a f1`);
+  const CODE = {
+    // stores 42 at slot 7, returns slot 7
+    [A.toString()]: hex('602a 6007 55 6007 54 6000 52 6020 6000 f3'),
+    // reverts with a word of data
+    [R.toString()]: hex('60aa 6000 52 6020 6000 fd'),
+    // calls A, R and A with a value it does not have, keeps the three flags, loads slots 0 and 2^256-1, returns it all
+    [C.toString()]: Uint8Array.from([
+      ...call(A), ...hex('6020 52'),
+      ...call(R), ...hex('6040 52'),
+      ...call(A, '6001'), ...hex('6060 52'),
+      ...hex(`7f${'ff'.repeat(32)} 54 6080 52 6000 54 60a0 52 60c0 6000 f3`),
+    ]),
+  };
+  const MESSAGES: Record<string, { to: Address; value?: bigint; gasLimit: bigint; data?: Uint8Array }> = {
+    nested: { to: C, gasLimit: 1_000_000n },
+    nestedOutOfGas: { to: C, gasLimit: 30_000n },
+    stores: { to: A, gasLimit: 100_000n },
+    reverts: { to: R, gasLimit: 100_000n },
+    noCode: { to: EMPTY, gasLimit: 100_000n, data: hex('01020304') },
+    valueWithoutBalance: { to: A, value: 5n, gasLimit: 100_000n },
+  };
+
+  async function runMessages(evm: EVM) {
+    const out: Record<string, unknown> = {};
+    for (const [name, m] of Object.entries(MESSAGES)) {
+      for (const [address, code] of Object.entries(CODE)) {
+        await evm.stateManager.putAccount(createAddressFromString(address), new Account(1n));
+        await evm.stateManager.putCode(createAddressFromString(address), code);
+      }
+      await evm.stateManager.checkpoint();
+      const r = await evm.runCall({ caller: SENDER, origin: SENDER, to: m.to, value: m.value ?? 0n, gasLimit: m.gasLimit, data: m.data ?? new Uint8Array(0), skipNonceIncrement: true });
+      const e = r.execResult;
+      const runState = e.runState as unknown as { gasLeft: bigint; programCounter: number; returnValue?: Uint8Array } | undefined;
+      out[name] = {
+        keys: Object.keys(e),
+        error: e.exceptionError?.error,
+        used: e.executionGasUsed,
+        left: e.gas,
+        refund: e.gasRefund,
+        ret: Buffer.from(e.returnValue).toString('hex'),
+        logs: e.logs?.length,
+        selfdestruct: e.selfdestruct?.size,
+        created: e.createdAddresses?.size,
+        runState: runState && { gasLeft: runState.gasLeft, pc: runState.programCounter, ret: runState.returnValue && Buffer.from(runState.returnValue).toString('hex') },
+        slot7: Buffer.from(await evm.stateManager.getStorage(A, hex(`${'00'.repeat(31)}07`))).toString('hex'),
+      };
+      await evm.stateManager.revert();
+    }
+    return out;
+  }
+
+  it('_executeCall and runInterpreter answer as ethereumjs does: results, gas, field order, runState', async () => {
+    expect(await installEvmSpeedups()).toBe(true);
+    const fast = await createEVM({ common: createFiscoCommon() });
+    speedUpOpcodes(fast);
+    const sload = (fast as unknown as { _opcodeMap: Array<{ opHandler: { fast?: boolean }; gasHandler: { fast?: boolean } }> })._opcodeMap[0x54]!;
+    expect(sload.opHandler.fast).toBe(true);
+    expect(sload.gasHandler.fast).toBe(true);
+    const withFast = await runMessages(fast);
+    const stock = await withStockInterpreter(async () => runMessages(await createEVM({ common: createFiscoCommon() })));
+    expect(withFast).toEqual(stock);
+    const nested = withFast.nested as { ret: string; error?: string };
+    expect(nested.error).toBeUndefined();
+    // R's revert data over A's 42, A succeeded, R reverted, A with a value C lacks failed, both slots empty
+    expect(nested.ret).toBe(['aa', '01', '00', '00', '00', '00'].map((w) => w.padStart(64, '0')).join(''));
+    expect((withFast.valueWithoutBalance as { error: string }).error).toBe('insufficient balance');
+    expect((withFast.nestedOutOfGas as { error: string }).error).toBe('out of gas');
   });
 });
 

@@ -9,7 +9,7 @@ import {
 } from '../chain/index.js';
 import { decodeAbi, encodeFunctionCall, fromHex, rlpEncode, bigintToBytes, toHex, concatBytes } from '../codec/index.js';
 import { getSuite, type KeyPair, type SuiteName } from '../crypto/index.js';
-import { WorldState } from '../state/index.js';
+import { StorageWorldState, WorldState, type GroupState } from '../state/index.js';
 import { MemoryStore } from '../storage/index.js';
 import { BlockExecutor, type ExecutedBlock } from './block-executor.js';
 
@@ -41,6 +41,8 @@ export interface HarnessOptions {
   suite?: SuiteName;
   version?: string;
   genesis?: Partial<GroupGenesis>;
+  /** The world state: Twinchain's trie (default) or FISCO's storage state. */
+  stateType?: 'mpt' | 'storage';
 }
 
 /** An executor on a fresh in-memory state with a genesis, and helpers to run blocks. */
@@ -48,16 +50,25 @@ export async function harness(options: HarnessOptions = {}) {
   const suite = getSuite(options.suite ?? 'ecdsa');
   const version = ProtocolVersion.parse(options.version ?? '2.11.0');
   const store = new MemoryStore();
-  const state = await WorldState.open({ store });
-  const executor = new BlockExecutor(state, suite, version);
   const sealerKeys = [1, 2, 3, 4].map((i) => suite.generateKeyPair(seeded(1000 + i)));
   const genesis: GroupGenesis = {
     groupId: 1,
     consensusType: 'pbft',
     sealers: sealerKeys.map((k) => toHex(k.publicKey).slice(2)),
     timestamp: GENESIS_TIME,
+    ...(options.stateType ? { stateType: options.stateType } : {}),
     ...options.genesis,
   };
+  // FISCO's storage state with the rules of `version`, as the ledger's openGroupState opens it
+  const state: GroupState =
+    options.stateType === 'storage'
+      ? await StorageWorldState.open({
+          store,
+          dbHash: { rule: version.atLeast('2.5.0') ? 'v2.5' : 'v2.4', hash: (d) => suite.hash(d), sm: suite.name === 'sm' },
+          accounts: { binaryCode: version.atLeast('2.4.0'), binaryCodeHash: version.atLeast('2.5.0') },
+        })
+      : await WorldState.open({ store });
+  const executor = new BlockExecutor(state, suite, version);
   await executor.applyGenesis(genesis, (w) => store.batch(w, { sync: true }));
   let number = 0;
   let parentHash: Uint8Array = new Uint8Array(32);

@@ -29,6 +29,8 @@ export interface DevNodeOptions {
   readonly poolLimit?: number;
   /** Initial tx_count_limit (default 1000). */
   readonly txCountLimit?: number;
+  /** The group's `[state] type`: FISCO's storage state (the genesis default) or Twinchain's trie. */
+  readonly stateType?: 'mpt' | 'storage';
 }
 
 /** A deterministic byte stream from a text seed (keys of dev nodes only). */
@@ -87,6 +89,7 @@ export class DevNode implements NodeApi {
         sealers: [toHexNoPrefix(sealerKey.publicKey)],
         timestamp,
         ...(options.txCountLimit === undefined ? {} : { txCountLimit: options.txCountLimit }),
+        ...(options.stateType === undefined ? {} : { stateType: options.stateType }),
       };
       const chain = await GroupChain.open({ store: new MemoryStore(), suite, version, genesis });
       return DevGroup.open({ chain, consensusType, version, suite, key, chainId, poolLimit: options.poolLimit ?? 10_000, now });
