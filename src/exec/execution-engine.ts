@@ -101,6 +101,10 @@ export class ExecutionEngine {
       return await this.runMessage(input, number);
     } finally {
       this.objects.reset();
+      // ethereumjs' journal keeps two entries per message checkpoint until a cleanup (the VM's
+      // runTx does one per transaction; the EVM alone never): without this it grew by ~1 KB a
+      // message, and each revert copied the whole list. Nothing here reads it across messages.
+      if (this.evm.journal['journalHeight'] === 0) this.evm.journal.cleanJournal();
     }
   }
 
