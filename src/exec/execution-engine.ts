@@ -119,7 +119,10 @@ export class ExecutionEngine {
         return { status: TX_STATUS.PermissionDenied, output: new Uint8Array(0), gasUsed: input.gasLimit, logs: [] };
       }
       const result = await this.evm.runCall({ caller: input.from, origin: input.from, data: input.data, gasLimit: gas });
-      return this.outcome(result, base, input);
+      const outcome = this.outcome(result, base, input);
+      // FISCO's Executive::go keeps a creation's return data (the runtime code) out of the receipt:
+      // a deploy's output is empty unless it reverted (the real SM block 2's receipt says "0x")
+      return outcome.status === TX_STATUS.None ? { ...outcome, output: new Uint8Array(0) } : outcome;
     }
     const isSystem = this.precompiles.isSystemContract(input.to);
     if (!isSystem && !this.precompiles.isPrecompiled(input.to) && (await this.stateManager.getStoredCode(input.to)).length === 0) {

@@ -25,6 +25,9 @@ describe('execution over the storage state', () => {
     const outcome = await engine.run({ from: new Address(fromHex(data.receipt.from)), to: undefined, data: fromHex(data.receipt.input), gasLimit: 300_000_000n }, 2);
     expect(outcome.status).toBe(0);
     expect(outcome.contractAddress?.toString()).toBe(data.receipt.contractAddress);
+    expect(outcome.gasUsed).toBe(BigInt(data.receipt.gasUsed));
+    // a deploy's receipt output is empty, not the runtime code it returned
+    expect(toHex(outcome.output)).toBe(data.receipt.output);
     expect(toHex(tables.dbHash({ rule: 'v2.5', hash: sm3, sm: true }))).toBe(data.block.stateRoot);
     // the sender's table is FISCO's incNonce account; the contract's has its authority
     const sender = new Address(fromHex(data.receipt.from));
