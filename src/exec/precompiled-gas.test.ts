@@ -110,3 +110,16 @@ describe('precompiled gas is charged from supported_version 2.4.0', () => {
     expect(outcome.gasUsed).toBe(intrinsicGas(data, false) + BigInt(extra));
   });
 });
+
+describe('the block executor charges precompiled gas by the chain\'s supported_version', () => {
+  it.each([
+    ['2.3.0', 0],
+    ['2.4.0', 3],
+  ])('at %s an addObserver receipt costs intrinsic gas + %i', async (version, extra) => {
+    const h = await harness({ version });
+    const data = h.callData('addObserver(string)', ['2'.repeat(128)]);
+    const receipt = await h.run(0, at(0x1003), data);
+    expect(receipt.status).toBe(0);
+    expect(receipt.gasUsed).toBe(intrinsicGas(data, false) + BigInt(extra));
+  });
+});
