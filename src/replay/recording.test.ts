@@ -1,0 +1,85 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, type RecordedBlock, type RecordingHeader } from './recording.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+async function tempFile(name: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-recording-'));
+  dirs.push(dir);
+  return path.join(dir, name);
+}
+
+const header: RecordingHeader = {
+  format: RECORDING_FORMAT,
+  version: RECORDING_VERSION,
+  source: 'http://127.0.0.1:8545',
+  recordedAt: '2026-11-24T00:00:00.000Z',
+  group: 1,
+  clientVersion: { 'Supported Version': '2.11.0' },
+  supportedVersion: '2.11.0',
+  chainId: '1',
+  interfaceVariant: 'later',
+  suite: 'ecdsa',
+  stateType: 'storage',
+  genesis: { number: '0x0' },
+  config: { sealers: ['aa'], observers: [] },
+  from: 1,
+};
+const block = (n: number): RecordedBlock => ({ number: n, block: { number: `0x${n.toString(16)}` }, receipts: [{ status: '0x0' }] });
+
+async function readAll(file: string): Promise<{ header: RecordingHeader; blocks: RecordedBlock[] }> {
+  const reader = await RecordingReader.open(file);
+  const blocks: RecordedBlock[] = [];
+  for await (const b of reader.blocks()) blocks.push(b);
+  return { header: reader.header, blocks };
+}
+
+describe('recording files', () => {
+  it.each(['chain.jsonl', 'chain.jsonl.gz'])('%s: writes a header and blocks, reads them back, and appends after the last block', async (name) => {
+    const file = await tempFile(name);
+    const w = RecordingWriter.create(file);
+    await w.writeHeader(header);
+    await w.writeBlock(block(1));
+    await w.writeBlock(block(2));
+    await w.end();
+    const more = RecordingWriter.create(file, { append: true });
+    await more.writeBlock(block(3));
+    await more.end();
+    const bytes = await readFile(file);
+    expect(bytes[0] === 0x1f && bytes[1] === 0x8b).toBe(name.endsWith('.gz'));
+    const text = name.endsWith('.gz') ? gunzipSync(bytes).toString() : bytes.toString();
+    expect(text.split('\n')).toHaveLength(5);
+    const read = await readAll(file);
+    expect(read.header).toEqual(header);
+    expect(read.blocks.map((b) => b.number)).toEqual([1, 2, 3]);
+    expect(read.blocks[2]).toEqual(block(3));
+  });
+
+  it('says which line is wrong and why', async () => {
+    const file = await tempFile('bad.jsonl');
+    const write = (lines: unknown[]) => writeFile(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
+    await writeFile(file, '');
+    await expect(RecordingReader.open(file)).rejects.toThrow(`${file}:1: the file is empty (no header line)`);
+    await write([{ format: 'other' }]);
+    await expect(RecordingReader.open(file)).rejects.toThrow(`${file}:1: not a Twinchain recording (format is "other", expected "twinchain-recording")`);
+    await write([{ ...header, version: 9 }]);
+    await expect(RecordingReader.open(file)).rejects.toThrow('recording format version 9 is not supported');
+    await write([{ ...header, suite: 'rsa' }]);
+    await expect(RecordingReader.open(file)).rejects.toThrow(`${file}:1: header: "suite" must be ecdsa or sm, got "rsa"`);
+    const { genesis: _g, ...noGenesis } = header;
+    await write([noGenesis]);
+    await expect(RecordingReader.open(file)).rejects.toThrow(`${file}:1: header: "genesis" is missing`);
+    await write([header, block(1), block(3)]);
+    await expect(readAll(file)).rejects.toThrow(`${file}:3: expected block 2, got 3 (blocks must follow each other)`);
+    await write([header, block(1), '{"number": 2, "block": {']);
+    await expect(readAll(file)).rejects.toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: not JSON: `));
+    await write([header, { number: 1, block: {}, receipts: 'none' }]);
+    await expect(readAll(file)).rejects.toThrow(`${file}:2: block 1: "receipts" must be a list of JSON objects`);
+  });
+});

@@ -1,0 +1,228 @@
+// The recording format (version 1): JSON Lines, gzip-compressed when the file name ends in .gz
+// (read either way: gzip is recognised by its magic bytes). Line 1 is the header; every further
+// line is one block with its transactions and receipts, in increasing block number. Blocks and
+// receipts are kept exactly as the node answered them (SPEC.md's JSON shapes), so a recording
+// made against any FISCO 2.x node replays without network access and nothing is re-encoded.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { createGunzip, createGzip } from 'node:zlib';
+import type { Readable, Writable } from 'node:stream';
+
+export const RECORDING_FORMAT = 'twinchain-recording';
+export const RECORDING_VERSION = 1;
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface RecordingHeader {
+  readonly format: typeof RECORDING_FORMAT;
+  readonly version: typeof RECORDING_VERSION;
+  /** The endpoint recorded (URL as given). */
+  readonly source: string;
+  /** ISO time the recording was started. */
+  readonly recordedAt: string;
+  readonly group: number;
+  /** getClientVersion's result as received. */
+  readonly clientVersion: JsonObject;
+  /** "Supported Version" of the chain (e.g. 2.11.0). */
+  readonly supportedVersion: string;
+  readonly chainId: string;
+  /** later (FISCO ≥ 2.1 payloads: signatures, receiptsRoot, dbHash) or earlier (2.0). */
+  readonly interfaceVariant: 'later' | 'earlier';
+  readonly suite: 'ecdsa' | 'sm';
+  /** From the genesis mark; undefined when the mark does not say. */
+  readonly stateType?: 'storage' | 'mpt';
+  /** Block 0 as getBlockByNumber(0, true) answered it (its extraData holds the genesis mark). */
+  readonly genesis: JsonObject;
+  /** The group's configuration when recording began (getSystemConfigByKey, sealer and observer lists). */
+  readonly config: {
+    readonly txCountLimit?: string;
+    readonly txGasLimit?: string;
+    readonly consensusTimeout?: string;
+    readonly sealers: readonly string[];
+    readonly observers: readonly string[];
+  };
+  /** The first block recorded (1 for a whole chain). */
+  readonly from: number;
+}
+
+export interface RecordedBlock {
+  readonly number: number;
+  /** getBlockByNumber(number, true) as answered. */
+  readonly block: JsonObject;
+  /** getTransactionReceipt of each transaction, in block order, as answered. */
+  readonly receipts: readonly JsonObject[];
+}
+
+/** A recording that cannot be read: names the file, the line and what is wrong. */
+export class RecordingError extends Error {
+  override readonly name = 'RecordingError';
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    problem: string,
+  ) {
+    super(`${file}:${line}: ${problem}`);
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const HEADER_KEYS: readonly (keyof RecordingHeader)[] = [
+  'source',
+  'recordedAt',
+  'group',
+  'clientVersion',
+  'supportedVersion',
+  'chainId',
+  'interfaceVariant',
+  'suite',
+  'genesis',
+  'config',
+  'from',
+];
+
+/** Check line 1; every problem names the key. */
+export function parseHeader(value: unknown, file: string): RecordingHeader {
+  const fail = (problem: string): never => {
+    throw new RecordingError(file, 1, problem);
+  };
+  if (!isObject(value)) return fail('the header is not a JSON object');
+  if (value.format !== RECORDING_FORMAT) return fail(`not a Twinchain recording (format is ${JSON.stringify(value.format)}, expected "${RECORDING_FORMAT}")`);
+  if (value.version !== RECORDING_VERSION) return fail(`recording format version ${JSON.stringify(value.version)} is not supported (this Twinchain reads version ${RECORDING_VERSION})`);
+  for (const key of HEADER_KEYS) if (value[key] === undefined) fail(`header: "${key}" is missing`);
+  if (!Number.isInteger(value.group) || (value.group as number) < 1) fail(`header: "group" must be a positive integer, got ${JSON.stringify(value.group)}`);
+  if (!Number.isInteger(value.from) || (value.from as number) < 1) fail(`header: "from" must be a block number ≥ 1, got ${JSON.stringify(value.from)}`);
+  if (value.interfaceVariant !== 'later' && value.interfaceVariant !== 'earlier') fail(`header: "interfaceVariant" must be later or earlier, got ${JSON.stringify(value.interfaceVariant)}`);
+  if (value.suite !== 'ecdsa' && value.suite !== 'sm') fail(`header: "suite" must be ecdsa or sm, got ${JSON.stringify(value.suite)}`);
+  if (value.stateType !== undefined && value.stateType !== 'storage' && value.stateType !== 'mpt') fail(`header: "stateType" must be storage or mpt, got ${JSON.stringify(value.stateType)}`);
+  if (!isObject(value.genesis)) fail('header: "genesis" must be block 0 as a JSON object');
+  if (!isObject(value.clientVersion)) fail('header: "clientVersion" must be a JSON object');
+  const config = value.config;
+  if (!isObject(config) || !Array.isArray(config.sealers) || !Array.isArray(config.observers)) fail('header: "config" must hold "sealers" and "observers" lists');
+  return value as unknown as RecordingHeader;
+}
+
+/** Check one block line. */
+export function parseBlockLine(value: unknown, file: string, line: number, expectedNumber: number): RecordedBlock {
+  const fail = (problem: string): never => {
+    throw new RecordingError(file, line, problem);
+  };
+  if (!isObject(value)) return fail('a block line is not a JSON object');
+  if (value.number !== expectedNumber) fail(`expected block ${expectedNumber}, got ${JSON.stringify(value.number)} (blocks must follow each other)`);
+  if (!isObject(value.block)) fail(`block ${expectedNumber}: "block" must be a JSON object`);
+  if (!Array.isArray(value.receipts) || !value.receipts.every(isObject)) fail(`block ${expectedNumber}: "receipts" must be a list of JSON objects`);
+  return value as unknown as RecordedBlock;
+}
+
+async function isGzip(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a recording: the header first, then its blocks one at a time. */
+export class RecordingReader {
+  private constructor(
+    readonly file: string,
+    readonly header: RecordingHeader,
+    private readonly lines: AsyncIterator<string>,
+    private readonly close: () => void,
+    private lineNumber: number,
+  ) {}
+
+  static async open(file: string): Promise<RecordingReader> {
+    let input: Readable = createReadStream(file);
+    if (await isGzip(file)) input = input.pipe(createGunzip());
+    const rl = createInterface({ input, crlfDelay: Infinity });
+    const lines = rl[Symbol.asyncIterator]();
+    const close = () => {
+      rl.close();
+      input.destroy();
+    };
+    try {
+      const first = await lines.next();
+      if (first.done) throw new RecordingError(file, 1, 'the file is empty (no header line)');
+      const header = parseHeader(parseJson(first.value, file, 1), file);
+      return new RecordingReader(file, header, lines, close, 1);
+    } catch (e) {
+      close();
+      throw e instanceof RecordingError ? e : new RecordingError(file, 1, `cannot read: ${(e as Error).message}`);
+    }
+  }
+
+  /** Every block line in order; a malformed line stops with its file:line. */
+  async *blocks(): AsyncGenerator<RecordedBlock> {
+    let expected = this.header.from;
+    try {
+      for (;;) {
+        let next: IteratorResult<string>;
+        try {
+          next = await this.lines.next();
+        } catch (e) {
+          throw new RecordingError(this.file, this.lineNumber + 1, `cannot read: ${(e as Error).message}`);
+        }
+        if (next.done) return;
+        this.lineNumber++;
+        if (next.value.trim() === '') continue;
+        yield parseBlockLine(parseJson(next.value, this.file, this.lineNumber), this.file, this.lineNumber, expected++);
+      }
+    } finally {
+      this.close();
+    }
+  }
+}
+
+function parseJson(text: string, file: string, line: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new RecordingError(file, line, `not JSON: ${(e as Error).message}`);
+  }
+}
+
+/** Writes a recording line by line (gzip when the file name ends in .gz); `append` continues one. */
+export class RecordingWriter {
+  private constructor(
+    private readonly output: Writable,
+    private readonly sink: Writable,
+  ) {}
+
+  static create(file: string, options: { append?: boolean } = {}): RecordingWriter {
+    const sink = createWriteStream(file, { flags: options.append ? 'a' : 'w' });
+    // gzip members may follow each other: an appended .gz stays one readable stream
+    const output = file.endsWith('.gz') ? createGzip() : sink;
+    if (output !== sink) output.pipe(sink);
+    return new RecordingWriter(output, sink);
+  }
+
+  writeHeader(header: RecordingHeader): Promise<void> {
+    return this.line(header);
+  }
+
+  writeBlock(block: RecordedBlock): Promise<void> {
+    return this.line(block);
+  }
+
+  private line(value: unknown): Promise<void> {
+    const text = `${JSON.stringify(value)}\n`;
+    return new Promise((resolve, reject) => {
+      this.output.write(text, (e) => (e ? reject(e) : resolve()));
+    });
+  }
+
+  /** Flush and close; resolves once everything is on disk. */
+  end(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.sink.once('error', reject);
+      this.sink.once('close', resolve);
+      this.output.end();
+    });
+  }
+}
