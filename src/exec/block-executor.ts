@@ -21,6 +21,7 @@ import type { KvOperation } from '../storage/index.js';
 import type { FiscoStateManager, GroupState } from '../state/index.js';
 import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
 import type { ExecutionMemo } from './execution-memo.js';
+import { fiscoGasSchedule } from './fisco-gas-schedule.js';
 import { writeGenesisTables } from './genesis-state.js';
 import type { ConsensusNodes } from './system-tables.js';
 
@@ -95,7 +96,7 @@ export class BlockExecutor {
     readonly version: ProtocolVersion,
     private readonly memo?: ExecutionMemo,
   ) {
-    this.engine = new ExecutionEngine(state.stateManager, suite, version.atLeast('2.6.0'), version.atLeast('2.4.0'));
+    this.engine = new ExecutionEngine(state.stateManager, suite, version.atLeast('2.6.0'), version.atLeast('2.4.0'), fiscoGasSchedule(version));
   }
 
   /** The executed block awaiting commit or discard, if any. */
@@ -297,7 +298,7 @@ export class BlockExecutor {
   private async viewEngine(): Promise<ExecutionEngine> {
     const root = this.state.root;
     if (!this.view) {
-      this.view = { root, engine: new ExecutionEngine(this.state.readView(), this.suite, this.version.atLeast('2.6.0'), this.version.atLeast('2.4.0')), gasLimits: new Map() };
+      this.view = { root, engine: new ExecutionEngine(this.state.readView(), this.suite, this.version.atLeast('2.6.0'), this.version.atLeast('2.4.0'), fiscoGasSchedule(this.version)), gasLimits: new Map() };
     } else if (!sameBytes(this.view.root, root)) {
       // setStateRoot drops the caches (the trie's accounts, code and slots; the storage state's tables)
       await this.view.engine.stateManager.setStateRoot(root);

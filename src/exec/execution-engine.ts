@@ -6,6 +6,7 @@ import { createFiscoCommon, type FiscoStateManager } from '../state/index.js';
 import { keccak256, type CryptoSuite } from '../crypto/index.js';
 import { installEvmSpeedups, speedUpOpcodes } from './evm-speedups.js';
 import { FiscoEvm } from './fisco-evm.js';
+import { FISCO_BCOS_SCHEDULE_V2, TX_CREATE_GAS, TX_DATA_NON_ZERO_GAS, TX_DATA_ZERO_GAS, TX_GAS, type FiscoGasSchedule } from './fisco-gas-schedule.js';
 import type { CallContext } from './precompile.js';
 import { PERMISSION_DENIED_ERROR, statusOfEvmError } from './receipt-status.js';
 import { PRECOMPILE_CODE_MARKER, SystemPrecompiles, type PrecompileObserver } from './system-precompiles.js';
@@ -33,12 +34,7 @@ export interface MessageInput {
   readonly gasLimit: bigint;
 }
 
-const TX_GAS = 21_000n;
-const TX_CREATE_GAS = 53_000n;
-const TX_DATA_ZERO_GAS = 4n;
-const TX_DATA_NON_ZERO_GAS = 68n;
-
-/** Constantinople intrinsic gas: base cost plus calldata. */
+/** Intrinsic gas, the same in every FISCO 2.x schedule (no EIP-2028 at ≥ 2.6): base cost plus calldata. */
 export function intrinsicGas(data: Uint8Array, isCreation: boolean): bigint {
   let gas = isCreation ? TX_CREATE_GAS : TX_GAS;
   for (const b of data) gas += b === 0 ? TX_DATA_ZERO_GAS : TX_DATA_NON_ZERO_GAS;
@@ -70,6 +66,8 @@ export class ExecutionEngine {
     allowConsensusTimeout: boolean,
     /** supported_version ≥ 2.4.0: precompiled calls cost FISCO's precompiled gas (before, nothing). */
     precompileGas = true,
+    /** The EVM gas schedule of the chain's supported_version (fiscoGasSchedule). */
+    schedule: FiscoGasSchedule = FISCO_BCOS_SCHEDULE_V2,
   ) {
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
@@ -81,7 +79,7 @@ export class ExecutionEngine {
     this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);
-    this.evm = new FiscoEvm({ common: createFiscoCommon(hash), stateManager }, this.precompiles, hash);
+    this.evm = new FiscoEvm({ common: createFiscoCommon(hash), stateManager }, this.precompiles, hash, schedule);
     speedUpOpcodes(this.evm);
   }
 

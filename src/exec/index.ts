@@ -13,6 +13,14 @@ export { intrinsicGas, type MessageOutcome } from './execution-engine.js';
 export { ExecutionMemo, type MemoEntry } from './execution-memo.js';
 export { withStockInterpreter } from './evm-speedups.js';
 export { MAX_CODE_SIZE } from './fisco-evm.js';
+export {
+  fiscoGasSchedule,
+  FISCO_BCOS_SCHEDULE,
+  FISCO_BCOS_SCHEDULE_V2,
+  FISCO_BCOS_SCHEDULE_V3,
+  type FiscoGasSchedule,
+  type FiscoScheduleName,
+} from './fisco-gas-schedule.js';
 export { PRECOMPILE_ADDRESSES, precompileAddress } from './system-precompiles.js';
 export {
   CODE_SUCCESS,
