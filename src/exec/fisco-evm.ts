@@ -1,4 +1,14 @@
-import { EVM, EVMMockBlockchain, NobleBN254, paramsEVM, type EVMOpts } from '@ethereumjs/evm';
+import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import {
+  EVM,
+  EVMMockBlockchain,
+  getActivePrecompiles,
+  NobleBN254,
+  paramsEVM,
+  type CustomPrecompile,
+  type EVMOpts,
+  type PrecompileFunc,
+} from '@ethereumjs/evm';
 import type { Message } from '@ethereumjs/evm';
 import { Account, Address, createAddressFromString } from '@ethereumjs/util';
 import { bigintToBytes, concatBytes, rlpEncode, type HashFunction } from '../codec/index.js';
@@ -12,7 +22,36 @@ export const MAX_CODE_SIZE = FISCO_BCOS_SCHEDULE_V2.maxCodeSize;
 function fiscoParams(schedule: FiscoGasSchedule): NonNullable<EVMOpts['params']> {
   const params = structuredClone(paramsEVM);
   params[607]!.maxCodeSize = schedule.maxCodeSize;
+  if (schedule.ethereumPrecompiles === 'istanbul' && !schedule.istanbul) {
+    // 2.5.x: Istanbul's precompile prices (EIP-1108, EIP-152) on the Petersburg opcodes
+    Object.assign(params[609]!, { bn254AddGas: 150, bn254MulGas: 6000, bn254PairingGas: 45000, bn254PairingWordGas: 34000, blake2RoundGas: 1 });
+  }
   return params;
+}
+
+const ethereumPrecompileAddress = (n: number) => createAddressFromString(`0x${n.toString(16).padStart(40, '0')}`);
+const ethereumPrecompileKey = (n: number) => n.toString(16).padStart(40, '0');
+/** More gas than any precompile can ask for. */
+const UNMETERED = 1n << 62n;
+
+/** A precompile that runs as `run` does but costs nothing (FISCO before 2.5.0). */
+function free(run: PrecompileFunc): PrecompileFunc {
+  return async (input) => ({ ...(await run({ ...input, gasLimit: UNMETERED })), executionGasUsed: 0n });
+}
+
+/** The Ethereum precompiles as FISCO has them at the schedule's supported_version (see fisco-gas-schedule.ts). */
+function fiscoEthereumPrecompiles(common: Common, schedule: FiscoGasSchedule): CustomPrecompile[] {
+  if (schedule.ethereumPrecompiles === 'free') {
+    const stock = getActivePrecompiles(common);
+    const list: CustomPrecompile[] = [];
+    for (let n = 1; n <= 4; n++) list.push({ address: ethereumPrecompileAddress(n), function: free(stock.get(ethereumPrecompileKey(n))!) });
+    for (let n = 5; n <= 9; n++) list.push({ address: ethereumPrecompileAddress(n) });
+    return list;
+  }
+  if (schedule.istanbul) return [];
+  // 2.5.x: blake2 at 0x9 already, on the Petersburg opcodes
+  const istanbul = getActivePrecompiles(createCustomCommon({ chainId: 1 }, Mainnet, { hardfork: Hardfork.Istanbul }));
+  return [{ address: ethereumPrecompileAddress(9), function: istanbul.get(ethereumPrecompileKey(9))! }];
 }
 
 /**
@@ -23,13 +62,19 @@ function fiscoParams(schedule: FiscoGasSchedule): NonNullable<EVMOpts['params']>
  */
 export class FiscoEvm extends EVM {
   constructor(
-    opts: EVMOpts,
+    opts: EVMOpts & { common: Common },
     private readonly system: SystemPrecompiles,
     private readonly hash: HashFunction,
     readonly schedule: FiscoGasSchedule = FISCO_BCOS_SCHEDULE_V2,
   ) {
-    opts.common?.setHardfork(schedule.hardfork);
-    super({ ...opts, bn254: new NobleBN254(), blockchain: opts.blockchain ?? new EVMMockBlockchain(), params: fiscoParams(schedule) });
+    opts.common.setHardfork(schedule.hardfork);
+    super({
+      ...opts,
+      bn254: new NobleBN254(),
+      blockchain: opts.blockchain ?? new EVMMockBlockchain(),
+      params: fiscoParams(schedule),
+      customPrecompiles: fiscoEthereumPrecompiles(opts.common, schedule),
+    });
     applyFiscoGasFunctions(this, schedule);
   }
 

@@ -12,6 +12,8 @@ import { FISCO_BCOS_SCHEDULE, FISCO_BCOS_SCHEDULE_V2, FISCO_BCOS_SCHEDULE_V3, fi
 const V1 = '2.0.0';
 const V2 = '2.5.0';
 const V3 = '2.6.0';
+/** FiscoBcosScheduleV2 before and from 2.5.0 (the Ethereum precompiles change there). */
+const V2_4 = '2.4.0';
 
 async function deployRuntime(h: Harness, runtime: Uint8Array): Promise<Uint8Array> {
   const receipt = await h.run(0, null, deployCodeFor(runtime));
@@ -37,6 +39,9 @@ describe('FISCO 2.x gas schedules', () => {
     const of = (v: string) => fiscoGasSchedule(ProtocolVersion.parse(v)).name;
     for (const v of ['2.0.0-rc1', '2.0.0-rc2', '2.0.0-rc3', '2.0.0']) expect(of(v)).toBe('FiscoBcosSchedule');
     for (const v of ['2.0.1', '2.1.0', '2.4.0', '2.5.0', '2.5.9']) expect(of(v)).toBe('FiscoBcosScheduleV2');
+    const precompiles = (v: string) => fiscoGasSchedule(ProtocolVersion.parse(v)).ethereumPrecompiles;
+    for (const v of ['2.0.0', '2.1.0', '2.4.9']) expect(precompiles(v)).toBe('free');
+    for (const v of ['2.5.0', '2.6.0', '2.11.0']) expect(precompiles(v)).toBe('istanbul');
     for (const v of ['2.6.0', '2.9.0', '2.11.0']) expect(of(v)).toBe('FiscoBcosScheduleV3');
     expect(FISCO_BCOS_SCHEDULE.maxCodeSize).toBe(0x6000);
     expect(FISCO_BCOS_SCHEDULE_V2.maxCodeSize).toBe(0x40000);
@@ -153,5 +158,37 @@ describe('FISCO 2.x gas schedules', () => {
     const v2 = await harness({ version: '2.1.0' });
     expect((await v2.run(0, null, initFor(0x6001))).status).toBe(0);
     expect((await v2.run(0, null, initFor(0x40001))).status).toBe(TX_STATUS.OutOfGas);
+  });
+
+  describe('the Ethereum precompiles', () => {
+    // caller: CALL(0xffff, address, 0, 0, size, 0, 32) POP, then return RETURNDATASIZE as a word.
+    // 7 pushes 21 + CALL 700 + memory for the input (3 per word + words²/512) + POP 2
+    // + RETURNDATASIZE 2 + PUSH1 MSTORE PUSH1 PUSH1 12 (RETURN 0): 737 + memory + the callee's gas
+    const callerOf = (address: number, size: number) =>
+      Uint8Array.of(0x60, 32, 0x60, 0, 0x61, size >> 8, size & 0xff, 0x60, 0, 0x60, 0, 0x60, address, 0x61, 0xff, 0xff, 0xf1, 0x50, 0x3d, 0x60, 0, 0x52, 0x60, 32, 0x60, 0, 0xf3);
+    const probe = async (h: Harness, address: number, size: number) => {
+      const receipt = await h.run(0, await deployRuntime(h, callerOf(address, size)), new Uint8Array(0));
+      expect(receipt.status).toBe(0);
+      return { gasUsed: receipt.gasUsed, returned: Number(receipt.output[31]) };
+    };
+    // input of zeros: 32 bytes → 1 word (memory 3), 213 bytes (blake2) → 7 words (memory 21)
+    const base32 = 21_000n + 737n + 3n;
+    const base213 = 21_000n + 737n + 21n;
+
+    it.each([V1, V2_4])('before 2.5 (%s): 0x1–0x4 cost nothing, 0x5–0x9 do not exist', async (version) => {
+      const h = await harness({ version });
+      expect(await probe(h, 4, 32)).toEqual({ gasUsed: base32, returned: 32 }); // identity, free
+      expect(await probe(h, 2, 32)).toEqual({ gasUsed: base32, returned: 32 }); // sha256, free
+      expect(await probe(h, 6, 32)).toEqual({ gasUsed: base32, returned: 0 }); // no ALT_BN128 add
+      expect(await probe(h, 9, 213)).toEqual({ gasUsed: base213, returned: 0 }); // no blake2
+    });
+
+    it.each([V2, V3])('from 2.5 (%s): 0x1–0x9 at Istanbul prices', async (version) => {
+      const h = await harness({ version });
+      expect(await probe(h, 4, 32)).toEqual({ gasUsed: base32 + 15n + 3n, returned: 32 }); // identity 15 + 3/word
+      expect(await probe(h, 2, 32)).toEqual({ gasUsed: base32 + 60n + 12n, returned: 32 }); // sha256 60 + 12/word
+      expect(await probe(h, 6, 32)).toEqual({ gasUsed: base32 + 150n, returned: 64 }); // ALT_BN128 add 150 (not 500)
+      expect(await probe(h, 9, 213)).toEqual({ gasUsed: base213, returned: 64 }); // blake2, 0 rounds: 0
+    });
   });
 });

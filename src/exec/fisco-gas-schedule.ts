@@ -29,6 +29,13 @@ import type { ProtocolVersion } from '../chain/index.js';
  *
  * Intrinsic gas is the same in all three (21000 / 53000 + 4 per zero, 68 per non-zero byte: no
  * EIP-2028), refunds are capped at half the gas used, SELFDESTRUCT refunds 24000.
+ *
+ * The Ethereum precompiles follow another threshold, 2.5.0 (not part of FISCO's EVMSchedule, but
+ * of the same question: what a message costs at a supported_version). Before 2.5.0 only 0x1–0x4
+ * exist (blockverifier/ExecutiveContextFactory.h registers 0x5–0x9 from V2_5_0) and they cost
+ * nothing (Executive::callRC2 charges costOfPrecompiled from V2_5_0 only). From 2.5.0 0x1–0x9 all
+ * exist at Istanbul prices whatever the schedule: ALT_BN128 add 150 and mul 6000 are registered
+ * as literals, pairing 45000 + 34000 per pair, blake2 1 per round, modexp EIP-198.
  */
 
 export type FiscoScheduleName = 'FiscoBcosSchedule' | 'FiscoBcosScheduleV2' | 'FiscoBcosScheduleV3';
@@ -41,6 +48,11 @@ export interface FiscoGasSchedule {
   readonly maxCodeSize: number;
   /** enableIstanbul: evmone runs at EVMC_ISTANBUL (FISCO's own SSTORE pricing applies). */
   readonly istanbul: boolean;
+  /**
+   * The Ethereum precompiles (keyed on 2.5.0, not on the schedule): 'free' = 0x1–0x4 only, at no
+   * cost; 'istanbul' = 0x1–0x9 at Istanbul prices.
+   */
+  readonly ethereumPrecompiles: 'free' | 'istanbul';
 }
 
 export const FISCO_BCOS_SCHEDULE: FiscoGasSchedule = Object.freeze({
@@ -48,20 +60,27 @@ export const FISCO_BCOS_SCHEDULE: FiscoGasSchedule = Object.freeze({
   hardfork: Hardfork.Petersburg,
   maxCodeSize: 0x6000,
   istanbul: false,
+  ethereumPrecompiles: 'free',
 });
 
+/** FiscoBcosScheduleV2 before 2.5.0. */
 export const FISCO_BCOS_SCHEDULE_V2: FiscoGasSchedule = Object.freeze({
   name: 'FiscoBcosScheduleV2',
   hardfork: Hardfork.Petersburg,
   maxCodeSize: 0x40000,
   istanbul: false,
+  ethereumPrecompiles: 'free',
 });
+
+/** FiscoBcosScheduleV2 from 2.5.0 (the Ethereum precompiles at Istanbul prices). */
+export const FISCO_BCOS_SCHEDULE_V2_5: FiscoGasSchedule = Object.freeze({ ...FISCO_BCOS_SCHEDULE_V2, ethereumPrecompiles: 'istanbul' });
 
 export const FISCO_BCOS_SCHEDULE_V3: FiscoGasSchedule = Object.freeze({
   name: 'FiscoBcosScheduleV3',
   hardfork: Hardfork.Istanbul,
   maxCodeSize: 0x40000,
   istanbul: true,
+  ethereumPrecompiles: 'istanbul',
 });
 
 /** 2.0.0 as FISCO numbers it (0x02000000): the last version on FiscoBcosSchedule. */
@@ -70,6 +89,7 @@ const V2_0_0 = 0x02000000;
 /** The schedule a chain at `version` runs (GlobalConfigureInitializer.cpp). */
 export function fiscoGasSchedule(version: ProtocolVersion): FiscoGasSchedule {
   if (version.atLeast('2.6.0')) return FISCO_BCOS_SCHEDULE_V3;
+  if (version.atLeast('2.5.0')) return FISCO_BCOS_SCHEDULE_V2_5;
   return version.number <= V2_0_0 ? FISCO_BCOS_SCHEDULE : FISCO_BCOS_SCHEDULE_V2;
 }
 

@@ -17,6 +17,7 @@ export {
   fiscoGasSchedule,
   FISCO_BCOS_SCHEDULE,
   FISCO_BCOS_SCHEDULE_V2,
+  FISCO_BCOS_SCHEDULE_V2_5,
   FISCO_BCOS_SCHEDULE_V3,
   type FiscoGasSchedule,
   type FiscoScheduleName,
