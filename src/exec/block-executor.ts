@@ -135,6 +135,7 @@ export class BlockExecutor {
               to: tx.body.to ? new Address(tx.body.to) : undefined,
               data: tx.body.data,
               gasLimit: txGasLimit,
+              txGas: tx.body.gas,
             },
             draft.number,
           ),

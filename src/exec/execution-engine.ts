@@ -32,6 +32,11 @@ export interface MessageInput {
   readonly data: Uint8Array;
   /** tx_gas_limit in force for the block. */
   readonly gasLimit: bigint;
+  /**
+   * The transaction's own gas field (FISCO runs it with tx_gas_limit, but caps refunds with it);
+   * undefined for calls: the cap is then half the gas used.
+   */
+  readonly txGas?: bigint;
 }
 
 /** Intrinsic gas, the same in every FISCO 2.x schedule (no EIP-2028 at ≥ 2.6): base cost plus calldata. */
@@ -150,7 +155,7 @@ export class ExecutionEngine {
     const exec = result.execResult;
     const status = statusOfEvmError(exec.exceptionError?.error);
     const used = base + exec.executionGasUsed;
-    const refund = status === TX_STATUS.None ? min(exec.gasRefund ?? 0n, used / 2n) : 0n;
+    const refund = status === TX_STATUS.None ? refundOf(exec.gasRefund ?? 0n, used, input) : 0n;
     const keepsOutput = status === TX_STATUS.None || status === TX_STATUS.RevertInstruction;
     return {
       status,
@@ -176,6 +181,17 @@ export class ExecutionEngine {
     }
     if (!allowed) throw permissionDenied();
   }
+}
+
+/**
+ * Executive::finalize: refunded = min((tx.gas − gas left) / 2, refunds) in u256, gas left
+ * counting from tx_gas_limit. With tx.gas = tx_gas_limit (what SDKs send) that is half the gas
+ * used; a smaller tx.gas lowers the cap, and one below the gas left wraps around (no cap at all).
+ */
+function refundOf(refunds: bigint, used: bigint, input: MessageInput): bigint {
+  if (input.txGas === undefined) return min(refunds, used / 2n);
+  const spent = input.txGas - (input.gasLimit - used);
+  return spent < 0n ? refunds : min(refunds, spent / 2n);
 }
 
 function min(a: bigint, b: bigint): bigint {

@@ -82,6 +82,24 @@ describe('FISCO 2.x gas schedules', () => {
     }
   });
 
+  it('caps refunds with the transaction\'s own gas field: min((tx.gas − gas left) / 2, refunds) in u256', async () => {
+    const h = await harness({ version: V2 });
+    const store = await deployRuntime(h, STORE);
+    expect(await gasOf(h, store, word(1n))).toBe(41_201n);
+    const run = async (gas: bigint, value: bigint) => {
+      const tx = h.account(0).build({ to: store, data: word(value), blockLimit: BigInt(h.number + 500), gas });
+      const receipt = (await h.block([tx])).block.receipts[0]!;
+      expect(receipt.status).toBe(0);
+      return receipt.gasUsed;
+    };
+    // 1 → 0 costs 26137 before the refund of 15000; gas left 300000000 − 26137 = 299973863
+    // tx.gas 299995000: cap (299995000 − 299973863) / 2 = 10568
+    expect(await run(299_995_000n, 0n)).toBe(26_137n - 10_568n);
+    expect(await run(300_000_000n, 1n)).toBe(41_201n);
+    // tx.gas 1000000 < gas left: the u256 subtraction wraps, nothing caps the 15000
+    expect(await run(1_000_000n, 0n)).toBe(26_137n - 15_000n);
+  });
+
   it('≥ 2.6 has the EIP-2200 sentry: an SSTORE with 2300 gas left or less is out of gas', async () => {
     // callee: PUSH1 0 PUSH1 0 SSTORE STOP — an unchanged slot, 6 gas of pushes before the SSTORE
     // caller: CALL(gas, callee, 0, 0, 0, 0, 0), then return the success flag as a word
