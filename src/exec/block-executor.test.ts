@@ -3,6 +3,7 @@ import { TransactionBuilder, TX_STATUS } from '../chain/index.js';
 import { bytesEqual, decodeAbi, decodeErrorString, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
 import { getSuite, keccak256 } from '../crypto/index.js';
 import { artifact, deployCodeFor, harness, seeded } from './exec-harness.test-helper.js';
+import { intrinsicGas } from './execution-engine.js';
 import { MAX_CODE_SIZE } from './fisco-evm.js';
 
 describe('HelloWorld inside blocks', () => {
@@ -70,15 +71,32 @@ describe('receipt statuses', () => {
     expect(decodeErrorString(req.output)).toBeTypeOf('string');
   });
 
-  it('out of gas → 12 and all gas used; bad instruction → 10', async () => {
+  it('out of gas → 12 charging the intrinsic gas only (FISCO leaves the gas untouched on EVMC_OUT_OF_GAS); bad instruction → 10 and all gas', async () => {
     const h = await harness({ genesis: { txGasLimit: 3_000_000n } });
     const reverter = await h.deploy(0, 'Reverter');
-    const oog = await h.run(0, reverter, h.callData('runOutOfGas()'));
+    const data = h.callData('runOutOfGas()');
+    const oog = await h.run(0, reverter, data);
     expect(oog.status).toBe(TX_STATUS.OutOfGas);
-    expect(oog.gasUsed).toBe(3_000_000n);
+    expect(oog.gasUsed).toBe(intrinsicGas(data, false));
     const bad = await h.run(0, reverter, h.callData('invalidOpcode()'));
     expect(bad.status).toBe(TX_STATUS.BadInstruction);
     expect(bad.output).toEqual(new Uint8Array(0));
+    expect(bad.gasUsed).toBe(3_000_000n);
+  });
+
+  it('a sub-call that runs out of gas gives its caller the whole of its gas back, as FISCO\'s host does', async () => {
+    const h = await harness({ genesis: { txGasLimit: 3_000_000n } });
+    const reverter = await h.deploy(0, 'Reverter');
+    // caller: CALL(gas 100000, reverter, 0, in 0..4, out 0..0), then STOP; calldata = runOutOfGas()
+    const selector = h.callData('runOutOfGas()');
+    const mstore = [0x63, ...selector, 0x60, 0xe0, 0x1b, 0x60, 0x00, 0x52]; // PUSH4 sel; PUSH1 224; SHL; PUSH1 0; MSTORE
+    const call = [0x60, 0x00, 0x60, 0x00, 0x60, 0x04, 0x60, 0x00, 0x60, 0x00, 0x73, ...reverter, 0x62, 0x01, 0x86, 0xa0, 0xf1, 0x00];
+    const deployed = await h.run(0, null, deployCodeFor(Uint8Array.from([...mstore, ...call])));
+    expect(deployed.status).toBe(0);
+    const receipt = await h.run(0, deployed.contractAddress, new Uint8Array(0));
+    expect(receipt.status).toBe(0);
+    // 21000 + the caller's own opcodes; the 100000 handed to the failed sub-call all came back
+    expect(receipt.gasUsed).toBeLessThan(21_000n + 5_000n);
   });
 
   it('bad jump → 11, stack overflow → 13, stack underflow → 14 (raw bytecode)', async () => {

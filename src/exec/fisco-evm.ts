@@ -1,6 +1,7 @@
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
 import {
   EVM,
+  EVMError,
   EVMMockBlockchain,
   getActivePrecompiles,
   NobleBN254,
@@ -84,6 +85,18 @@ export class FiscoEvm extends EVM {
     // undefined while EVM's own constructor runs (the constructor above applies them then)
     if (this.schedule) applyFiscoGasFunctions(this, this.schedule);
     return opcodes;
+  }
+
+  /**
+   * FISCO's Executive::parseEVMCResult leaves a message's gas untouched when the VM reports
+   * EVMC_OUT_OF_GAS: the failed message charges nothing, so a transaction that runs out of gas
+   * pays its intrinsic gas only, and a caller gets a sub-call's whole gas back (the other VM
+   * errors, bad jumps, invalid opcodes and stack faults, still take it all).
+   */
+  override async runCall(opts: Parameters<EVM['runCall']>[0]): ReturnType<EVM['runCall']> {
+    const result = await super.runCall(opts);
+    if (result.execResult.exceptionError?.error === EVMError.errorMessages.OUT_OF_GAS) result.execResult.executionGasUsed = 0n;
+    return result;
   }
 
   override getPrecompile(address: Parameters<EVM['getPrecompile']>[0]): ReturnType<EVM['getPrecompile']> {
