@@ -20,8 +20,8 @@ export interface WorldStateOptions {
 }
 
 /**
- * FISCO 2.x executes at Constantinople rules; ethereumjs' Petersburg is that without EIP-1283.
- * `hash` feeds SHA3 and everything else that reads customCrypto (trie, code hashes): the
+ * Starts at Petersburg (FISCO's Constantinople without EIP-1283); the EVM moves it to the
+ * hardfork of the chain's supported_version (src/exec/fisco-gas-schedule.ts). `hash` feeds SHA3 and everything else that reads customCrypto (trie, code hashes): the
  * suite's hash for the EVM, hash-wasm keccak (much faster than the default) for the state trie.
  */
 export function createFiscoCommon(hash: (data: Uint8Array) => Uint8Array = keccak256): Common {
