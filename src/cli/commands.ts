@@ -252,6 +252,50 @@ Example:
     load: () => import('./conform-command.js'),
   },
   {
+    name: 'record',
+    synopsis: 'record <url> [--group 1] [--from N] [--to M|latest] [--out file]',
+    summary: "record a group's blocks and receipts from any FISCO 2.x JSON-RPC endpoint into a file",
+    help: `Usage: twinchain record <url> [--group 1] [--from N] [--to M|latest] [--out file]
+                        [--concurrency 8] [--quiet]
+
+Reads a group's chain from any FISCO BCOS 2.x style JSON-RPC endpoint (Twinchain or a real
+node, either interface variant, ECDSA or SM), through SPEC.md's methods only, and writes a
+recording: JSON Lines (gzip when the file name ends in .gz), a header line (client version,
+chain id, supported version, interface variant, suite, state type, block 0, the system
+configuration, sealers and observers) and then one line per block with the block
+(getBlockByNumber with transactions) and each transaction's receipt, exactly as the node
+answered them, in block order.
+
+Requests go as JSON-RPC batches while the node takes them (single requests otherwise), with
+at most --concurrency in flight. Connection failures, timeouts and HTTP 5xx are retried 5
+times with a doubling wait; a node that answers nonsense (not JSON, a block other than the
+one asked for, a block whose parentHash is not the previous block's hash, a missing receipt
+or one of another transaction) stops the recording with the request and the reply. Blocks
+already written stay: the file is a valid recording up to the last complete block.
+
+  --group        group to record (default 1, or the group of the file continued)
+  --from         first block of a new recording (default 1)
+  --to           last block, or latest (default): the block number when recording starts
+  --out          the recording (default recording.jsonl). An existing recording is continued
+                 after its last block, only when it is of the same chain (block 0's hash)
+                 and group; anything else is refused
+  --concurrency  HTTP requests in flight at most (default 8)
+  --quiet        no progress and no notices on stderr, only the summary line
+
+Progress goes to stderr: a bar with blocks/s and ETA on a terminal, otherwise a line every
+5 s. The summary line says blocks, transactions, seconds, blocks/s and the file.
+
+Exit status: 0 recorded; 1 the node failed or answered nonsense (what was recorded stays);
+2 bad usage or an --out that cannot be continued; 130 stopped by Ctrl-C (after the blocks in
+hand are written; the same command continues).
+
+Examples:
+  twinchain record http://127.0.0.1:8545
+  twinchain record http://127.0.0.1:8545 --group 2 --from 1 --to 5000 --out group2.jsonl.gz
+  twinchain record http://127.0.0.1:8545 --out group2.jsonl.gz     (later: appends the new blocks)`,
+    load: () => import('./record-command.js'),
+  },
+  {
     name: 'bench',
     synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|cli ...]',
     summary: 'run benchmarks and print their figures',

@@ -1,0 +1,23 @@
+export {
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  RecordingError,
+  RecordingReader,
+  RecordingWriter,
+  parseBlockLine,
+  parseHeader,
+  type JsonObject,
+  type RecordedBlock,
+  type RecordingHeader,
+} from './recording.js';
+export {
+  HELD_BLOCKS,
+  RecordError,
+  RecordUsageError,
+  record,
+  stateTypeOf,
+  suiteOfTransaction,
+  type RecordOptions,
+  type RecordProgress,
+  type RecordSummary,
+} from './recorder.js';
