@@ -115,3 +115,69 @@ export function genesisHeader(genesis: GroupGenesis, version: ProtocolVersion): 
     sealerList: [],
   };
 }
+
+/** What a genesis mark says: a GroupGenesis without the timestamp (block 0's own field). */
+export type GenesisMarkFields = Omit<GroupGenesis, 'timestamp' | 'minElectTime' | 'maxElectTime'>;
+
+/**
+ * The inverse of genesisMark for this version's layout:
+ * `groupId-nodeIds,-consensus-[rocksdb-]state-[0-]txCountLimit-txGasLimit[-epochSealerNum-epochBlockNum][-consensusTimeout][-observers:ids]`
+ * (`rocksdb` up to 2.0.0-rc2, the `0` from 2.4.0, the epoch pair for rpbft, the timeout from
+ * 2.6.0). Every problem names the field and what was found; genesisMark of the result gives the
+ * mark back.
+ */
+export function parseGenesisMark(mark: string, version: ProtocolVersion): GenesisMarkFields {
+  const parts = mark.split('-');
+  let at = 0;
+  const take = (field: string): string => {
+    const part = parts[at++];
+    if (part === undefined) throw new GenesisError(`genesis mark "${mark}": ${field} is missing (version ${version.text} layout)`);
+    return part;
+  };
+  const integer = (field: string, text: string): number => {
+    if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new GenesisError(`genesis mark: ${field} must be a decimal integer, got "${text}"`);
+    return Number(text);
+  };
+  const groupId = integer('groupId', take('groupId'));
+  const nodeList = take('node list');
+  if (!nodeList.endsWith(',')) throw new GenesisError(`genesis mark: the node list must end with ",", got "${nodeList}"`);
+  const sealers = nodeList.slice(0, -1).split(',');
+  for (const id of sealers) if (!NODE_ID.test(id)) throw new GenesisError(`genesis mark: sealer "${id}" is not a node id (128 lower-case hex characters)`);
+  const consensusType = take('consensus type');
+  if (consensusType !== 'pbft' && consensusType !== 'raft' && consensusType !== 'rpbft') {
+    throw new GenesisError(`genesis mark: consensus type must be pbft, raft or rpbft, got "${consensusType}"`);
+  }
+  if (version.number <= 2) {
+    const storage = take('storage type');
+    if (storage !== 'rocksdb') throw new GenesisError(`genesis mark: version ${version.text} writes "rocksdb" after the consensus type, got "${storage}"`);
+  }
+  const stateType = take('state type');
+  if (stateType !== 'storage' && stateType !== 'mpt') throw new GenesisError(`genesis mark: state type must be storage or mpt, got "${stateType}"`);
+  if (version.atLeast('2.4.0')) {
+    const zero = take('the 0 field (2.4.0 and later)');
+    if (zero !== '0') throw new GenesisError(`genesis mark: version ${version.text} writes "0" after the state type, got "${zero}"`);
+  }
+  const txCountLimit = integer('txCountLimit', take('txCountLimit'));
+  const gasText = take('txGasLimit');
+  integer('txGasLimit', gasText);
+  const out: { -readonly [K in keyof GenesisMarkFields]: GenesisMarkFields[K] } = {
+    groupId,
+    consensusType,
+    sealers,
+    stateType,
+    txCountLimit,
+    txGasLimit: BigInt(gasText),
+  };
+  if (consensusType === 'rpbft') {
+    out.epochSealerNum = integer('epochSealerNum', take('epochSealerNum (rpbft)'));
+    out.epochBlockNum = integer('epochBlockNum', take('epochBlockNum (rpbft)'));
+  }
+  if (version.atLeast('2.6.0')) out.consensusTimeout = integer('consensusTimeout', take('consensusTimeout (2.6.0 and later)'));
+  if (at < parts.length && parts[at]!.startsWith('observers:')) {
+    out.observers = parts[at++]!.slice('observers:'.length).split(',');
+  }
+  if (at < parts.length) {
+    throw new GenesisError(`genesis mark: unexpected "${parts.slice(at).join('-')}" after the last field of the version ${version.text} layout`);
+  }
+  return out;
+}

@@ -58,8 +58,10 @@ export {
   GenesisError,
   genesisHeader,
   genesisMark,
+  parseGenesisMark,
   sortedNodeIds,
   validateGenesis,
   type ConsensusType,
   type GroupGenesis,
+  type GenesisMarkFields,
 } from './genesis.js';

@@ -21,3 +21,14 @@ export {
   type RecordProgress,
   type RecordSummary,
 } from './recorder.js';
+export { ReplayInputError } from './recorded-json.js';
+export { describeCall } from './call-decoder.js';
+export {
+  replayRecording,
+  rebuildGenesis,
+  type Divergence,
+  type ReplayOptions,
+  type ReplayProgress,
+  type ReplayReport,
+  type SkippedCheck,
+} from './replayer.js';

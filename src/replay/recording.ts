@@ -138,8 +138,10 @@ export class RecordingReader {
   ) {}
 
   static async open(file: string): Promise<RecordingReader> {
+    // check the file first: a read stream on a missing file would emit an unhandled error
+    const gzip = await isGzip(file);
     let input: Readable = createReadStream(file);
-    if (await isGzip(file)) input = input.pipe(createGunzip());
+    if (gzip) input = input.pipe(createGunzip());
     const rl = createInterface({ input, crlfDelay: Infinity });
     const lines = rl[Symbol.asyncIterator]();
     const close = () => {

@@ -1,0 +1,79 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestChain } from '../replay/recording-chain.test-helper.js';
+import { captureIo } from './capture-io.test-helper.js';
+import { main } from './main.js';
+
+let dir: string;
+let file: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'twinchain-replay-cli-'));
+  file = path.join(dir, 'chain.jsonl.gz');
+  const chain = await TestChain.create();
+  await chain.runScenario();
+  await chain.record(file);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('twinchain replay', () => {
+  it('a matching recording: exit 0, one summary line; --json writes the report', async () => {
+    const io = captureIo();
+    const json = path.join(dir, 'report.json');
+    expect(await main(['replay', file, '--json', json], io)).toBe(0);
+    const lines = io.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^replay .*chain\.jsonl\.gz: PASS, 6 blocks \(blocks 1–6\), 19 transactions in [0-9.]+ s \([0-9.,]+ blocks\/s, [0-9.,]+ tx\/s\); every check matched, 1 skipped \(below\)$/);
+    expect(lines[1]).toMatch(/^ {2}skipped: genesis sealer order \(1× from block 0\): from 2\.9\.0 the genesis mark lists the sealers sorted/);
+    const report = JSON.parse(await readFile(json, 'utf8')) as { verdict: string; checks: Record<string, number>; skipped: unknown[] };
+    expect(report.verdict).toBe('pass');
+    expect(report.checks['block hash']).toBe(6);
+  });
+
+  it('--to 2 replays blocks 1–2', async () => {
+    const io = captureIo();
+    expect(await main(['replay', file, '--to', '2'], io)).toBe(0);
+    expect(io.stdout).toContain('PASS, 2 blocks (blocks 1–2)');
+  });
+
+  it('a divergence: exit 1, block, index, field, both values and the decoded call', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const lines = gunzipSync(await readFile(file)).toString().trim().split('\n');
+    const block2 = JSON.parse(lines[2]!) as { receipts: Array<{ output: string }> };
+    const out = block2.receipts[3]!.output;
+    block2.receipts[3]!.output = `${out.slice(0, -3)}${out.at(-3) === '0' ? '1' : '0'}${out.slice(-2)}`;
+    lines[2] = JSON.stringify(block2);
+    const tampered = path.join(dir, 'tampered.jsonl');
+    await writeFile(tampered, `${lines.join('\n')}\n`);
+    const io = captureIo();
+    const json = path.join(dir, 'divergence.json');
+    expect(await main(['replay', tampered, '--json', json], io)).toBe(1);
+    const printed = io.stdout.split('\n');
+    expect(printed[0]).toBe(`replay ${tampered}: DIVERGENCE at block 2, transaction 3: receipt.output`);
+    expect(printed[1]).toMatch(/^ {2}recorded: {5}0x08c379a0/);
+    expect(printed[2]).toMatch(/^ {2}re-executed: {2}0x08c379a0/);
+    expect(printed[3]).toMatch(/^ {2}call: {9}Reverter\.revertWithReason\(string\)\("no"\) at 0x/);
+    expect(printed[4]).toMatch(/^ {2}blocks 1–1 matched before it \(4 transactions/);
+    const report = JSON.parse(await readFile(json, 'utf8')) as { verdict: string; divergence: { block: number; index: number; field: string } };
+    expect(report).toMatchObject({ verdict: 'divergence', divergence: { block: 2, index: 3, field: 'receipt.output' } });
+  });
+
+  it('bad file or usage: exit 2 with file:line or the problem', async () => {
+    const bad = path.join(dir, 'bad.jsonl');
+    await writeFile(bad, '{"format":"other"}\n');
+    let io = captureIo();
+    expect(await main(['replay', bad], io)).toBe(2);
+    expect(io.stderr).toContain(`${bad}:1: not a Twinchain recording`);
+    io = captureIo();
+    expect(await main(['replay', path.join(dir, 'missing.jsonl')], io)).toBe(2);
+    expect(io.stderr).toContain('missing.jsonl: no such file');
+    io = captureIo();
+    expect(await main(['replay'], io)).toBe(2);
+    expect(io.stderr).toContain('expected one recording file, got 0');
+    io = captureIo();
+    expect(await main(['replay', file, '--to', 'x'], io)).toBe(2);
+    expect(io.stderr).toContain('--to must be');
+  });
+});

@@ -1,0 +1,246 @@
+// Blocks, transactions and receipts as a node answered them (src/rpc/format.ts's shapes, both
+// interface variants) → Twinchain's values. A missing or malformed field is a bad recording
+// (ReplayInputError, naming block, transaction and field); what a variant simply does not carry
+// (the earlier variant's signature, blockLimit, receiptsRoot, dbHash, signatureList) comes back
+// as undefined, for the replayer to list as a skipped check.
+import type { BlockSignature, TxBody } from '../chain/index.js';
+import { fromHex } from '../codec/index.js';
+import type { CryptoSuite, Signature } from '../crypto/index.js';
+import type { JsonObject } from './recording.js';
+
+/** The recording cannot be replayed as it is (a field is missing or malformed, or replay refuses it). */
+export class ReplayInputError extends Error {
+  override readonly name = 'ReplayInputError';
+}
+
+export const ZERO_ADDRESS_HEX = `0x${'0'.repeat(40)}`;
+
+/** Where a value sits, for messages: "block 3, transaction 1". */
+export interface Place {
+  readonly block: number;
+  readonly index?: number;
+  readonly what?: string;
+}
+
+function where(place: Place): string {
+  return `block ${place.block}${place.index === undefined ? '' : `, ${place.what ?? 'transaction'} ${place.index}`}`;
+}
+
+function bad(place: Place, field: string, problem: string): never {
+  throw new ReplayInputError(`${where(place)}: "${field}" ${problem}`);
+}
+
+function present(json: JsonObject, field: string, place: Place): unknown {
+  const value = json[field];
+  if (value === undefined) bad(place, field, 'is missing');
+  return value;
+}
+
+/** A quantity as nodes print it: 0x hex, or (WeBASE, some SDKs) decimal, as a string or a JSON number. */
+export function quantityOf(json: JsonObject, field: string, place: Place): bigint {
+  const value = present(json, field, place);
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'string' && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) return BigInt(value);
+  return bad(place, field, `is not a quantity: ${JSON.stringify(value)}`);
+}
+
+export function numberOf(json: JsonObject, field: string, place: Place): number {
+  const n = quantityOf(json, field, place);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) bad(place, field, `is too large: ${n}`);
+  return Number(n);
+}
+
+export function bytesOf(json: JsonObject, field: string, place: Place, length?: number): Uint8Array {
+  const value = present(json, field, place);
+  if (typeof value !== 'string') return bad(place, field, `is not a hex string: ${JSON.stringify(value)}`);
+  let bytes: Uint8Array;
+  try {
+    bytes = fromHex(value);
+  } catch (e) {
+    return bad(place, field, `is not hex data (${(e as Error).message})`);
+  }
+  if (length !== undefined && bytes.length !== length) bad(place, field, `must be ${length} bytes, got ${bytes.length}`);
+  return bytes;
+}
+
+export function stringOf(json: JsonObject, field: string, place: Place): string {
+  const value = present(json, field, place);
+  if (typeof value !== 'string') bad(place, field, `is not a string: ${JSON.stringify(value)}`);
+  return value as string;
+}
+
+function arrayOf(json: JsonObject, field: string, place: Place): unknown[] {
+  const value = present(json, field, place);
+  if (!Array.isArray(value)) bad(place, field, 'is not a list');
+  return value as unknown[];
+}
+
+function objectOf(value: unknown, field: string, place: Place): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) bad(place, field, 'is not a JSON object');
+  return value as JsonObject;
+}
+
+/** A recorded block header: every field execution and the hash need; receiptsRoot/dbHash only in the later variant. */
+export interface RecordedHeader {
+  readonly hash?: Uint8Array;
+  readonly number: number;
+  readonly parentHash: Uint8Array;
+  readonly stateRoot: Uint8Array;
+  readonly transactionsRoot: Uint8Array;
+  readonly receiptsRoot?: Uint8Array;
+  readonly dbHash?: Uint8Array;
+  readonly logsBloom: Uint8Array;
+  readonly gasLimit: bigint;
+  readonly gasUsed: bigint;
+  readonly timestamp: number;
+  readonly extraData: readonly Uint8Array[];
+  readonly sealer: number;
+  readonly sealerList: readonly Uint8Array[];
+  /** Absent in the earlier variant (and in replies without transactions). */
+  readonly signatureList?: readonly BlockSignature[];
+}
+
+export function parseHeader(json: JsonObject, place: Place, options: { hashRequired: boolean }): RecordedHeader {
+  const optionalBytes = (field: string, length: number) => (json[field] === undefined ? undefined : bytesOf(json, field, place, length));
+  const hash = options.hashRequired ? bytesOf(json, 'hash', place, 32) : optionalBytes('hash', 32);
+  const signatureList =
+    json.signatureList === undefined
+      ? undefined
+      : arrayOf(json, 'signatureList', place).map((entry, i) => {
+          const s = objectOf(entry, `signatureList[${i}]`, place);
+          const at = { ...place, index: i, what: 'signature' };
+          return { index: numberOf(s, 'index', at), signature: bytesOf(s, 'signature', at) };
+        });
+  return {
+    ...(hash ? { hash } : {}),
+    number: numberOf(json, 'number', place),
+    parentHash: bytesOf(json, 'parentHash', place, 32),
+    stateRoot: bytesOf(json, 'stateRoot', place, 32),
+    transactionsRoot: bytesOf(json, 'transactionsRoot', place, 32),
+    ...(json.receiptsRoot === undefined ? {} : { receiptsRoot: bytesOf(json, 'receiptsRoot', place, 32) }),
+    ...(json.dbHash === undefined ? {} : { dbHash: bytesOf(json, 'dbHash', place, 32) }),
+    logsBloom: bytesOf(json, 'logsBloom', place, 256),
+    gasLimit: quantityOf(json, 'gasLimit', place),
+    gasUsed: quantityOf(json, 'gasUsed', place),
+    timestamp: numberOf(json, 'timestamp', place),
+    extraData: arrayOf(json, 'extraData', place).map((d, i) => {
+      if (typeof d !== 'string') bad(place, `extraData[${i}]`, 'is not a hex string');
+      return bytesOf({ d }, 'd', { ...place, index: i, what: 'extraData item' });
+    }),
+    sealer: numberOf(json, 'sealer', place),
+    sealerList: arrayOf(json, 'sealerList', place).map((id, i) => {
+      if (typeof id !== 'string') bad(place, `sealerList[${i}]`, 'is not a node id');
+      return bytesOf({ id }, 'id', { ...place, index: i, what: 'sealer' }, 64);
+    }),
+    ...(signatureList ? { signatureList } : {}),
+  };
+}
+
+/**
+ * A recorded transaction. `body` and `signature` are there when the object carries every signed
+ * field (the later variant's rc2 shape); otherwise `missing` names what it lacks.
+ */
+export interface RecordedTransaction {
+  readonly hash: Uint8Array;
+  readonly from: Uint8Array;
+  readonly to: Uint8Array | null;
+  readonly input: Uint8Array;
+  readonly body?: TxBody;
+  readonly signature?: Signature;
+  readonly missing: readonly string[];
+}
+
+const RC2_EXTRA = ['blockLimit', 'chainId', 'groupId', 'extraData', 'signature'] as const;
+
+export function parseTransaction(json: JsonObject, place: Place, suite: CryptoSuite, generation: 'rc1' | 'rc2'): RecordedTransaction {
+  const toText = json.to;
+  if (toText !== null && typeof toText !== 'string') bad(place, 'to', `is neither an address nor null: ${JSON.stringify(toText)}`);
+  // a creation: null (earlier variant, pending and block examples) or the zero address (later variant)
+  const to = toText === null || toText === ZERO_ADDRESS_HEX ? null : bytesOf(json, 'to', place, 20);
+  const common = {
+    hash: bytesOf(json, 'hash', place, 32),
+    from: bytesOf(json, 'from', place, 20),
+    to,
+    input: bytesOf(json, 'input', place),
+  };
+  const wanted = generation === 'rc2' ? RC2_EXTRA : (['blockLimit', 'signature'] as const);
+  const missing = wanted.filter((f) => json[f] === undefined);
+  if (missing.length > 0) return { ...common, missing };
+  const body: TxBody = {
+    nonce: quantityOf(json, 'nonce', place),
+    gasPrice: quantityOf(json, 'gasPrice', place),
+    gas: quantityOf(json, 'gas', place),
+    blockLimit: quantityOf(json, 'blockLimit', place),
+    to,
+    value: quantityOf(json, 'value', place),
+    data: common.input,
+    ...(generation === 'rc2'
+      ? { chainId: quantityOf(json, 'chainId', place), groupId: quantityOf(json, 'groupId', place), extraData: bytesOf(json, 'extraData', place) }
+      : {}),
+  };
+  const s = objectOf(json.signature, 'signature', place);
+  const at = { ...place };
+  const r = quantityOf(s, 'r', at);
+  const sv = quantityOf(s, 's', at);
+  const signature: Signature =
+    suite.name === 'ecdsa'
+      ? { kind: 'ecdsa', r, s: sv, v: numberOf(s, 'v', at) }
+      : { kind: 'sm', r, s: sv, publicKey: bytesOf(s, 'v', at, 64) };
+  return { ...common, body, signature, missing: [] };
+}
+
+export interface RecordedLog {
+  readonly address: string;
+  readonly topics: readonly string[];
+  readonly data: string;
+}
+
+/** A recorded receipt: the compared fields, normalised to lower-case hex text (quantities as bigint). */
+export interface RecordedReceipt {
+  readonly transactionHash: string;
+  readonly status: bigint;
+  readonly output: string;
+  readonly gasUsed: bigint;
+  readonly contractAddress: string;
+  readonly logs: readonly RecordedLog[];
+  readonly logsBloom?: string;
+  readonly root?: string;
+  readonly remainGas?: bigint;
+}
+
+const hexText = (json: JsonObject, field: string, place: Place, length?: number) => {
+  const bytes = bytesOf(json, field, place, length);
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+};
+
+export function parseReceipt(json: JsonObject, place: Place): RecordedReceipt {
+  const at: Place = { ...place, what: 'receipt' };
+  const logs = arrayOf(json, 'logs', at).map((entry, i) => {
+    const log = objectOf(entry, `logs[${i}]`, at);
+    const topics = Array.isArray(log.topics) ? log.topics : bad(at, `logs[${i}].topics`, 'is not a list');
+    return {
+      address: hexText(log, 'address', at, 20),
+      topics: topics.map((t, k) => hexText({ t }, 't', { ...at, what: `receipt log ${i} topic ${k}` }, 32)),
+      data: hexText(log, 'data', at),
+    };
+  });
+  return {
+    transactionHash: hexText(json, 'transactionHash', at, 32),
+    status: quantityOf(json, 'status', at),
+    output: hexText(json, 'output', at),
+    gasUsed: quantityOf(json, 'gasUsed', at),
+    contractAddress: hexText(json, 'contractAddress', at, 20),
+    logs,
+    ...(json.logsBloom === undefined ? {} : { logsBloom: hexText(json, 'logsBloom', at, 256) }),
+    ...(json.root === undefined ? {} : { root: hexText(json, 'root', at, 32) }),
+    ...(json.remainGas === undefined ? {} : { remainGas: quantityOf(json, 'remainGas', at) }),
+  };
+}
+
+/** `transactions` of a block: full objects (getBlockByNumber(n, true)); hashes alone cannot be replayed. */
+export function transactionObjects(block: JsonObject, place: Place): JsonObject[] {
+  return arrayOf(block, 'transactions', place).map((t, i) => {
+    if (typeof t === 'string') bad(place, `transactions[${i}]`, 'is a hash only: the block was recorded without includeTransactions, nothing to re-execute');
+    return objectOf(t, `transactions[${i}]`, place);
+  });
+}

@@ -1,0 +1,237 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestChain } from './recording-chain.test-helper.js';
+import { replayRecording, type ReplayReport } from './replayer.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+async function tempFile(name: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-replay-'));
+  dirs.push(dir);
+  return path.join(dir, name);
+}
+
+async function recorded(options: ConstructorParameters<typeof Object>[0] & Parameters<typeof TestChain.create>[0], name: string) {
+  const chain = await TestChain.create(options);
+  await chain.runScenario();
+  const file = await tempFile(name);
+  await chain.record(file);
+  return { chain, file };
+}
+
+type Line = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function readLines(file: string): Promise<Line[]> {
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Line);
+}
+
+/** Every check that must have run (and passed) in a full later-variant replay. */
+const LATER_CHECKS = [
+  'genesis hash',
+  'parentHash',
+  'tx hash',
+  'tx sender (signature)',
+  'transactionsRoot',
+  'receipt transactionHash',
+  'receipt status',
+  'receipt output',
+  'receipt logs',
+  'receipt gasUsed',
+  'receipt contractAddress',
+  'receipt logsBloom',
+  'receipt root',
+  'receiptsRoot',
+  'stateRoot',
+  'dbHash',
+  'logsBloom',
+  'block hash',
+  'sealerList',
+  'signatures',
+  'signature quorum',
+];
+
+describe('replay round trip: a chain recorded as the RPC answers replays with every check passing', () => {
+  for (const suite of ['ecdsa', 'sm'] as const) {
+    for (const stateType of ['storage', 'mpt'] as const) {
+      it(`${suite}, ${stateType} state, 2.11.0: deploys, events, reverts, tx_count_limit, addObserver/addSealer (4 → 5 sealers)`, async () => {
+        const { file } = await recorded({ suite, stateType }, `${suite}-${stateType}.jsonl`);
+        const lines = await readLines(file);
+        // the recording holds what the scenario promises
+        const receipts = lines.slice(1).flatMap((l) => l.receipts as Line[]);
+        expect(receipts.some((r) => r.status === '0x16')).toBe(true); // RevertInstruction
+        expect(receipts.some((r) => r.status === '0x1a')).toBe(true); // call to an address without code
+        expect(receipts.some((r) => (r.logs as unknown[]).length > 0)).toBe(true);
+        expect(lines[1]!.receipts.every((r: Line) => r.contractAddress !== `0x${'0'.repeat(40)}`)).toBe(true);
+        expect(lines.at(-1)!.block.sealerList).toHaveLength(5);
+        expect(lines[1]!.block.sealerList).toHaveLength(4);
+
+        const report = await replayRecording(file);
+        expect(report.divergence).toBeUndefined();
+        expect(report.verdict).toBe('pass');
+        expect(report).toMatchObject({ blocks: 6, firstBlock: 1, lastBlock: 6, transactions: 19, suite, stateType });
+        for (const check of [...LATER_CHECKS, 'receipt remainGas']) expect(report.checks[check], check).toBeGreaterThan(0);
+        expect(report.checks['tx hash']).toBe(19);
+        expect(report.checks['block hash']).toBe(6);
+        expect(report.skipped.map((s) => s.check)).toEqual(['genesis sealer order']);
+      });
+    }
+  }
+
+  it('2.4.0 (cumulative receipt gasUsed, no remainGas, sha256 dbHash rule): passes with nothing skipped', async () => {
+    const { file } = await recorded({ version: '2.4.0' }, 'v240.jsonl.gz');
+    const report = await replayRecording(file);
+    expect(report.divergence).toBeUndefined();
+    for (const check of LATER_CHECKS) expect(report.checks[check], check).toBeGreaterThan(0);
+    expect(report.checks['receipt remainGas']).toBeUndefined();
+    expect(report.skipped).toEqual([]);
+  });
+
+  it('2.0.0-rc1 (earlier interface variant): passes, and says which checks it could not make and why', async () => {
+    const { file } = await recorded({ version: '2.0.0-rc1' }, 'rc1.jsonl');
+    const report = await replayRecording(file);
+    expect(report.divergence).toBeUndefined();
+    expect(report.interfaceVariant).toBe('earlier');
+    for (const check of ['genesis hash', 'parentHash', 'receipt status', 'receipt output', 'receipt logs', 'receipt gasUsed', 'stateRoot', 'block hash', 'sealerList']) {
+      expect(report.checks[check], check).toBeGreaterThan(0);
+    }
+    const skipped = Object.fromEntries(report.skipped.map((s) => [s.check, s.reason]));
+    expect(Object.keys(skipped).sort()).toEqual(
+      ['dbHash', 'receipt contractAddress', 'receipt root', 'receiptsRoot', 'signature quorum', 'signatures', 'transactionsRoot', 'tx hash', 'tx sender (signature)'].sort(),
+    );
+    expect(skipped['tx hash']).toMatch(/earlier interface variant prints no blockLimit, signature/);
+    expect(skipped['signatures']).toMatch(/no signatureList/);
+    expect(skipped['receiptsRoot']).toMatch(/no receiptsRoot/);
+  });
+
+  it('--to N stops after block N', async () => {
+    const { file } = await recorded({}, 'to.jsonl');
+    const report = await replayRecording(file, { to: 3 });
+    expect(report).toMatchObject({ verdict: 'pass', blocks: 3, lastBlock: 3 });
+  });
+});
+
+describe('replay tampering: one byte changed in the recording is reported at exactly that block, index and field', () => {
+  let file: string;
+  let original: Line[];
+  beforeAll(async () => {
+    file = (await recorded({}, 'base.jsonl')).file;
+    original = await readLines(file);
+  });
+
+  /** Change one hex digit of the string at `keys` (in line `line`: 0 = header). */
+  async function tamper(line: number, keys: Array<string | number>, change?: (value: string) => string): Promise<ReplayReport> {
+    const lines = structuredClone(original);
+    let holder: Line = lines[line]!;
+    for (const k of keys.slice(0, -1)) holder = holder[k] as Line;
+    const last = keys.at(-1)!;
+    const value = holder[last] as string;
+    const flip = (v: string) => {
+      const at = v.length > 12 ? 10 : v.length - 1;
+      const digit = (parseInt(v[at]!, 16) + 1) % 16;
+      return `${v.slice(0, at)}${digit.toString(16)}${v.slice(at + 1)}`;
+    };
+    holder[last] = (change ?? flip)(value);
+    const out = await tempFile('tampered.jsonl');
+    await writeFile(out, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    return replayRecording(out);
+  }
+
+  const cases: Array<[title: string, line: number, keys: Array<string | number>, block: number, index: number | undefined, field: string]> = [
+    ['tx hash', 2, ['block', 'transactions', 1, 'hash'], 2, 1, 'tx.hash'],
+    ['tx sender (from)', 2, ['block', 'transactions', 2, 'from'], 2, 2, 'tx.from'],
+    ['tx signature s (the hash covers the signature)', 2, ['block', 'transactions', 0, 'signature', 's'], 2, 0, 'tx.hash'],
+    ['transactionsRoot', 2, ['block', 'transactionsRoot'], 2, undefined, 'block.transactionsRoot'],
+    ['receipt status', 2, ['receipts', 3, 'status'], 2, 3, 'receipt.status'],
+    ['receipt output (revert reason)', 2, ['receipts', 3, 'output'], 2, 3, 'receipt.output'],
+    ['receipt log data', 2, ['receipts', 1, 'logs', 0, 'data'], 2, 1, 'receipt.logs[0].data'],
+    ['receipt log topic', 2, ['receipts', 2, 'logs', 1, 'topics', 0], 2, 2, 'receipt.logs[1].topics'],
+    ['receipt gasUsed', 2, ['receipts', 4, 'gasUsed'], 2, 4, 'receipt.gasUsed'],
+    ['receipt contractAddress', 1, ['receipts', 2, 'contractAddress'], 1, 2, 'receipt.contractAddress'],
+    ['receipt remainGas', 5, ['receipts', 1, 'remainGas'], 5, 1, 'receipt.remainGas'],
+    ['receiptsRoot', 3, ['block', 'receiptsRoot'], 3, undefined, 'block.receiptsRoot'],
+    ['stateRoot', 4, ['block', 'stateRoot'], 4, undefined, 'block.stateRoot'],
+    ['dbHash', 4, ['block', 'dbHash'], 4, undefined, 'block.dbHash'],
+    ['block hash', 5, ['block', 'hash'], 5, undefined, 'block.hash'],
+    ['a block signature', 6, ['block', 'signatureList', 1, 'signature'], 6, 1, 'signatureList[1]'],
+    ['parentHash (changes the block hash too; the parent link is checked first)', 3, ['block', 'parentHash'], 3, undefined, 'block.parentHash'],
+    ['timestamp (an execution input: the block hash differs)', 3, ['block', 'timestamp'], 3, undefined, 'block.hash'],
+    ['genesis timestamp', 0, ['genesis', 'timestamp'], 0, undefined, 'genesis.hash'],
+    ['genesis mark', 0, ['genesis', 'extraData', 0], 0, undefined, 'genesis.hash'],
+  ];
+  // the mark's txCountLimit 1000 → 1001 (one ASCII digit): it still parses, to another genesis
+  const markEdit = (hex: string) => hex.replace('2d313030302d', '2d313030312d');
+  for (const [title, line, keys, block, index, field] of cases) {
+    it(`${title} → block ${block}${index === undefined ? '' : `, index ${index}`}, ${field}`, async () => {
+      const report = await tamper(line, keys, title === 'genesis mark' ? markEdit : undefined);
+      expect(report.verdict).toBe('divergence');
+      expect({ block: report.divergence!.block, index: report.divergence!.index, field: report.divergence!.field }).toEqual({ block, index, field });
+      expect(report.divergence!.recorded).not.toBe(report.divergence!.replayed);
+      expect(report.blocks).toBe(block === 0 ? 0 : block - 1);
+    });
+  }
+
+  it('a receipt status divergence names the call (decoded with the fixture ABIs) and both statuses', async () => {
+    const report = await tamper(2, ['receipts', 3, 'status']);
+    expect(report.divergence).toMatchObject({
+      recorded: '0x17 (InvalidZeroSignatureFormat)',
+      replayed: '0x16 (RevertInstruction)',
+      call: expect.stringMatching(/^Reverter\.revertWithReason\(string\)\("no"\) at 0x/) as unknown,
+    });
+  });
+
+  it('a system precompile call is decoded by its interface', async () => {
+    const report = await tamper(3, ['receipts', 0, 'gasUsed']);
+    expect(report.divergence!.call).toBe('SystemConfigPrecompiled.setValueByKey(string,string)("tx_count_limit", "500") at 0x0000000000000000000000000000000000001000');
+  });
+
+  it('one signature fewer than n − f: the quorum fails (block 6: 5 sealers need 4)', async () => {
+    const report = await tamper(6, ['block', 'signatureList'], ((list: unknown[]) => list.slice(1)) as never);
+    expect(report.divergence).toMatchObject({ block: 6, field: 'signatureList', recorded: '3 valid signatures', replayed: '4 needed: 5 sealers in force (n − f, f = ⌊(n−1)/3⌋)' });
+  });
+
+  it('an SM block signature (r‖s‖public key) tampered is caught too', async () => {
+    const { file: smFile } = await recorded({ suite: 'sm' }, 'sm-base.jsonl');
+    const lines = await readLines(smFile);
+    const sig = lines[4]!.block.signatureList[2].signature as string;
+    lines[4]!.block.signatureList[2].signature = `${sig.slice(0, 20)}${sig[20] === '0' ? '1' : '0'}${sig.slice(21)}`;
+    await writeFile(smFile, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const report = await replayRecording(smFile);
+    expect(report.divergence).toMatchObject({ block: 4, index: 2, field: 'signatureList[2]' });
+  });
+});
+
+describe('replay refuses what it cannot replay, in words', () => {
+  it('a recording that starts after block 1', async () => {
+    const chain = await TestChain.create();
+    await chain.runScenario();
+    const file = await tempFile('from3.jsonl');
+    const lines = (await readFile((await recorded({}, 'full.jsonl')).file, 'utf8')).split('\n');
+    const header = { ...(JSON.parse(lines[0]!) as Line), from: 3 };
+    await writeFile(file, [JSON.stringify(header), ...lines.slice(3)].join('\n'));
+    await expect(replayRecording(file)).rejects.toThrow(/starts at block 3; replay re-executes from the genesis and cannot rebuild the state of blocks 1–2/);
+  });
+
+  it('a block recorded without its transactions, a missing field, a genesis mark of another version', async () => {
+    const { file } = await recorded({}, 'shapes.jsonl');
+    const lines = await readLines(file);
+    const write = async (edit: (l: Line[]) => void) => {
+      const copy = structuredClone(lines);
+      edit(copy);
+      const out = await tempFile('bad.jsonl');
+      await writeFile(out, copy.map((l) => JSON.stringify(l)).join('\n'));
+      return out;
+    };
+    await expect(replayRecording(await write((l) => (l[2]!.block.transactions = l[2]!.block.transactions.map((t: Line) => t.hash))))).rejects.toThrow(
+      'block 2: "transactions[0]" is a hash only',
+    );
+    await expect(replayRecording(await write((l) => delete l[2]!.receipts[1].gasUsed))).rejects.toThrow('block 2, receipt 1: "gasUsed" is missing');
+    await expect(replayRecording(await write((l) => (l[0]!.supportedVersion = '2.5.0')))).rejects.toThrow(/the genesis cannot be rebuilt from its mark at supported version 2.5.0: genesis mark: unexpected "3"/);
+  });
+});
