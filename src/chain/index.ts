@@ -65,3 +65,4 @@ export {
   type GroupGenesis,
   type GenesisMarkFields,
 } from './genesis.js';
+export { interfaceVariantOfClientVersion, productVersionOf } from './client-version.js';

@@ -1,4 +1,4 @@
-import { ProtocolVersion } from '../chain/index.js';
+import { interfaceVariantOfClientVersion, productVersionOf } from '../chain/index.js';
 import type { InterfaceVariant } from '../codec/index.js';
 import type { SuiteName } from '../crypto/index.js';
 import { EARLIER_NO_PBFT_VIEW_CODE, JsonRpcClient, RPC_ERRORS, RpcTransportError, type FetchFunction } from '../rpc/index.js';
@@ -55,22 +55,6 @@ export class EndpointUnreachableError extends Error {
   override readonly name = 'EndpointUnreachableError';
 }
 
-function productVersion(version: unknown): string | undefined {
-  if (!isObject(version)) return undefined;
-  const key = Object.keys(version).find((k) => k.endsWith(' Version') && k !== 'Supported Version');
-  return key && typeof version[key] === 'string' ? version[key] : undefined;
-}
-
-/** earlier for supported_version 2.0.0-rc1, later for anything newer; no Supported Version field at all means earlier. */
-function detectVariant(version: unknown): InterfaceVariant {
-  if (!isObject(version) || typeof version['Supported Version'] !== 'string') return 'earlier';
-  try {
-    return ProtocolVersion.parse(version['Supported Version']).interfaceVariant;
-  } catch {
-    return 'later';
-  }
-}
-
 async function detectConsensus(client: JsonRpcClient, groupId: number): Promise<ConsensusKind> {
   const status = await client.request('getConsensusStatus', [groupId]);
   if (Array.isArray(status.result) && isObject(status.result[0])) return 'leaderId' in status.result[0] ? 'raft' : 'pbft';
@@ -112,8 +96,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       throw e;
     }
   }
-  const variant = options.variant ?? detectVariant(clientVersion);
-  const nodeVersion = productVersion(clientVersion);
+  const variant = options.variant ?? interfaceVariantOfClientVersion(clientVersion);
+  const nodeVersion = productVersionOf(clientVersion);
   const suite: SuiteName = nodeVersion?.endsWith(' gm') ? 'sm' : 'ecdsa';
   const chainIdText = isObject(clientVersion) ? clientVersion['Chain Id'] : undefined;
   const ctx = new ConformanceContext({

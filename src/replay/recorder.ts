@@ -21,7 +21,7 @@
 // Replies are checked (block number, parent hash, receipt per transaction); transient failures
 // (no answer, broken answer, HTTP 5xx) are retried with exponential back-off.
 import { stat } from 'node:fs/promises';
-import { ProtocolVersion } from '../chain/index.js';
+import { interfaceVariantOfClientVersion, productVersionOf } from '../chain/index.js';
 import { JsonRpcClient, RpcTransportError, type FetchFunction, type RawHttpResponse } from '../rpc/index.js';
 import { RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
 
@@ -140,22 +140,6 @@ type Reply = { readonly result: unknown } | { readonly error: { code: unknown; m
 
 function describe(request: Request): string {
   return `${request.method} ${clip(JSON.stringify(request.params), 200)}`;
-}
-
-/** earlier for supported_version 2.0.0-rc1, later for anything newer; no Supported Version field at all means earlier (as conform). */
-function interfaceVariantOf(version: JsonObject): 'earlier' | 'later' {
-  const supported = version['Supported Version'];
-  if (typeof supported !== 'string') return 'earlier';
-  try {
-    return ProtocolVersion.parse(supported).interfaceVariant;
-  } catch {
-    return 'later';
-  }
-}
-
-function productVersion(version: JsonObject): string | undefined {
-  const key = Object.keys(version).find((k) => k.endsWith(' Version') && k !== 'Supported Version');
-  return key && typeof version[key] === 'string' ? version[key] : undefined;
 }
 
 /** From the genesis mark (block 0's extraData[0], hex of the text). */
@@ -418,7 +402,7 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
     clientVersion,
     supportedVersion: typeof supported === 'string' ? supported : '2.0.0-rc1',
     chainId: typeof chainId === 'string' ? chainId : '1',
-    interfaceVariant: interfaceVariantOf(clientVersion),
+    interfaceVariant: interfaceVariantOfClientVersion(clientVersion),
     ...(stateType ? { stateType } : {}),
     genesis,
     config: {
@@ -430,7 +414,7 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
     },
     from,
   } as const;
-  const versionSuite: 'ecdsa' | 'sm' = productVersion(clientVersion)?.endsWith(' gm') ? 'sm' : 'ecdsa';
+  const versionSuite: 'ecdsa' | 'sm' = productVersionOf(clientVersion)?.endsWith(' gm') ? 'sm' : 'ecdsa';
   let header: RecordingHeader | undefined = existing?.header;
   const makeHeader = (suite: 'ecdsa' | 'sm'): RecordingHeader => ({ ...partialHeader, suite });
 
