@@ -17,7 +17,7 @@ export const allowedImports = {
   runtime: ['codec', 'crypto', 'chain', 'storage'],
   node: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime'],
   rpc: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node'],
-  sim: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc', 'report'],
+  sim: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc', 'report', 'replay'],
   host: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'txpool', 'consensus', 'sync', 'runtime', 'node', 'rpc', 'channel'],
   deploy: ['codec', 'crypto', 'chain', 'runtime'],
   replay: ['codec', 'crypto', 'chain', 'storage', 'state', 'exec', 'ledger', 'runtime', 'rpc'],

@@ -32,3 +32,4 @@ export {
   type ReplayReport,
   type SkippedCheck,
 } from './replayer.js';
+export { readRecordedTraffic, type RecordedTraffic, type TrafficBlock, type TrafficTransaction } from './recorded-traffic.js';

@@ -159,6 +159,11 @@ export class RecordingReader {
     }
   }
 
+  /** The line of the block last yielded by blocks() (1: the header). */
+  get line(): number {
+    return this.lineNumber;
+  }
+
   /** Every block line in order; a malformed line stops with its file:line. */
   async *blocks(): AsyncGenerator<RecordedBlock> {
     let expected = this.header.from;

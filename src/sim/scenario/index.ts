@@ -1,5 +1,5 @@
-export { loadScenarioFile, parseScenario, ScenarioError, durationMs, nodeNames } from './scenario-loader.js';
-export type { Scenario, ScenarioInput, TimelineEntry, Workload, ByzantineEntry } from './scenario-schema.js';
+export { loadScenario, loadScenarioFile, parseScenario, ScenarioError, durationMs, nodeNames } from './scenario-loader.js';
+export type { Scenario, ScenarioInput, TimelineEntry, Workload, ReplayWorkload, ByzantineEntry } from './scenario-schema.js';
 export { runScenario, replayCommand, type ScenarioResult, type RunScenarioOptions, type RunProgress, type ExpectationResult, type NodeResult } from './scenario-runner.js';
 export { formatSummary, progressLine } from './run-summary.js';
 export { reportData, summaryJson, writeRunOutputs } from './run-outputs.js';

@@ -159,9 +159,11 @@ export function checkScenario(s: Scenario, fail: Fail): void {
     if (w.stop !== undefined && stop > end) fail([...path, 'stop'], `${String(w.stop)} is after the end of the scenario (${s.duration})`);
     if (w.stop !== undefined && stop <= start) fail([...path, 'stop'], `must be later than start (${String(w.start ?? '0s')})`);
     if (w.kind === 'mix' && w.weights.helloworld + w.weights.deploy + w.weights.token <= 0) fail([...path, 'weights'], 'at least one weight must be positive');
-    totalRate += w.rate;
+    // a replay without a rate cap sends its recording's transactions, known once it is read
+    const rate = w.rate ?? 0;
+    totalRate += rate;
     if (totalRate > MAX_TOTAL_RATE) fail([...path, 'rate'], `the workloads' rates add up to ${totalRate} tx/s, above the limit of ${MAX_TOTAL_RATE} tx/s`);
-    planned += (w.rate * Math.max(0, stop - start)) / 1000;
+    planned += (rate * Math.max(0, stop - start)) / 1000;
     if (planned > MAX_PLANNED_TRANSACTIONS) {
       fail([...path, 'rate'], `the workloads plan about ${Math.round(planned)} transactions (rate × active seconds), above the limit of ${MAX_PLANNED_TRANSACTIONS}; lower a rate or shorten the run`);
     }

@@ -117,8 +117,8 @@ describe('scenario loader', () => {
     ['an absurd clock drift', scenarioWith(`timeline:\n  - { at: 5s, clockSkew: { node: node0, drift: 1e9 } }\n`), 'timeline[0].clockSkew.drift: at most 10 (a clock 11 times as fast), got 1000000000'],
     // 10. messages
     ['a missing nested key', `name: demo\nduration: 30s\nchain: { suite: sm }\n`, 'demo.yaml:3:8: chain.nodes: missing required key "nodes"'],
-    ['a missing workload kind', scenarioWith(`workloads:\n  - { rate: 5 }\n`), 'workloads[0].kind: missing required key "kind" (one of helloworld, deploy, token, mix)'],
-    ['a wrong workload kind', scenarioWith(`workloads:\n  - { kind: tokens, rate: 5 }\n`), 'workloads[0].kind: expected one of helloworld, deploy, token, mix, got "tokens" (did you mean "token"?)'],
+    ['a missing workload kind', scenarioWith(`workloads:\n  - { rate: 5 }\n`), 'workloads[0].kind: missing required key "kind" (one of helloworld, deploy, token, mix, replay)'],
+    ['a wrong workload kind', scenarioWith(`workloads:\n  - { kind: tokens, rate: 5 }\n`), 'workloads[0].kind: expected one of helloworld, deploy, token, mix, replay, got "tokens" (did you mean "token"?)'],
     ['a misspelt byzantine key', scenarioWith(`byzantine:\n  - { node: node1, behaviour: silent, frm: 10s }\n`, pbft4), 'demo.yaml:8:39: byzantine[0].frm: unknown key "frm" (did you mean "from"?)'],
     ['a misspelt workload key', scenarioWith(`workloads:\n  - kind: helloworld\n    rat: 5\n`), 'demo.yaml:7:5: workloads[0].rat: unknown key "rat" (did you mean "rate"?)'],
     ['a misspelt nested key', scenarioWith(`timeline:\n  - { at: 5s, crashLeader: { group: 1, fro: 5s } }\n`), 'timeline[0].crashLeader.fro: unknown key "fro" (did you mean "for"?)'],

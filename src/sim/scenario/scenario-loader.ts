@@ -1,8 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { GENESIS_DEFAULTS, ProtocolVersion } from '../../chain/index.js';
+import { readRecordedTraffic, RecordingError, type RecordedTraffic } from '../../replay/index.js';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import { checkScenario, closest, type Fail, type Path } from './scenario-checks.js';
-import { scenarioSchema, type Scenario } from './scenario-schema.js';
+import { checkScenario, closest, MAX_PLANNED_TRANSACTIONS, type Fail, type Path } from './scenario-checks.js';
+import { scenarioSchema, type ReplayWorkload, type Scenario } from './scenario-schema.js';
 
 
 /** A scenario file that cannot be run; the message names file, line, column and key. */
@@ -28,18 +31,86 @@ export function durationMs(value: number | string): number {
   return Math.round(Number(m[1]) * factor);
 }
 
-export async function loadScenarioFile(path: string): Promise<Scenario> {
+/** Reads, parses and checks a scenario file, and reads the files it names (replay recordings). */
+export async function loadScenarioFile(file: string): Promise<Scenario> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new ScenarioError(path, 1, 1, '', `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ScenarioError(file, 1, 1, '', `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  return parseScenario(text, path);
+  return loadScenario(text, file);
 }
 
-/** Parse and check a scenario; every problem becomes a ScenarioError pointing into the text. */
+/**
+ * parseScenario, then the files the scenario names are read (paths relative to `file`): each
+ * replay workload's recording. A problem is a ScenarioError at the workload's key, with the
+ * recording's own file:line message where it has one.
+ */
+export async function loadScenario(text: string, file = '<scenario>'): Promise<Scenario> {
+  const { scenario, fail } = parseScenarioWith(text, file);
+  for (const [i, w] of scenario.workloads.entries()) {
+    if (w.kind === 'replay') w.recording = await readRecording(scenario, w, i, path.resolve(path.dirname(file), w.file), fail);
+  }
+  return scenario;
+}
+
+/** The chain id of every simulated node (src/node's default). */
+const SIM_CHAIN_ID = 1n;
+
+async function readRecording(scenario: Scenario, w: ReplayWorkload, i: number, resolved: string, fail: Fail): Promise<RecordedTraffic> {
+  const at: Path = ['workloads', i, 'file'];
+  try {
+    const info = await stat(resolved);
+    if (!info.isFile()) fail(at, `${resolved} is not a file`);
+  } catch (e) {
+    if (e instanceof ScenarioError) throw e;
+    fail(at, `the recording ${JSON.stringify(w.file)} does not exist (looked for ${resolved}, relative to the scenario file): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let traffic: RecordedTraffic;
+  try {
+    traffic = await readRecordedTraffic(resolved);
+  } catch (e) {
+    if (e instanceof RecordingError) fail(at, `cannot replay the recording: ${e.message}`);
+    throw e;
+  }
+  if (traffic.transactions > MAX_PLANNED_TRANSACTIONS) fail(at, `the recording holds ${traffic.transactions} transactions, above the limit of ${MAX_PLANNED_TRANSACTIONS} workload transactions per run`);
+  // the simulated group must take the transactions as they are
+  if (traffic.suite !== scenario.chain.suite) {
+    fail(at, `the recording is of an ${traffic.suite} chain, its signatures do not verify on this ${scenario.chain.suite} chain; set chain.suite: ${traffic.suite}`);
+  }
+  const recordedVersion = ProtocolVersion.parse(traffic.supportedVersion);
+  const version = ProtocolVersion.parse(scenario.chain.supportedVersion);
+  if (recordedVersion.txGeneration !== version.txGeneration) {
+    fail(at, `the recording's transactions are ${recordedVersion.txGeneration} encoded (supported version ${traffic.supportedVersion}); this chain's ${scenario.chain.supportedVersion} takes ${version.txGeneration} only: set chain.supportedVersion: ${traffic.supportedVersion}`);
+  }
+  for (const block of traffic.blocks) {
+    for (const t of block.transactions) {
+      const where = `${traffic.file}:${t.line}: block ${t.block}, transaction ${t.index} (${t.hash})`;
+      if (t.groupId !== undefined && t.groupId !== BigInt(w.group)) fail(['workloads', i, 'group'], `${where} is for group ${t.groupId}; this workload sends to group ${w.group}, whose nodes would refuse it: set group: ${t.groupId}`);
+      if (t.chainId !== undefined && t.chainId !== SIM_CHAIN_ID) fail(at, `${where} has chainId ${t.chainId}; the simulated chain's is ${SIM_CHAIN_ID}, its nodes would refuse it`);
+    }
+  }
+  if (w.expect === 'same-receipts') {
+    // the receipts are those of an equivalent genesis only
+    const g = scenario.groups.find((x) => x.id === w.group);
+    const problems: string[] = [];
+    if (traffic.supportedVersion !== scenario.chain.supportedVersion) problems.push(`supported version ${traffic.supportedVersion} (chain.supportedVersion is ${scenario.chain.supportedVersion})`);
+    const state = g?.state ?? 'storage';
+    if (traffic.stateType !== undefined && traffic.stateType !== state) problems.push(`state ${traffic.stateType} (group ${w.group}'s is ${state})`);
+    const gasLimit = String(g?.txGasLimit ?? GENESIS_DEFAULTS.txGasLimit);
+    if (traffic.txGasLimit !== undefined && BigInt(traffic.txGasLimit) !== BigInt(gasLimit)) problems.push(`txGasLimit ${BigInt(traffic.txGasLimit)} (group ${w.group}'s is ${gasLimit})`);
+    if (problems.length > 0) fail(['workloads', i, 'expect'], `same-receipts needs a genesis equivalent to the recorded chain's, which has ${problems.join(', ')}`);
+  }
+  return traffic;
+}
+
+/** Parse and check a scenario; every problem becomes a ScenarioError pointing into the text. Files it names are not read (see loadScenario). */
 export function parseScenario(text: string, file = '<scenario>'): Scenario {
+  return parseScenarioWith(text, file).scenario;
+}
+
+function parseScenarioWith(text: string, file: string): { scenario: Scenario; fail: Fail } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -73,7 +144,7 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
     return fail(path, describeIssue(issue, path, raw));
   }
   checkScenario(parsed.data, fail);
-  return parsed.data;
+  return { scenario: parsed.data, fail };
 }
 
 /** `byzantine[0].from` */

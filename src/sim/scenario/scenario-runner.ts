@@ -14,6 +14,7 @@ import { TimelinePlayer, type FaultInterval } from './timeline.js';
 import { TxClient } from './tx-client.js';
 import { TxTracker, type TxRecord, type TxTotals } from './tx-tracker.js';
 import { helloWorldCode, WorkloadDriver, type WorkloadCheck } from './workloads.js';
+import { ReplayDriver } from './replay-workload.js';
 import { shellOption, shellWord } from './shell-words.js';
 
 export interface ExpectationResult {
@@ -86,7 +87,7 @@ export interface ScenarioResult {
   readonly replayCommand: string;
 }
 
-const WORKLOAD_KINDS = new Set(['helloworld', 'deploy', 'token']);
+const WORKLOAD_KINDS = new Set(['helloworld', 'deploy', 'token', 'replay']);
 const DEFAULT_DRAIN_MS = 15_000;
 const RESEND_SWEEP_MS = 2_000;
 
@@ -169,7 +170,8 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const timeline = new TimelinePlayer(scenario, chain, client);
   timeline.schedule();
   const readable = (group: number) => members(group, true)[0];
-  const workloads = scenario.workloads.map((w, i) => new WorkloadDriver({ chain, client, rpc, endMs, readable }, w, i));
+  const context = { chain, client, rpc, endMs, readable, readers: (group: number) => members(group, true) };
+  const workloads = scenario.workloads.map((w, i) => (w.kind === 'replay' ? new ReplayDriver(context, w, i) : new WorkloadDriver(context, w, i)));
   for (const w of workloads) w.start();
   const sweep = async () => {
     await client.resendOverdue();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BYZANTINE_KINDS, byzantineSettingProblem } from '../../node/index.js';
+import type { RecordedTraffic } from '../../replay/index.js';
 
 /** "60s", "1.5s", "500ms", "2m", or a number of milliseconds. */
 export const duration = z.union([
@@ -73,6 +74,21 @@ const workloadSchema = z.discriminatedUnion('kind', [
       kind: z.literal('mix'),
       ...workloadBase,
       weights: z.object({ helloworld: z.number().min(0).default(0), deploy: z.number().min(0).default(0), token: z.number().min(0).default(0) }).strict(),
+    })
+    .strict(),
+  /** A recording's signed transactions sent again, in recorded order (read when the scenario loads). */
+  z
+    .object({
+      kind: z.literal('replay'),
+      ...workloadBase,
+      /** A recording (twinchain record), relative to the scenario file. */
+      file: z.string().min(1, 'name a recording file (relative to the scenario file)'),
+      /** asap: each recorded block as soon as the one before is settled; recorded: also not before its recorded time after the first block's. */
+      pace: z.enum(['asap', 'recorded']).default('asap'),
+      /** A cap in tx per virtual second (default: none). */
+      rate: workloadBase.rate.optional(),
+      /** same-receipts: every recorded transaction must end with its recorded status and output on every live honest node. */
+      expect: z.literal('same-receipts').optional(),
     })
     .strict(),
 ]);
@@ -257,9 +273,13 @@ export const scenarioSchema = z
   .strict();
 
 export type ScenarioInput = z.input<typeof scenarioSchema>;
-export type Scenario = z.output<typeof scenarioSchema>;
+type ParsedScenario = z.output<typeof scenarioSchema>;
+type ParsedWorkload = ParsedScenario['workloads'][number];
+/** A replay workload; `recording` is filled in when the scenario file is loaded (loadScenarioFile / loadScenario). */
+export type ReplayWorkload = Extract<ParsedWorkload, { kind: 'replay' }> & { recording?: RecordedTraffic };
+export type Workload = Exclude<ParsedWorkload, { kind: 'replay' }> | ReplayWorkload;
+export type Scenario = Omit<ParsedScenario, 'workloads'> & { workloads: Workload[] };
 export type TimelineEntry = Scenario['timeline'][number];
-export type Workload = Scenario['workloads'][number];
 export type ByzantineEntry = Scenario['byzantine'][number];
 export type LinkSettings = z.output<typeof linkSettingsSchema>;
 export type Latency = z.output<typeof latency>;

@@ -77,6 +77,13 @@ export class TxClient {
     return record;
   }
 
+  /** Sends a transaction signed elsewhere (a recording's), hex without 0x, to `target` or a live node of the group. */
+  async sendRaw(hash: string, raw: string, group: number, kind: TxKind, targets?: readonly string[], target = this.pick(group, targets)): Promise<TxRecord> {
+    const record = this.tracker.add(hash, kind, group, raw, this.chain.sim.now);
+    await this.transmit(record, target);
+    return record;
+  }
+
   /** Sends a record's payload (again) to `target` or a live node of its group it was not sent to yet. */
   async transmit(record: TxRecord, target = this.pick(record.group, undefined, record.tried)): Promise<void> {
     record.attempts++;
@@ -102,6 +109,12 @@ export class TxClient {
     if (!record.accepted) {
       record.rejection = `${reply.error.code}: ${reply.error.message}`;
       record.retryable = refusal !== undefined && POOL_FULL.has(refusal);
+    } else if (refusal === 'BlockLimitCheckFail') {
+      // accepted once, but not on chain by its blockLimit (a node answers AlreadyInChain first):
+      // no node will take it again, so it counts as refused rather than pending for ever
+      record.accepted = false;
+      record.rejection = `${reply.error.code}: ${reply.error.message}`;
+      record.retryable = false;
     }
   }
 

@@ -1,5 +1,5 @@
 /** What a transaction of a scenario was for. */
-export type TxKind = 'helloworld' | 'deploy' | 'token' | 'setup' | 'probe' | 'admin';
+export type TxKind = 'helloworld' | 'deploy' | 'token' | 'replay' | 'setup' | 'probe' | 'admin';
 
 /** One transaction a scenario client built, from submission to receipt. */
 export interface TxRecord {

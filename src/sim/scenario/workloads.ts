@@ -6,6 +6,9 @@ import type { NodeRpc } from '../node-rpc.js';
 import type { SimChain } from '../sim-chain.js';
 import { durationMs } from './scenario-loader.js';
 import type { Workload } from './scenario-schema.js';
+
+/** The workloads that make their own transactions (all but replay). */
+export type GeneratedWorkload = Exclude<Workload, { kind: 'replay' }>;
 import type { TxClient } from './tx-client.js';
 import type { TxKind } from './tx-tracker.js';
 
@@ -30,6 +33,8 @@ export interface WorkloadContext {
   readonly endMs: number;
   /** Says whether a node is up and honest, to read from at the end. */
   readonly readable: (group: number) => string | undefined;
+  /** Every live honest member of the group, to read from at the end. */
+  readonly readers: (group: number) => string[];
 }
 
 type Kind = 'helloworld' | 'deploy' | 'token';
@@ -52,7 +57,7 @@ export class WorkloadDriver {
 
   constructor(
     private readonly ctx: WorkloadContext,
-    private readonly spec: Workload,
+    private readonly spec: GeneratedWorkload,
     private readonly index: number,
   ) {
     this.rng = ctx.chain.sim.random(`workload/${index}`);
