@@ -46,4 +46,18 @@ describe('TxClient refusals', () => {
     await client.transmit(record);
     expect([record.accepted, record.node]).toEqual([true, 'node0']);
   });
+
+  it('counts a pooled transaction as refused once a re-send finds its blockLimit passed (it expired in a pool): no longer pending', async () => {
+    const { client, record, sent, clock } = clientRefusedWith('BlockLimitCheckFail');
+    record.accepted = true;
+    record.attempts = 1;
+    clock.now = RESEND_AFTER_MS;
+    await client.resendOverdue();
+    expect([record.accepted, record.retryable, record.rejection]).toEqual([false, false, '-32603: BlockLimitCheckFail (0): refused']);
+    expect(client.tracker.pending()).toEqual([]);
+    expect(client.tracker.totals().rejected).toBe(1);
+    clock.now = 3 * RESEND_AFTER_MS;
+    await client.resendOverdue();
+    expect(sent.length).toBe(1);
+  });
 });
