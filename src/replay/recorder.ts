@@ -76,6 +76,8 @@ export interface RecordOptions {
   readonly onNotice?: (text: string) => void;
   /** Stops cleanly after the blocks in hand are written. */
   readonly signal?: AbortSignal;
+  /** The header's recordedAt (default: now, as ISO text); fixed for byte-identical fixture recordings. */
+  readonly recordedAt?: string;
 }
 
 export interface RecordSummary {
@@ -397,7 +399,7 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
     format: RECORDING_FORMAT,
     version: RECORDING_VERSION,
     source: options.url,
-    recordedAt: new Date().toISOString(),
+    recordedAt: options.recordedAt ?? new Date().toISOString(),
     group,
     clientVersion,
     supportedVersion: typeof supported === 'string' ? supported : '2.0.0-rc1',
