@@ -19,7 +19,7 @@ import { precompileAddress, PRECOMPILE_ADDRESSES } from '../src/exec/index.js';
 import { record, RecordingReader } from '../src/replay/index.js';
 import { createRpcService, inProcessFetch } from '../src/rpc/index.js';
 import { NodeRpc } from '../src/sim/node-rpc.js';
-import { SimChain } from '../src/sim/index.js';
+import { SimChain, type SimChainOptions } from '../src/sim/index.js';
 
 export interface FixtureChainSpec {
   readonly name: string;
@@ -57,14 +57,19 @@ export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/chains/', import.m
 
 /** Runs the chain of `spec` and records it into `out`; returns what was made. */
 export async function makeFixtureChain(spec: FixtureChainSpec, out: string): Promise<{ blocks: number; transactions: number; failed: number; bytes: number }> {
-  const chain = new SimChain({
+  const options = (sealers: string[]): SimChainOptions => ({
     seed: `fixture/${spec.name}`,
     nodes: 5,
     suite: spec.suite,
     version: spec.version,
-    groups: [{ id: 1, consensus: spec.consensus, sealers: ['node0', 'node1', 'node2', 'node3'], spare: ['node4'], stateType: spec.stateType }],
+    groups: [{ id: 1, consensus: spec.consensus, sealers, spare: ['node4'], stateType: spec.stateType }],
     network: { latency: { kind: 'uniform', minMs: 2, maxMs: 20 } },
   });
+  // The genesis sealers sorted by node id: from 2.9.0 the genesis mark lists them sorted and
+  // replay can only rebuild that order (on the trie state their rows' order shows in the root).
+  const ids = new SimChain(options(['node0'])).ids;
+  const sealers = ['node0', 'node1', 'node2', 'node3'].sort((a, b) => (ids[Number(a.slice(4))]! < ids[Number(b.slice(4))]! ? -1 : 1));
+  const chain = new SimChain(options(sealers));
   const { sim, suite, version } = chain;
   const rpc = new NodeRpc(chain);
   const rng = sim.random('fixture-workload');

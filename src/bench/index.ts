@@ -33,6 +33,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'a real 4-node chain (PBFT, then Raft) under saturating JSON-RPC load: committed tx/s and latency next to the machine\'s ceiling',
     load: () => import('./chain-bench.js'),
   },
+  replay: {
+    summary: 'replay blocks/s and tx/s on every fixtures/chains recording next to the executor\'s tx/s, and record blocks/s over HTTP from a local dev node',
+    load: () => import('./replay-bench.js'),
+  },
   cli: {
     summary: 'start-up time of `twinchain --help` as a new process',
     load: () => import('./cli-bench.js'),

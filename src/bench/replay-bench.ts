@@ -1,0 +1,124 @@
+// `twinchain bench replay`: replay speed on every recording in fixtures/chains/ next to the
+// executor's own tx/s (exec bench, storage state) measured in the same run; then the recorder
+// reading a local dev node over real HTTP.
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { TransactionBuilder } from '../chain/index.js';
+import { encodeFunctionCall } from '../codec/index.js';
+import { keccak256 } from '../crypto/index.js';
+import { record, replayRecording } from '../replay/index.js';
+import { createRpcService, inProcessFetch, startHttpServer } from '../rpc/index.js';
+import { DevNode, seededRandom } from '../rpc/testing/index.js';
+import type { BenchIo } from './bench-io.js';
+import { measureExecutor } from './exec-bench.js';
+import { formatRate, table, verdict } from './measure.js';
+
+const FIXTURES = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
+/** Replay's tx/s at least this share of the executor's. */
+const REPLAY_SHARE = 0.9;
+const RECORD_BLOCKS = 300;
+const RECORD_TX_PER_BLOCK = 5;
+const RECORD_TARGET = 200;
+
+export interface ReplayMeasurement {
+  readonly file: string;
+  readonly blocks: number;
+  readonly transactions: number;
+  readonly seconds: number;
+}
+
+/** Replays `file` (warm: once untimed first when `warm`) and times it. */
+export async function measureReplay(file: string, warm = false): Promise<ReplayMeasurement> {
+  if (warm) await replayRecording(file);
+  const started = performance.now();
+  const report = await replayRecording(file);
+  const seconds = (performance.now() - started) / 1000;
+  if (report.verdict !== 'pass') throw new Error(`${file} does not replay: ${JSON.stringify(report.divergence)}`);
+  return { file: path.basename(file), blocks: report.blocks, transactions: report.transactions, seconds };
+}
+
+/** A dev node (storage state) loaded with HelloWorld.set blocks of `perBlock` transactions from `senders` accounts, after a deploy block. */
+async function loadedDevNode(seed: string, blocks: number, perBlock: number, senders = 1): Promise<DevNode> {
+  const node = await DevNode.create({ seed, poolLimit: Math.max(10_000, perBlock * 2) });
+  const group = node.mainGroup;
+  const users = Array.from(
+    { length: senders },
+    (_, i) => new TransactionBuilder({ suite: group.suite, generation: group.version.txGeneration, key: group.suite.generateKeyPair(seededRandom(`${seed}-user-${i}`)), random: seededRandom(`${seed}-nonces-${i}`) }),
+  );
+  let sent = 0;
+  const send = async (to: Uint8Array | null, data: Uint8Array) => {
+    const result = await group.submit(users[sent++ % senders]!.build({ to, data, blockLimit: BigInt(group.blockNumber() + 500) }).raw);
+    if (!result.accepted) throw new Error(`refused: ${result.rejection.reason}`);
+  };
+  await send(null, contractBytecode('HelloWorld'));
+  const deployed = await node.seal();
+  const hello = deployed!.block.receipts[0]!.contractAddress;
+  for (let b = 1; b <= blocks; b++) {
+    for (let i = 0; i < perBlock; i++) await send(hello, encodeFunctionCall('set(string)', [`block ${b} tx ${i}`], keccak256));
+    await node.seal();
+  }
+  return node;
+}
+
+/**
+ * The exec bench's workload as a recording: blocks of 1,000 signed HelloWorld set(string) calls
+ * from 50 senders on the storage state, made by a dev node and recorded in process; replayed and timed.
+ */
+export async function measureDenseReplay(dir: string): Promise<ReplayMeasurement> {
+  const node = await loadedDevNode('bench-replay-dense', 4, 1000, 50);
+  const file = path.join(dir, 'dense.jsonl.gz');
+  await record({ url: 'http://dev.in-process/', out: file, fetch: inProcessFetch(createRpcService(node)) });
+  const m = await measureReplay(file, true);
+  return { ...m, file: 'exec-bench workload (4 x 1,000 HelloWorld set, dev node)' };
+}
+
+/** A dev node served over HTTP on a free loopback port, loaded with `blocks` blocks, then recorded over HTTP. */
+export async function measureRecord(dir: string, blocks = RECORD_BLOCKS, perBlock = RECORD_TX_PER_BLOCK): Promise<{ blocks: number; transactions: number; seconds: number; blocksPerSecond: number }> {
+  const node = await loadedDevNode('bench-record', blocks - 1, perBlock);
+  const server = await startHttpServer(createRpcService(node), { host: '127.0.0.1', port: 0 });
+  try {
+    const summary = await record({ url: server.url, out: path.join(dir, 'chain.jsonl.gz') });
+    return { blocks: summary.blocks, transactions: summary.transactions, seconds: summary.seconds, blocksPerSecond: summary.blocks / summary.seconds };
+  } finally {
+    await server.close();
+  }
+}
+
+export async function run(io: BenchIo): Promise<void> {
+  const files = readdirSync(FIXTURES)
+    .filter((f) => /\.jsonl(\.gz)?$/.test(f))
+    .sort();
+  const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-bench-replay-'));
+  try {
+    const executor = await measureExecutor('storage');
+    const floor = executor.rate * REPLAY_SHARE;
+    io.out('replay: recordings re-executed and verified (tx hashes, senders, receipts, roots, block hashes, sealer signatures), one core\n');
+    io.out(`executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s in this run\n`);
+    const measured = [await measureDenseReplay(dir)];
+    for (const [i, f] of files.entries()) measured.push(await measureReplay(path.join(FIXTURES, f), i === 0));
+    const rows = measured.map((m) => {
+      const txRate = m.transactions / m.seconds;
+      return [
+        m.file,
+        String(m.blocks),
+        String(m.transactions),
+        m.seconds.toFixed(2),
+        formatRate(m.blocks / m.seconds),
+        formatRate(txRate),
+        `${((txRate / executor.rate) * 100).toFixed(0)}%`,
+        txRate >= floor ? `meets ≥ ${REPLAY_SHARE * 100}%` : `BELOW ${REPLAY_SHARE * 100}%`,
+      ];
+    });
+    io.out(table(['recording', 'blocks', 'txs', 'seconds', 'blocks/s', 'tx/s', 'of executor', 'target'], rows));
+    const rec = await measureRecord(dir);
+    io.out(`\nrecord: a dev node on a free loopback port with ${rec.blocks} blocks (${formatRate(rec.transactions)} transactions), recorded over HTTP\n`);
+    io.out(table(['path', 'blocks/s', 'seconds', 'target'], [['record over HTTP (batches, 8 requests in flight)', formatRate(rec.blocksPerSecond), rec.seconds.toFixed(2), verdict(rec.blocksPerSecond, RECORD_TARGET)]]));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
