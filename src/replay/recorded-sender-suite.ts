@@ -1,4 +1,5 @@
 import { toHexNoPrefix } from '../codec/index.js';
+import { signerKey } from './crypto-keys.js';
 import type { CryptoSuite, KeyPair, RandomSource, Signature, SignatureFormError } from '../crypto/index.js';
 
 /**
@@ -29,11 +30,19 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.name === 'ecdsa' ? { kind: 'ecdsa', r: 1n, s: 1n, v: 0 } : { kind: 'sm', r: 1n, s: 1n, publicKey: marker };
   }
 
-  /** Forget the registered transactions (after their block). */
+  /** Forget the registered transactions (after their block) and the precomputed signers. */
   clear(): void {
     this.markers.clear();
     this.senders.clear();
+    this.precomputed = undefined;
   }
+
+  /** Signers recovered elsewhere (the replay's signature worker), by recoverSigner's exact inputs (signerKey). */
+  usePrecomputed(signers: ReadonlyMap<string, Uint8Array | null>): void {
+    this.precomputed = signers.size > 0 ? signers : undefined;
+  }
+
+  private precomputed: ReadonlyMap<string, Uint8Array | null> | undefined;
 
   hash(data: Uint8Array): Uint8Array {
     return this.inner.hash(data);
@@ -51,6 +60,10 @@ export class RecordedSenderSuite implements CryptoSuite {
     if (this.markers.size > 0) {
       const marker = this.markers.get(toHexNoPrefix(digest));
       if (marker) return marker;
+    }
+    if (this.precomputed) {
+      const known = this.precomputed.get(signerKey(digest, signature));
+      if (known !== undefined) return known;
     }
     return this.inner.recoverSigner(digest, signature);
   }

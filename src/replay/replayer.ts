@@ -28,6 +28,8 @@ import { BlockExecutor, ExecutionError, type ExecutedBlock } from '../exec/index
 import { openGroupState } from '../ledger/index.js';
 import { MemoryStore } from '../storage/index.js';
 import { describeCall } from './call-decoder.js';
+import { CryptoAhead, type AheadResults } from './crypto-ahead.js';
+import { blockSignatureKey } from './crypto-keys.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
 import {
   parseHeader,
@@ -96,7 +98,15 @@ export interface ReplayOptions {
   readonly onProgress?: (progress: ReplayProgress) => void;
   /** Milliseconds, for the report's timing (default performance.now). */
   readonly clock?: () => number;
+  /**
+   * Recover transaction signers and verify block signatures of the blocks read ahead on another
+   * core (a worker thread shared by the process; crypto-ahead.ts). Default true.
+   */
+  readonly signatureWorker?: boolean;
 }
+
+/** Blocks read (and handed to the signature worker) ahead of the one being replayed. */
+const READ_AHEAD = 32;
 
 const ZERO_ADDRESS = new Uint8Array(20);
 
@@ -281,10 +291,42 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const executor = new BlockExecutor(await openGroupState(genesis, store, suite, version), suite, version);
   await executor.applyGenesis(genesis, (writes) => store.batch(writes));
 
+  const ahead = new CryptoAhead(header.suite, header.supportedVersion, options.signatureWorker ?? true);
+  const source = reader.blocks();
+  // blocks read ahead, each handed to the signature worker; a read error waits for its turn
+  const queue: Array<{ block: RecordedBlock } | { error: unknown }> = [];
+  let exhausted = false;
+  const fill = async () => {
+    while (!exhausted && queue.length < READ_AHEAD) {
+      let next: IteratorResult<RecordedBlock>;
+      try {
+        next = await source.next();
+      } catch (error) {
+        queue.push({ error });
+        exhausted = true;
+        break;
+      }
+      if (next.done) {
+        exhausted = true;
+        break;
+      }
+      if (options.to !== undefined && next.value.number > options.to) {
+        exhausted = true;
+        break;
+      }
+      ahead.submit(next.value.number, next.value.block);
+      queue.push({ block: next.value });
+    }
+  };
   try {
-    for await (const recorded of reader.blocks()) {
-      if (options.to !== undefined && recorded.number > options.to) break;
-      const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash });
+    for (;;) {
+      await fill();
+      const item = queue.shift();
+      if (!item) break;
+      if ('error' in item) throw item.error;
+      const recorded = item.block;
+      const precomputed = await ahead.take(recorded.number);
+      const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, precomputed });
       previousHash = count.hash;
       blocks++;
       transactions += count.transactions;
@@ -294,6 +336,9 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   } catch (e) {
     if (e instanceof Stop) return report(e.divergence);
     throw e;
+  } finally {
+    ahead.close();
+    await source.return(undefined);
   }
   return report();
 }
@@ -308,6 +353,8 @@ interface BlockContext {
   readonly genesis: GroupGenesis;
   readonly tally: Tally;
   readonly previousHash: Uint8Array | undefined;
+  /** Signers recovered and block signatures verified by the signature worker, by their inputs. */
+  readonly precomputed: AheadResults;
 }
 
 /** Build the Transaction to execute: re-encoded and verified when every signed field is there, else as the recorded sender's. */
@@ -335,7 +382,8 @@ function transactionFor(t: RecordedTransaction, i: number, number: number, ctx: 
   expectSame(tally, 'tx hash', hex(t.hash), hex(tx.hash), { block: number, index: i, field: 'tx.hash', call, detail: 'the hash of the transaction re-encoded from its recorded fields' });
   let sender: Uint8Array;
   try {
-    sender = recoverSender(tx, realSuite);
+    // through the suite wrapper: it answers from the worker's results for these exact inputs
+    sender = recoverSender(tx, suite);
   } catch (e) {
     throw new Stop({ block: number, index: i, field: 'tx.signature', recorded: hex(t.from), replayed: `no sender: ${(e as Error).message}`, call: call() });
   }
@@ -412,6 +460,7 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
 
   suite.clear();
+  suite.usePrecomputed(ctx.precomputed.signers);
   const transactions = txs.map((t, i) => transactionFor(t, i, number, ctx));
 
   let executed: ExecutedBlock;
@@ -479,9 +528,13 @@ function checkSignatures(header: RecordedHeader, hash: Uint8Array, inForce: read
     return;
   }
   const sealers = inForce.map((id) => Uint8Array.from(Buffer.from(id, 'hex')));
+  const known = ctx.precomputed.signatures;
+  // the worker verified against the recorded hash and sealer list, which equal these when it gets here
+  const verifier = (digest: Uint8Array, signature: Uint8Array, nodeId: Uint8Array): boolean =>
+    (known.size > 0 ? known.get(blockSignatureKey(digest, signature, nodeId)) : undefined) ?? realSuite.verify(digest, realSuite.signatureFromBytes(signature), nodeId);
   const valid = new Set<number>();
   header.signatureList.forEach((entry, k) => {
-    const check = checkSignatureList(hash, [entry], sealers, realSuite);
+    const check = checkSignatureList(hash, [entry], sealers, realSuite, verifier);
     if (check.invalid.length > 0) {
       throw new Stop({
         block: number,

@@ -1,0 +1,6 @@
+// Entry of replay's signature worker thread: like bin/twinchain.js it runs the TypeScript sources
+// through tsx, which a worker must register for itself (also when the parent runs under vitest).
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./crypto-worker.ts');
