@@ -208,7 +208,12 @@ export interface RecordedReceipt {
   readonly remainGas?: bigint;
 }
 
+const LOWER_HEX = /^0x(?:[0-9a-f]{2})*$/;
+
+/** The field as 0x-prefixed lowercase hex (as the nodes print it: taken as it is), checked like bytesOf. */
 const hexText = (json: JsonObject, field: string, place: Place, length?: number) => {
+  const value = json[field];
+  if (typeof value === 'string' && (length === undefined || value.length === 2 + 2 * length) && LOWER_HEX.test(value)) return value;
   const bytes = bytesOf(json, field, place, length);
   return `0x${Buffer.from(bytes).toString('hex')}`;
 };

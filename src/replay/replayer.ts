@@ -379,7 +379,8 @@ function transactionFor(t: RecordedTransaction, i: number, number: number, ctx: 
     if (!(e instanceof TxDecodeError)) throw e;
     throw new Stop({ block: number, index: i, field: `tx.${e.field ?? 'signature'}`, recorded: 'a well-formed transaction', replayed: `rejected: ${e.message}`, call: call() });
   }
-  expectSame(tally, 'tx hash', hex(t.hash), hex(tx.hash), { block: number, index: i, field: 'tx.hash', call, detail: 'the hash of the transaction re-encoded from its recorded fields' });
+  if (bytesEqual(t.hash, tx.hash)) tally.pass('tx hash');
+  else expectSame(tally, 'tx hash', hex(t.hash), hex(tx.hash), { block: number, index: i, field: 'tx.hash', call, detail: 'the hash of the transaction re-encoded from its recorded fields' });
   let sender: Uint8Array;
   try {
     // through the suite wrapper: it answers from the worker's results for these exact inputs
@@ -387,7 +388,8 @@ function transactionFor(t: RecordedTransaction, i: number, number: number, ctx: 
   } catch (e) {
     throw new Stop({ block: number, index: i, field: 'tx.signature', recorded: hex(t.from), replayed: `no sender: ${(e as Error).message}`, call: call() });
   }
-  expectSame(tally, 'tx sender (signature)', hex(t.from), hex(sender), { block: number, index: i, field: 'tx.from', call, detail: 'the sender the signature recovers to' });
+  if (bytesEqual(t.from, sender)) tally.pass('tx sender (signature)');
+  else expectSame(tally, 'tx sender (signature)', hex(t.from), hex(sender), { block: number, index: i, field: 'tx.from', call, detail: 'the sender the signature recovers to' });
   return tx;
 }
 
