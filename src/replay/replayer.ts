@@ -221,6 +221,8 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     await reader.blocks().return(undefined);
     throw new ReplayInputError(`${file}:1: header: "supportedVersion" ${(e as Error).message}`);
   }
+  // started first: the worker boots (tsx, the crypto modules) while the genesis and the state are set up
+  const ahead = new CryptoAhead(header.suite, header.supportedVersion, options.signatureWorker ?? true);
   const realSuite = getSuite(header.suite);
   const suite = new RecordedSenderSuite(realSuite);
   const tally = new Tally();
@@ -291,7 +293,6 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const executor = new BlockExecutor(await openGroupState(genesis, store, suite, version), suite, version);
   await executor.applyGenesis(genesis, (writes) => store.batch(writes));
 
-  const ahead = new CryptoAhead(header.suite, header.supportedVersion, options.signatureWorker ?? true);
   const source = reader.blocks();
   // blocks read ahead, each handed to the signature worker; a read error waits for its turn
   const queue: Array<{ block: RecordedBlock } | { error: unknown }> = [];
