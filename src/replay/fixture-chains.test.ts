@@ -59,6 +59,14 @@ describe('fixtures/chains: every recording replays with every check passing', ()
     expect(FILES.filter((f) => GENERATED.test(f))).toHaveLength(8);
   });
 
+  it('the signature worker changes nothing: the same report with and without it', async () => {
+    const file = path.join(DIR, 'pbft-ecdsa-later.jsonl.gz');
+    const strip = (r: Awaited<ReturnType<typeof replayRecording>>) => ({ ...r, seconds: 0 });
+    const inline = await replayRecording(file, { signatureWorker: false });
+    await replayRecording(file); // the worker has booted by the next one
+    expect(strip(await replayRecording(file))).toEqual(strip(inline));
+  }, 60_000);
+
   for (const file of FILES) {
     it(file, async () => {
       const report = await replayRecording(path.join(DIR, file)); // a file that cannot be replayed throws
