@@ -4,6 +4,7 @@
 // computed exactly the same thing (keys in crypto-keys.ts), and computes anything missing itself.
 // The worker is shared by every replay in the process, started on first use and unref'd; until
 // it has booted (or where it cannot start) the replay computes everything on its own thread.
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { JsonObject } from './recording.js';
 import type { AheadRequest, AheadResult } from './crypto-keys.js';
@@ -58,34 +59,36 @@ class SharedWorker {
   }
 }
 
-let shared: SharedWorker | undefined;
+/** Workers shared by every replay in the process: two where there are at least two cores. */
+const POOL = Math.min(2, Math.max(1, availableParallelism()));
+const shared: SharedWorker[] = [];
 
 /** One replay's view of the shared worker. */
 export class CryptoAhead {
-  private readonly pending = new Map<number, Promise<AheadResult | undefined>>();
-  /** [0]: the block reached without the worker's answer; [1]: the block the worker has started. */
-  private readonly progress = new Int32Array(new SharedArrayBuffer(8));
-  private readonly worker: SharedWorker | undefined;
+  private readonly pending = new Map<number, { claim: Int32Array; answer: Promise<AheadResult | undefined> }>();
+  private readonly workers: SharedWorker[] = [];
 
   constructor(
     private readonly suite: 'ecdsa' | 'sm',
     private readonly version: string,
     enabled: boolean,
   ) {
-    if (enabled && !shared?.failed) {
-      try {
-        shared ??= new SharedWorker();
-        this.worker = shared;
-      } catch {
-        this.worker = undefined;
-      }
+    if (!enabled) return;
+    try {
+      while (shared.length < POOL) shared.push(new SharedWorker());
+    } catch {
+      // no worker threads here: the replay computes everything itself
     }
+    this.workers = shared.filter((w) => !w.failed);
   }
 
   /** Hand a block read ahead to the worker (when it is up). */
   submit(number: number, block: JsonObject): void {
-    if (!this.worker?.ready) return;
-    this.pending.set(number, this.worker.request({ number, suite: this.suite, version: this.version, block, progress: this.progress }));
+    const ready = this.workers.filter((w) => w.ready);
+    if (ready.length === 0) return;
+    const claim = new Int32Array(new SharedArrayBuffer(4));
+    const answer = ready[number % ready.length]!.request({ number, suite: this.suite, version: this.version, block, claim });
+    this.pending.set(number, { claim, answer });
   }
 
   /**
@@ -96,12 +99,9 @@ export class CryptoAhead {
     const job = this.pending.get(number);
     if (!job) return NONE;
     this.pending.delete(number);
-    // the worker works in order: once it has started this block, its answer is the quickest way
-    if (Atomics.load(this.progress, 1) < number) {
-      Atomics.store(this.progress, 0, number);
-      if (Atomics.load(this.progress, 1) < number) return NONE;
-    }
-    const result = await job;
+    // not started by its worker: the replay computes it now (and the worker skips it); else its answer is the quickest way
+    if (Atomics.compareExchange(job.claim, 0, 0, 2) === 0) return NONE;
+    const result = await job.answer;
     if (!result) return NONE;
     return {
       signers: new Map(result.signers.map(([k, v]) => [k, v === null ? null : Uint8Array.from(Buffer.from(v, 'hex'))])),
@@ -111,7 +111,7 @@ export class CryptoAhead {
 
   /** Forget results not taken (the replay stopped early). */
   close(): void {
-    Atomics.store(this.progress, 0, 0x7fffffff);
+    for (const { claim } of this.pending.values()) Atomics.compareExchange(claim, 0, 0, 2);
     this.pending.clear();
   }
 }

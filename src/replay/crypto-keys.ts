@@ -10,10 +10,10 @@ export interface AheadRequest {
   readonly version: string;
   readonly block: JsonObject;
   /**
-   * [0]: the block the replay has reached without the worker's answer (it computes that one itself,
-   * and the worker skips blocks up to it); [1]: the block the worker has started.
+   * Who computes this block, claimed with compareExchange from 0: 1 = the worker (the replay
+   * waits for its answer), 2 = the replay itself (it got there first; the worker skips the block).
    */
-  readonly progress: Int32Array;
+  readonly claim: Int32Array;
 }
 
 export interface AheadResult {

@@ -19,8 +19,7 @@ function work(request: AheadRequest): AheadResult {
   if (!version) versions.set(request.version, (version = ProtocolVersion.parse(request.version)));
   const signers: Array<[string, string | null]> = [];
   const signatures: Array<[string, boolean]> = [];
-  Atomics.store(request.progress, 1, request.number);
-  if (Atomics.load(request.progress, 0) >= request.number) return { id: request.id, signers, signatures };
+  if (Atomics.compareExchange(request.claim, 0, 0, 1) !== 0) return { id: request.id, signers, signatures };
   const place = { block: request.number };
   try {
     for (const json of transactionObjects(request.block, place)) {
