@@ -5,8 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { devChain, type DevChainOptions } from './dev-chain.test-helper.js';
 import { record } from './recorder.js';
+import { TestChain } from './recording-chain.test-helper.js';
 import { replayRecording } from './replayer.js';
 
 const dirs: string[] = [];
@@ -49,5 +51,19 @@ describe('record over HTTP, then replay', () => {
     } finally {
       await c.close();
     }
+  });
+});
+
+describe('a call to address 0', () => {
+  it.each(['2.11.0', '2.0.0-rc1'])('at %s replays as a call, not as the creation the later variant prints the same way', async (version) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-zero-to-'));
+    dirs.push(dir);
+    const chain = await TestChain.create({ version, stateType: 'mpt' });
+    await chain.block([chain.tx(null, contractBytecode('HelloWorld')), chain.tx(new Uint8Array(20), Uint8Array.of(1, 2, 3))]);
+    const file = path.join(dir, 'zero.jsonl');
+    await chain.record(file);
+    const report = await replayRecording(file);
+    expect(report.divergence).toBeUndefined();
+    expect(report.transactions).toBe(2);
   });
 });

@@ -3,8 +3,8 @@
 // (ReplayInputError, naming block, transaction and field); what a variant simply does not carry
 // (the earlier variant's signature, blockLimit, receiptsRoot, dbHash, signatureList) comes back
 // as undefined, for the replayer to list as a skipped check.
-import type { BlockSignature, TxBody } from '../chain/index.js';
-import { fromHex } from '../codec/index.js';
+import { encodeSignedTransaction, type BlockSignature, type TxBody } from '../chain/index.js';
+import { bytesEqual, fromHex } from '../codec/index.js';
 import type { CryptoSuite, Signature } from '../crypto/index.js';
 import type { JsonObject } from './recording.js';
 
@@ -155,7 +155,8 @@ const RC2_EXTRA = ['blockLimit', 'chainId', 'groupId', 'extraData', 'signature']
 export function parseTransaction(json: JsonObject, place: Place, suite: CryptoSuite, generation: 'rc1' | 'rc2'): RecordedTransaction {
   const toText = json.to;
   if (toText !== null && typeof toText !== 'string') bad(place, 'to', `is neither an address nor null: ${JSON.stringify(toText)}`);
-  // a creation: null (earlier variant, pending and block examples) or the zero address (later variant)
+  // a creation is null in the earlier variant and the zero address in the later one, where a
+  // call to address 0 prints the same: the signed fields' hash tells them apart (below)
   const to = toText === null || toText === ZERO_ADDRESS_HEX ? null : bytesOf(json, 'to', place, 20);
   const common = {
     hash: bytesOf(json, 'hash', place, 32),
@@ -165,7 +166,8 @@ export function parseTransaction(json: JsonObject, place: Place, suite: CryptoSu
   };
   const wanted = generation === 'rc2' ? RC2_EXTRA : (['blockLimit', 'signature'] as const);
   const missing = wanted.filter((f) => json[f] === undefined);
-  if (missing.length > 0) return { ...common, missing };
+  // no signed fields (the earlier variant): its creations print null, so the zero address is address 0
+  if (missing.length > 0) return { ...common, ...(toText === ZERO_ADDRESS_HEX ? { to: new Uint8Array(20) } : {}), missing };
   const body: TxBody = {
     nonce: quantityOf(json, 'nonce', place),
     gasPrice: quantityOf(json, 'gasPrice', place),
@@ -186,6 +188,11 @@ export function parseTransaction(json: JsonObject, place: Place, suite: CryptoSu
     suite.name === 'ecdsa'
       ? { kind: 'ecdsa', r, s: sv, v: numberOf(s, 'v', at) }
       : { kind: 'sm', r, s: sv, publicKey: bytesOf(s, 'v', at, 64) };
+  if (toText === ZERO_ADDRESS_HEX) {
+    const asCall = { ...body, to: new Uint8Array(20) };
+    const hashOf = (b: TxBody) => suite.hash(encodeSignedTransaction(b, generation, signature));
+    if (!bytesEqual(hashOf(body), common.hash) && bytesEqual(hashOf(asCall), common.hash)) return { ...common, to: asCall.to, body: asCall, signature, missing: [] };
+  }
   return { ...common, body, signature, missing: [] };
 }
 
