@@ -1,20 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { EndpointUnreachableError, formatReport, reportJson, runConformance } from '../conformance/index.js';
 import { CliError } from './cli-error.js';
+import { endpoint } from './endpoint.js';
 import type { CliIo } from './io.js';
 import { integerOption, oneOf, parseOptions } from './parse-options.js';
-
-function endpoint(text: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    throw new CliError(`"${text}" is not a URL; expected e.g. http://127.0.0.1:8545`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`"${text}": only http and https endpoints are supported`);
-  return url.href;
-}
 
 /** twinchain conform <url>: exit 0 all passed, 1 any failure, 2 unreachable endpoint or bad usage. */
 export async function run(args: string[], io: CliIo): Promise<number> {

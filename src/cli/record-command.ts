@@ -1,6 +1,7 @@
 import { RecordError, RecordUsageError, record, type RecordProgress } from '../replay/index.js';
 import type { FetchFunction } from '../rpc/index.js';
 import { CliError } from './cli-error.js';
+import { endpoint } from './endpoint.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { firstSignal } from './signals.js';
@@ -17,18 +18,6 @@ export interface RecordDeps {
 }
 
 const PLAIN_EVERY_MS = 5000;
-
-function endpoint(text: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    throw new CliError(`"${text}" is not a URL; expected e.g. http://127.0.0.1:8545`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`"${text}": only http and https endpoints are supported`);
-  return url.href;
-}
 
 function duration(seconds: number): string {
   if (seconds < 60) return `${Math.ceil(seconds)}s`;

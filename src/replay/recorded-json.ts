@@ -3,7 +3,7 @@
 // (ReplayInputError, naming block, transaction and field); what a variant simply does not carry
 // (the earlier variant's signature, blockLimit, receiptsRoot, dbHash, signatureList) comes back
 // as undefined, for the replayer to list as a skipped check.
-import { encodeSignedTransaction, type BlockSignature, type TxBody } from '../chain/index.js';
+import { encodeSignedTransaction, type BlockHeader, type BlockSignature, type TxBody } from '../chain/index.js';
 import { bytesEqual, fromHex } from '../codec/index.js';
 import type { CryptoSuite, Signature } from '../crypto/index.js';
 import type { JsonObject } from './recording.js';
@@ -80,22 +80,11 @@ function objectOf(value: unknown, field: string, place: Place): JsonObject {
   return value as JsonObject;
 }
 
-/** A recorded block header: every field execution and the hash need; receiptsRoot/dbHash only in the later variant. */
-export interface RecordedHeader {
+/** A recorded block header: the chain's header fields, receiptsRoot/dbHash only in the later variant. */
+export interface RecordedHeader extends Omit<BlockHeader, 'receiptsRoot' | 'dbHash'> {
   readonly hash?: Uint8Array;
-  readonly number: number;
-  readonly parentHash: Uint8Array;
-  readonly stateRoot: Uint8Array;
-  readonly transactionsRoot: Uint8Array;
   readonly receiptsRoot?: Uint8Array;
   readonly dbHash?: Uint8Array;
-  readonly logsBloom: Uint8Array;
-  readonly gasLimit: bigint;
-  readonly gasUsed: bigint;
-  readonly timestamp: number;
-  readonly extraData: readonly Uint8Array[];
-  readonly sealer: number;
-  readonly sealerList: readonly Uint8Array[];
   /** Absent in the earlier variant (and in replies without transactions). */
   readonly signatureList?: readonly BlockSignature[];
 }

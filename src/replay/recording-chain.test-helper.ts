@@ -191,3 +191,28 @@ export class TestChain {
     await writer.end();
   }
 }
+
+/** Every check that must have run (and passed) in a full later-variant replay. */
+export const LATER_CHECKS = [
+  'genesis hash',
+  'parentHash',
+  'tx hash',
+  'tx sender (signature)',
+  'transactionsRoot',
+  'receipt transactionHash',
+  'receipt status',
+  'receipt output',
+  'receipt logs',
+  'receipt gasUsed',
+  'receipt contractAddress',
+  'receipt logsBloom',
+  'receipt root',
+  'receiptsRoot',
+  'stateRoot',
+  'dbHash',
+  'logsBloom',
+  'block hash',
+  'sealerList',
+  'signatures',
+  'signature quorum',
+];

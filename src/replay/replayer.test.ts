@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestChain } from './recording-chain.test-helper.js';
+import { LATER_CHECKS, TestChain } from './recording-chain.test-helper.js';
 import { replayRecording, type ReplayReport } from './replayer.js';
 
 const dirs: string[] = [];
@@ -31,31 +31,6 @@ async function readLines(file: string): Promise<Line[]> {
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Line);
 }
-
-/** Every check that must have run (and passed) in a full later-variant replay. */
-const LATER_CHECKS = [
-  'genesis hash',
-  'parentHash',
-  'tx hash',
-  'tx sender (signature)',
-  'transactionsRoot',
-  'receipt transactionHash',
-  'receipt status',
-  'receipt output',
-  'receipt logs',
-  'receipt gasUsed',
-  'receipt contractAddress',
-  'receipt logsBloom',
-  'receipt root',
-  'receiptsRoot',
-  'stateRoot',
-  'dbHash',
-  'logsBloom',
-  'block hash',
-  'sealerList',
-  'signatures',
-  'signature quorum',
-];
 
 describe('replay round trip: a chain recorded as the RPC answers replays with every check passing', () => {
   for (const suite of ['ecdsa', 'sm'] as const) {

@@ -113,23 +113,27 @@ export class StorageStateManager implements StateManagerInterface {
   }
 
   /** The account's entries, or null when it has no table. */
-  private async record(hex: string): Promise<AccountRecord | null> {
-    const tables = this.tables;
-    let record = this.accounts.get(hex);
-    if (record !== undefined) return record;
-    const table = `c_${hex}`;
-    if (!(await tables.openTable(table))) record = null;
-    else {
+  private record(hex: string): Promise<AccountRecord | null> {
+    return this.readThrough(this.accounts, hex, hex, null, async (table) => {
       const codeHash = await this.storedCodeHash(table);
-      record = {
+      return {
         nonce: BigInt(decoder.decode((await this.row(table, 'nonce')) ?? encoder.encode('0'))),
         balance: BigInt(decoder.decode((await this.row(table, 'balance')) ?? encoder.encode('0'))),
         contract: (await this.row(table, 'authority')) !== undefined,
         codeHash: codeHash === undefined || bytesEqual(codeHash, this.emptyCodeHash) ? KECCAK256_NULL : codeHash,
       };
-    }
-    this.accounts.set(hex, record);
-    return record;
+    });
+  }
+
+  /** What account `hex`'s table gives for `key`, read once per block (`absent` when it has no table). */
+  private async readThrough<T>(cache: Map<string, T>, key: string, hex: string, absent: T, load: (table: string) => Promise<T>): Promise<T> {
+    const tables = this.tables; // first: it empties the caches when the block's tables changed
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const table = `c_${hex}`;
+    const value = (await tables.openTable(table)) ? await load(table) : absent;
+    cache.set(key, value);
+    return value;
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
@@ -231,20 +235,14 @@ export class StorageStateManager implements StateManagerInterface {
   }
 
   /** The code as stored, without the precompile override (what getCode over RPC reports). */
-  async getStoredCode(address: Address): Promise<Uint8Array> {
+  getStoredCode(address: Address): Promise<Uint8Array> {
     const hex = bytesToUnprefixedHex(address.bytes);
-    const tables = this.tables;
-    let code = this.codes.get(hex);
-    if (code !== undefined) return code;
-    const table = `c_${hex}`;
-    if (!(await tables.openTable(table))) code = EMPTY;
-    else {
+    return this.readThrough(this.codes, hex, hex, EMPTY, async (table) => {
       const value = await this.row(table, 'code');
-      code = !value || value.length === 0 ? EMPTY : this.options.binaryCode ? value : fromHex(decoder.decode(value));
-    }
-    this.codes.set(hex, code);
-    return code;
+      return !value || value.length === 0 ? EMPTY : this.options.binaryCode ? value : fromHex(decoder.decode(value));
+    });
   }
+
 
   async getCode(address: Address): Promise<Uint8Array> {
     const code = await this.getStoredCode(address);
@@ -256,21 +254,14 @@ export class StorageStateManager implements StateManagerInterface {
     return (await this.getCode(address)).length;
   }
 
-  async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+  getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const hex = bytesToUnprefixedHex(address.bytes);
-    const tables = this.tables;
-    const slot = hex + bytesToUnprefixedHex(key);
-    let value = this.slots.get(slot);
-    if (value !== undefined) return value;
-    const table = `c_${hex}`;
-    if (!(await tables.openTable(table))) value = EMPTY;
-    else {
+    return this.readThrough(this.slots, hex + bytesToUnprefixedHex(key), hex, EMPTY, async (table) => {
       const stored = await this.row(table, bytesToBigint(key).toString());
-      value = stored === undefined ? EMPTY : bigintToBytes(BigInt(decoder.decode(stored)));
-    }
-    this.slots.set(slot, value);
-    return value;
+      return stored === undefined ? EMPTY : bigintToBytes(BigInt(decoder.decode(stored)));
+    });
   }
+
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     if (this.storageGuard) await this.storageGuard(address);
