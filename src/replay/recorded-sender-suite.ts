@@ -1,13 +1,14 @@
 import { toHexNoPrefix } from '../codec/index.js';
-import { signerKey } from './crypto-keys.js';
 import type { CryptoSuite, KeyPair, RandomSource, Signature, SignatureFormError } from '../crypto/index.js';
 
 /**
- * The chain's suite, except that transactions registered here "recover" to their recorded
- * sender: for recorded transactions whose signature (or another signed field) the node did not
- * print, so they cannot be re-encoded and verified but can still be executed as the recorded
- * sender sent them. Everything else (hashes, block signatures, state) goes to the real suite; the
- * replay report lists every transaction executed this way as a skipped sender check.
+ * The chain's suite, except that transactions registered here "recover" to a sender given in
+ * advance. Used for recorded transactions whose signature (or another signed field) the node did
+ * not print, so they cannot be re-encoded and verified but can still be executed as the recorded
+ * sender sent them (the replay report lists each as a skipped sender check); and for signed ones
+ * executed as their recorded sender while their signature is checked on another thread, or whose
+ * sender another thread recovered already (the replay compares before it accepts the block).
+ * Everything else (hashes, block signatures, state) goes to the real suite.
  */
 export class RecordedSenderSuite implements CryptoSuite {
   readonly name: CryptoSuite['name'];
@@ -30,19 +31,11 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.name === 'ecdsa' ? { kind: 'ecdsa', r: 1n, s: 1n, v: 0 } : { kind: 'sm', r: 1n, s: 1n, publicKey: marker };
   }
 
-  /** Forget the registered transactions (after their block) and the precomputed signers. */
+  /** Forget the registered transactions (after their block). */
   clear(): void {
     this.markers.clear();
     this.senders.clear();
-    this.precomputed = undefined;
   }
-
-  /** Signers recovered elsewhere (the replay's signature worker), by recoverSigner's exact inputs (signerKey). */
-  usePrecomputed(signers: ReadonlyMap<string, Uint8Array | null>): void {
-    this.precomputed = signers.size > 0 ? signers : undefined;
-  }
-
-  private precomputed: ReadonlyMap<string, Uint8Array | null> | undefined;
 
   hash(data: Uint8Array): Uint8Array {
     return this.inner.hash(data);
@@ -60,10 +53,6 @@ export class RecordedSenderSuite implements CryptoSuite {
     if (this.markers.size > 0) {
       const marker = this.markers.get(toHexNoPrefix(digest));
       if (marker) return marker;
-    }
-    if (this.precomputed) {
-      const known = this.precomputed.get(signerKey(digest, signature));
-      if (known !== undefined) return known;
     }
     return this.inner.recoverSigner(digest, signature);
   }

@@ -166,6 +166,11 @@ export class RecordingReader {
 
   /** Every block line in order; a malformed line stops with its file:line. */
   async *blocks(): AsyncGenerator<RecordedBlock> {
+    for await (const { block } of this.blockLines()) yield block;
+  }
+
+  /** Like blocks(), with each block's line as read (to hand to another thread as it is). */
+  async *blockLines(): AsyncGenerator<{ readonly block: RecordedBlock; readonly text: string }> {
     let expected = this.header.from;
     try {
       for (;;) {
@@ -178,7 +183,7 @@ export class RecordingReader {
         if (next.done) return;
         this.lineNumber++;
         if (next.value.trim() === '') continue;
-        yield parseBlockLine(parseJson(next.value, this.file, this.lineNumber), this.file, this.lineNumber, expected++);
+        yield { block: parseBlockLine(parseJson(next.value, this.file, this.lineNumber), this.file, this.lineNumber, expected++), text: next.value };
       }
     } finally {
       this.close();

@@ -28,8 +28,8 @@ import { BlockExecutor, ExecutionError, type ExecutedBlock } from '../exec/index
 import { openGroupState } from '../ledger/index.js';
 import { MemoryStore } from '../storage/index.js';
 import { describeCall } from './call-decoder.js';
-import { CryptoAhead, type AheadResults } from './crypto-ahead.js';
-import { blockSignatureKey } from './crypto-keys.js';
+import { CryptoAhead, type BlockCrypto } from './crypto-ahead.js';
+import { blockSignatureKey } from './crypto-chunk.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
 import {
   parseHeader,
@@ -99,16 +99,17 @@ export interface ReplayOptions {
   /** Milliseconds, for the report's timing (default performance.now). */
   readonly clock?: () => number;
   /**
-   * Recover transaction signers and verify block signatures of the blocks read ahead on another
-   * core (a worker thread shared by the process; crypto-ahead.ts). Default true.
+   * Hash the transactions, recover their senders and verify the block signatures of the blocks
+   * read ahead on other cores (worker threads shared by the process; crypto-ahead.ts). Default true.
    */
   readonly signatureWorker?: boolean;
 }
 
-/** Blocks read (and handed to the signature worker) ahead of the one being replayed. */
+/** Blocks read (and handed to the crypto workers) ahead of the one being replayed. */
 const READ_AHEAD = 32;
 
 const ZERO_ADDRESS = new Uint8Array(20);
+const NO_BYTES = new Uint8Array(0);
 
 class Stop extends Error {
   constructor(readonly divergence: Divergence) {
@@ -221,9 +222,9 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     await reader.blocks().return(undefined);
     throw new ReplayInputError(`${file}:1: header: "supportedVersion" ${(e as Error).message}`);
   }
-  // started first: the worker boots (tsx, the crypto modules) while the genesis and the state are set up
-  const ahead = new CryptoAhead(header.suite, header.supportedVersion, options.signatureWorker ?? true);
   const realSuite = getSuite(header.suite);
+  // started first: the workers boot (the crypto modules) while the genesis and the state are set up
+  const ahead = new CryptoAhead(realSuite, version, options.signatureWorker ?? true);
   const suite = new RecordedSenderSuite(realSuite);
   const tally = new Tally();
   const variant = header.interfaceVariant;
@@ -293,13 +294,13 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const executor = new BlockExecutor(await openGroupState(genesis, store, suite, version), suite, version);
   await executor.applyGenesis(genesis, (writes) => store.batch(writes));
 
-  const source = reader.blocks();
-  // blocks read ahead, each handed to the signature worker; a read error waits for its turn
+  const source = reader.blockLines();
+  // blocks read ahead, each handed to the crypto workers; a read error waits for its turn
   const queue: Array<{ block: RecordedBlock } | { error: unknown }> = [];
   let exhausted = false;
   const fill = async () => {
     while (!exhausted && queue.length < READ_AHEAD) {
-      let next: IteratorResult<RecordedBlock>;
+      let next: IteratorResult<{ block: RecordedBlock; text: string }>;
       try {
         next = await source.next();
       } catch (error) {
@@ -311,12 +312,13 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
         exhausted = true;
         break;
       }
-      if (options.to !== undefined && next.value.number > options.to) {
+      const { block, text } = next.value;
+      if (options.to !== undefined && block.number > options.to) {
         exhausted = true;
         break;
       }
-      ahead.submit(next.value.number, next.value.block);
-      queue.push({ block: next.value });
+      ahead.submit(block.number, text, transactionCount(block));
+      queue.push({ block });
     }
   };
   try {
@@ -326,8 +328,8 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       if (!item) break;
       if ('error' in item) throw item.error;
       const recorded = item.block;
-      const precomputed = await ahead.take(recorded.number);
-      const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, precomputed });
+      const crypto = () => ahead.take(recorded.number, recorded.block, transactionCount(recorded));
+      const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto });
       previousHash = count.hash;
       blocks++;
       transactions += count.transactions;
@@ -354,12 +356,21 @@ interface BlockContext {
   readonly genesis: GroupGenesis;
   readonly tally: Tally;
   readonly previousHash: Uint8Array | undefined;
-  /** Signers recovered and block signatures verified by the signature worker, by their inputs. */
-  readonly precomputed: AheadResults;
+  /** The block's transaction hashes, senders and block signatures, computed ahead by the workers where they got to it. */
+  readonly crypto: () => Promise<BlockCrypto>;
 }
 
-/** Build the Transaction to execute: re-encoded and verified when every signed field is there, else as the recorded sender's. */
-function transactionFor(t: RecordedTransaction, i: number, number: number, ctx: BlockContext): Transaction {
+function transactionCount(recorded: RecordedBlock): number {
+  const txs = recorded.block.transactions;
+  return Array.isArray(txs) ? txs.length : 0;
+}
+
+/**
+ * Build the Transaction to execute: re-encoded and verified when every signed field is there
+ * (with the sender `known` recovered, when it recovered it from this very payload), else as the
+ * recorded sender's.
+ */
+function transactionFor(t: RecordedTransaction, i: number, number: number, ctx: BlockContext, known?: BlockCrypto): Transaction {
   const { tally, realSuite, version, suite } = ctx;
   const call = () => describeCall(t.to, t.input, realSuite);
   if (!t.body || !t.signature) {
@@ -380,53 +391,97 @@ function transactionFor(t: RecordedTransaction, i: number, number: number, ctx: 
     if (!(e instanceof TxDecodeError)) throw e;
     throw new Stop({ block: number, index: i, field: `tx.${e.field ?? 'signature'}`, recorded: 'a well-formed transaction', replayed: `rejected: ${e.message}`, call: call() });
   }
-  if (bytesEqual(t.hash, tx.hash)) tally.pass('tx hash');
-  else expectSame(tally, 'tx hash', hex(t.hash), hex(tx.hash), { block: number, index: i, field: 'tx.hash', call, detail: 'the hash of the transaction re-encoded from its recorded fields' });
+  checkTxHash(t, tx.hash, i, number, ctx);
+  // the hash covers every signed field and the signature: the workers' sender is this payload's
+  if (known?.computed[i] && bytesEqual(known.hashes.subarray(32 * i, 32 * i + 32), tx.hash)) suite.register(tx.signingHash, known.senders.slice(20 * i, 20 * i + 20));
   let sender: Uint8Array;
   try {
-    // through the suite wrapper: it answers from the worker's results for these exact inputs
     sender = recoverSender(tx, suite);
   } catch (e) {
     throw new Stop({ block: number, index: i, field: 'tx.signature', recorded: hex(t.from), replayed: `no sender: ${(e as Error).message}`, call: call() });
   }
-  if (bytesEqual(t.from, sender)) tally.pass('tx sender (signature)');
-  else expectSame(tally, 'tx sender (signature)', hex(t.from), hex(sender), { block: number, index: i, field: 'tx.from', call, detail: 'the sender the signature recovers to' });
+  checkTxSender(t, sender, i, number, ctx);
   return tx;
+}
+
+function checkTxHash(t: RecordedTransaction, hash: Uint8Array, i: number, number: number, ctx: BlockContext): void {
+  if (bytesEqual(t.hash, hash)) ctx.tally.pass('tx hash');
+  else {
+    const call = () => describeCall(t.to, t.input, ctx.realSuite);
+    expectSame(ctx.tally, 'tx hash', hex(t.hash), hex(hash), { block: number, index: i, field: 'tx.hash', call, detail: 'the hash of the transaction re-encoded from its recorded fields' });
+  }
+}
+
+function checkTxSender(t: RecordedTransaction, sender: Uint8Array, i: number, number: number, ctx: BlockContext): void {
+  if (bytesEqual(t.from, sender)) ctx.tally.pass('tx sender (signature)');
+  else {
+    const call = () => describeCall(t.to, t.input, ctx.realSuite);
+    expectSame(ctx.tally, 'tx sender (signature)', hex(t.from), hex(sender), { block: number, index: i, field: 'tx.from', call, detail: 'the sender the signature recovers to' });
+  }
+}
+
+/**
+ * The Transaction to execute before its signature is checked: as its recorded sender, with its
+ * recorded hash (which is all the merkle16 transactionsRoot reads). verifyProvisional compares
+ * both with what the signed fields give before anything of the block is accepted.
+ */
+function provisionalTransaction(t: RecordedTransaction, i: number, number: number, ctx: BlockContext): Transaction {
+  if (!t.body || !t.signature) return transactionFor(t, i, number, ctx);
+  const signature = ctx.suite.register(t.hash, t.from);
+  return new Transaction(ctx.version.txGeneration, ctx.realSuite.name, t.body, signature, NO_BYTES, t.hash, t.hash);
+}
+
+/** Each provisionally executed transaction's hash and sender, as the workers (or this thread) computed them. */
+function verifyProvisional(txs: readonly RecordedTransaction[], crypto: BlockCrypto, number: number, ctx: BlockContext): void {
+  txs.forEach((t, i) => {
+    if (!t.body || !t.signature) return;
+    if (!crypto.computed[i]) {
+      // not computed (a malformed transaction, or no signer): this thread finds out and says what is wrong
+      transactionFor(t, i, number, ctx);
+      return;
+    }
+    checkTxHash(t, crypto.hashes.subarray(32 * i, 32 * i + 32), i, number, ctx);
+    checkTxSender(t, crypto.senders.subarray(20 * i, 20 * i + 20), i, number, ctx);
+  });
 }
 
 function logsText(logs: readonly { address: string; topics: readonly string[]; data: string }[]): string {
   return JSON.stringify(logs);
 }
 
-/** Every compared field of one receipt. */
+/** Every compared field of one receipt; the divergence's details are built only on a difference. */
 function compareReceipt(r: RecordedReceipt, mine: Receipt, t: RecordedTransaction, i: number, number: number, ctx: BlockContext): void {
   const { tally, version, variant } = ctx;
-  const call = () => describeCall(t.to, t.input, ctx.realSuite);
-  const at = { block: number, index: i, call };
-  const stop = (d: Omit<Divergence, 'block' | 'index' | 'call'>) => new Stop({ block: number, index: i, call: call(), ...d });
-  expectSame(tally, 'receipt transactionHash', hex(t.hash), r.transactionHash, { ...at, field: 'receipt.transactionHash', detail: 'the receipt belongs to another transaction' });
-  const status = (n: bigint | number) => `${toQuantity(BigInt(n))} (${txStatusName(Number(n)) ?? 'unknown'})`;
-  expectSame(tally, 'receipt status', status(r.status), status(mine.status), { ...at, field: 'receipt.status' });
-  expectSame(tally, 'receipt output', r.output, hex(mine.output), { ...at, field: 'receipt.output' });
-  const myLogs = mine.logs.map((l) => ({ address: hex(l.address), topics: l.topics.map(hex), data: hex(l.data) }));
-  if (r.logs.length !== myLogs.length) {
+  const stop = (d: Omit<Divergence, 'block' | 'index' | 'call'>) => new Stop({ block: number, index: i, call: describeCall(t.to, t.input, ctx.realSuite), ...d });
+  const same = (check: string, field: string, recorded: string, replayed: string, detail?: string) => {
+    if (recorded !== replayed) throw stop({ field, recorded, replayed, ...(detail ? { detail } : {}) });
+    tally.pass(check);
+  };
+  same('receipt transactionHash', 'receipt.transactionHash', hex(t.hash), r.transactionHash, 'the receipt belongs to another transaction');
+  if (r.status === BigInt(mine.status)) tally.pass('receipt status');
+  else {
+    const status = (n: bigint | number) => `${toQuantity(BigInt(n))} (${txStatusName(Number(n)) ?? 'unknown'})`;
+    same('receipt status', 'receipt.status', status(r.status), status(mine.status));
+  }
+  same('receipt output', 'receipt.output', r.output, hex(mine.output));
+  if (r.logs.length !== mine.logs.length) {
+    const myLogs = mine.logs.map((l) => ({ address: hex(l.address), topics: l.topics.map(hex), data: hex(l.data) }));
     throw stop({ field: 'receipt.logs', recorded: `${r.logs.length} logs: ${logsText(r.logs)}`, replayed: `${myLogs.length} logs: ${logsText(myLogs)}` });
   }
   r.logs.forEach((log, k) => {
-    const my = myLogs[k]!;
-    expectSame(tally, 'receipt logs', log.address, my.address, { ...at, field: `receipt.logs[${k}].address` });
-    expectSame(tally, 'receipt logs', JSON.stringify(log.topics), JSON.stringify(my.topics), { ...at, field: `receipt.logs[${k}].topics` });
-    expectSame(tally, 'receipt logs', log.data, my.data, { ...at, field: `receipt.logs[${k}].data` });
+    const my = mine.logs[k]!;
+    same('receipt logs', `receipt.logs[${k}].address`, log.address, hex(my.address));
+    same('receipt logs', `receipt.logs[${k}].topics`, JSON.stringify(log.topics), JSON.stringify(my.topics.map(hex)));
+    same('receipt logs', `receipt.logs[${k}].data`, log.data, hex(my.data));
   });
   if (r.logs.length === 0) tally.pass('receipt logs');
-  const cumulative = !version.receiptHasRemainGas;
-  expectSame(tally, 'receipt gasUsed', toQuantity(r.gasUsed), toQuantity(mine.gasUsed), {
-    ...at,
-    field: 'receipt.gasUsed',
-    ...(cumulative ? { detail: `before 2.9.0 a receipt's gasUsed is the block's running total (supported version ${version.text})` } : {}),
-  });
+  if (r.gasUsed === mine.gasUsed) tally.pass('receipt gasUsed');
+  else {
+    const cumulative = !version.receiptHasRemainGas;
+    same('receipt gasUsed', 'receipt.gasUsed', toQuantity(r.gasUsed), toQuantity(mine.gasUsed), cumulative ? `before 2.9.0 a receipt's gasUsed is the block's running total (supported version ${version.text})` : undefined);
+  }
   if (variant === 'later') {
-    expectSame(tally, 'receipt contractAddress', r.contractAddress, hex(mine.contractAddress), { ...at, field: 'receipt.contractAddress' });
+    same('receipt contractAddress', 'receipt.contractAddress', r.contractAddress, hex(mine.contractAddress));
   } else {
     tally.skip('receipt contractAddress', 'the earlier interface variant reports the zero address for every receipt', number);
     if (r.contractAddress !== hex(ZERO_ADDRESS)) {
@@ -435,13 +490,14 @@ function compareReceipt(r: RecordedReceipt, mine: Receipt, t: RecordedTransactio
   }
   if (mine.remainGas !== undefined) {
     if (r.remainGas === undefined) tally.skip('receipt remainGas', `the recorded receipts carry no remainGas (supported version ${version.text} has it)`, number);
-    else expectSame(tally, 'receipt remainGas', toQuantity(r.remainGas), toQuantity(mine.remainGas), { ...at, field: 'receipt.remainGas' });
+    else if (r.remainGas === mine.remainGas) tally.pass('receipt remainGas');
+    else same('receipt remainGas', 'receipt.remainGas', toQuantity(r.remainGas), toQuantity(mine.remainGas));
   } else if (r.remainGas !== undefined) {
     throw stop({ field: 'receipt.remainGas', recorded: toQuantity(r.remainGas), replayed: `none (receipts have no remainGas before 2.9.0; supported version ${version.text})` });
   }
-  if (r.logsBloom !== undefined) expectSame(tally, 'receipt logsBloom', r.logsBloom, hex(mine.logsBloom), { ...at, field: 'receipt.logsBloom' });
+  if (r.logsBloom !== undefined) same('receipt logsBloom', 'receipt.logsBloom', r.logsBloom, hex(mine.logsBloom));
   else tally.skip('receipt logsBloom', 'the recorded receipt has no logsBloom', number);
-  if (r.root !== undefined) expectSame(tally, 'receipt root', r.root, hex(mine.stateRoot), { ...at, field: 'receipt.root' });
+  if (r.root !== undefined) same('receipt root', 'receipt.root', r.root, hex(mine.stateRoot));
   else tally.skip('receipt root', 'the earlier interface variant prints no receipt root', number);
 }
 
@@ -462,9 +518,16 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
     expectSame(tally, 'parentHash', hex(header.parentHash), hex(ctx.previousHash), { block: number, field: 'block.parentHash', detail: 'the parent link: the hash of the block before' });
   } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
 
+  // merkle16 roots read only the hashes: execute as recorded while the workers check the signatures
+  const provisional = version.rootScheme === 'merkle16';
+  let crypto: BlockCrypto | undefined;
+  const joinCrypto = async () => (crypto ??= await ctx.crypto());
   suite.clear();
-  suite.usePrecomputed(ctx.precomputed.signers);
-  const transactions = txs.map((t, i) => transactionFor(t, i, number, ctx));
+  const transactions = provisional ? txs.map((t, i) => provisionalTransaction(t, i, number, ctx)) : [];
+  if (!provisional) {
+    const known = await joinCrypto();
+    for (let i = 0; i < txs.length; i++) transactions.push(transactionFor(txs[i]!, i, number, ctx, known));
+  }
 
   let executed: ExecutedBlock;
   try {
@@ -473,10 +536,12 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
       transactions,
     );
   } catch (e) {
-    if (e instanceof ExecutionError) throw new Stop({ block: number, field: 'execution', recorded: 'the block executes', replayed: `fails: ${e.message}` });
-    throw e;
+    if (!(e instanceof ExecutionError)) throw e;
+    if (provisional) verifyProvisional(txs, await joinCrypto(), number, ctx);
+    throw new Stop({ block: number, field: 'execution', recorded: 'the block executes', replayed: `fails: ${e.message}` });
   }
   try {
+    if (provisional) verifyProvisional(txs, await joinCrypto(), number, ctx);
     const mine = executed.block.header;
     // transactionsRoot: merkle16 is over the tx hashes (recorded ones where a tx could not be re-encoded); the older schemes need every payload
     const allEncoded = txs.every((t) => t.body);
@@ -512,7 +577,7 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
       field: 'block.sealerList',
       detail: 'the sealers in force at this block in the replayed state',
     });
-    checkSignatures(header, hash, inForce, number, ctx);
+    checkSignatures(header, hash, inForce, number, ctx, await joinCrypto());
   } catch (e) {
     await executor.discard();
     throw e;
@@ -522,7 +587,7 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   return { hash: header.hash!, transactions: transactions.length };
 }
 
-function checkSignatures(header: RecordedHeader, hash: Uint8Array, inForce: readonly string[], number: number, ctx: BlockContext): void {
+function checkSignatures(header: RecordedHeader, hash: Uint8Array, inForce: readonly string[], number: number, ctx: BlockContext, crypto: BlockCrypto): void {
   const { tally, realSuite, genesis, variant } = ctx;
   if (!header.signatureList) {
     const why = variant === 'earlier' ? 'the earlier interface variant prints no signatureList' : 'the recorded block has no signatureList';
@@ -531,8 +596,8 @@ function checkSignatures(header: RecordedHeader, hash: Uint8Array, inForce: read
     return;
   }
   const sealers = inForce.map((id) => Uint8Array.from(Buffer.from(id, 'hex')));
-  const known = ctx.precomputed.signatures;
-  // the worker verified against the recorded hash and sealer list, which equal these when it gets here
+  const known = crypto.signatures;
+  // the workers verified against the recorded hash and sealer list, which equal these when it gets here
   const verifier = (digest: Uint8Array, signature: Uint8Array, nodeId: Uint8Array): boolean =>
     (known.size > 0 ? known.get(blockSignatureKey(digest, signature, nodeId)) : undefined) ?? realSuite.verify(digest, realSuite.signatureFromBytes(signature), nodeId);
   const valid = new Set<number>();

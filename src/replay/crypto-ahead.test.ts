@@ -1,0 +1,132 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { ProtocolVersion, TransactionBuilder } from '../chain/index.js';
+import { encodeFunctionCall } from '../codec/index.js';
+import { getSuite, keccak256 } from '../crypto/index.js';
+import { createRpcService, inProcessFetch } from '../rpc/index.js';
+import { DevNode, seededRandom } from '../rpc/testing/index.js';
+import { cryptoRangeCounts, cryptoWorkersReady } from './crypto-ahead.js';
+import { chunkRanges, computeChunk } from './crypto-chunk.js';
+import { record } from './recorder.js';
+import type { JsonObject } from './recording.js';
+import { replayRecording } from './replayer.js';
+
+describe('chunkRanges', () => {
+  it('keeps small blocks whole and splits big ones between the workers, covering every transaction once', () => {
+    expect(chunkRanges(0, 2)).toEqual([{ from: 0, to: 0, signatures: true }]);
+    expect(chunkRanges(255, 2)).toEqual([{ from: 0, to: 255, signatures: true }]);
+    expect(chunkRanges(1000, 1)).toEqual([{ from: 0, to: 1000, signatures: true }]);
+    expect(chunkRanges(301, 2)).toEqual([
+      { from: 0, to: 151, signatures: true },
+      { from: 151, to: 301, signatures: false },
+    ]);
+  });
+});
+
+type Line = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A dev node chain: a HelloWorld deploy, then one block of `size` set calls from three senders; recorded in process. */
+async function bigBlockRecording(file: string, size: number): Promise<void> {
+  const node = await DevNode.create({ seed: 'crypto-ahead', poolLimit: 2 * size });
+  const group = node.mainGroup;
+  const users = [0, 1, 2].map(
+    (i) => new TransactionBuilder({ suite: group.suite, generation: group.version.txGeneration, key: group.suite.generateKeyPair(seededRandom(`ahead-user-${i}`)), random: seededRandom(`ahead-nonce-${i}`) }),
+  );
+  let sent = 0;
+  const send = async (to: Uint8Array | null, data: Uint8Array) => {
+    const result = await group.submit(users[sent++ % users.length]!.build({ to, data, blockLimit: 100n }).raw);
+    if (!result.accepted) throw new Error(`refused: ${result.rejection.reason}`);
+  };
+  await send(null, contractBytecode('HelloWorld'));
+  const hello = (await node.seal())!.block.receipts[0]!.contractAddress;
+  for (let i = 0; i < size; i++) await send(hello, encodeFunctionCall('set(string)', [`tx ${i}`], keccak256));
+  await node.seal();
+  await record({ url: 'http://dev.in-process/', out: file, fetch: inProcessFetch(createRpcService(node)) });
+}
+
+describe('replay with the crypto computed ahead: the workers, this thread, or both give the same verdicts', () => {
+  const SIZE = 300;
+  let dir: string;
+  let file: string;
+  let lines: Line[];
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'twinchain-ahead-'));
+    file = path.join(dir, 'big.jsonl');
+    await bigBlockRecording(file, SIZE);
+    lines = (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Line);
+  }, 60_000);
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('computeChunk over two ranges gives what it gives over the whole block', () => {
+    const suite = getSuite('ecdsa');
+    const version = ProtocolVersion.parse(lines[0]!.supportedVersion as string);
+    const block = lines[2]!.block as JsonObject;
+    const whole = computeChunk(block, 2, { from: 0, to: SIZE, signatures: true }, suite, version);
+    const [a, b] = chunkRanges(SIZE, 2).map((r) => computeChunk(block, 2, r, suite, version));
+    expect(whole.computed.every((c) => c === 1)).toBe(true);
+    expect(Buffer.concat([a!.hashes, b!.hashes]).equals(Buffer.from(whole.hashes))).toBe(true);
+    expect(Buffer.concat([a!.senders, b!.senders]).equals(Buffer.from(whole.senders))).toBe(true);
+    expect(a!.signatures).toEqual(whole.signatures);
+    expect(whole.signatures.length).toBeGreaterThan(0);
+    expect(b!.signatures).toEqual([]);
+    // the first hash is the recorded one
+    expect(`0x${Buffer.from(whole.hashes.subarray(0, 32)).toString('hex')}`).toBe((block.transactions as Line[])[0]!.hash);
+  });
+
+  async function tampered(edit: (copy: Line[]) => void): Promise<string> {
+    const copy = structuredClone(lines);
+    edit(copy);
+    const out = path.join(dir, `tampered-${Math.random().toString(36).slice(2)}.jsonl`);
+    await writeFile(out, `${copy.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    return out;
+  }
+
+  const edits: Array<[title: string, edit: (copy: Line[]) => void, index: number, field: string]> = [
+    ['a sender in the second worker\'s range', (c) => (c[2]!.block.transactions[290].from = `0x${'ab'.repeat(20)}`), 290, 'tx.from'],
+    ['a signature s (the hash covers it)', (c) => (c[2]!.block.transactions[150].signature.s = '0x1234'), 150, 'tx.hash'],
+    ['a recorded hash', (c) => (c[2]!.block.transactions[7].hash = `0x${'cd'.repeat(32)}`), 7, 'tx.hash'],
+    ['a signature with r = 0 (refused in the decoder\'s words)', (c) => (c[2]!.block.transactions[200].signature.r = '0x0'), 200, 'tx.r'],
+  ];
+
+  it('the workers answer the ranges of a block read ahead, and the replay passes', async () => {
+    expect(await cryptoWorkersReady()).toBeGreaterThan(0);
+    const before = { ...cryptoRangeCounts };
+    const report = await replayRecording(file);
+    expect(report.divergence).toBeUndefined();
+    expect(report).toMatchObject({ verdict: 'pass', blocks: 2, transactions: SIZE + 1 });
+    expect(report.checks['tx sender (signature)']).toBe(SIZE + 1);
+    expect(report.checks['signatures']).toBeGreaterThan(0);
+    expect(cryptoRangeCounts.workers + cryptoRangeCounts.here - before.workers - before.here).toBeGreaterThanOrEqual(3);
+  });
+
+  for (const [title, edit, index, field] of edits) {
+    it(`${title} → block 2, index ${index}, ${field}, with the workers and without`, async () => {
+      const out = await tampered(edit);
+      await cryptoWorkersReady();
+      const withWorkers = await replayRecording(out);
+      const alone = await replayRecording(out, { signatureWorker: false });
+      for (const report of [withWorkers, alone]) {
+        expect(report.verdict).toBe('divergence');
+        expect({ block: report.divergence!.block, index: report.divergence!.index, field: report.divergence!.field }).toEqual({ block: 2, index, field });
+        expect(report.blocks).toBe(1);
+      }
+      expect(withWorkers.divergence).toEqual(alone.divergence);
+    });
+  }
+
+  it('without workers everything is computed on the replay\'s thread', async () => {
+    const before = { ...cryptoRangeCounts };
+    const report = await replayRecording(file, { signatureWorker: false });
+    expect(report.verdict).toBe('pass');
+    expect(cryptoRangeCounts.workers).toBe(before.workers);
+    expect(cryptoRangeCounts.here - before.here).toBe(2);
+  });
+});
