@@ -30,13 +30,18 @@ export function parseHexBytes(value: unknown, field = '', options: HexBytesOptio
   if (prefix === 'required' && !has0x) throw new CodecError(field, value, 'hex data must start with 0x');
   if (prefix === 'forbidden' && has0x) throw new CodecError(field, value, 'hex data must not start with 0x');
   const digits = has0x ? value.slice(2) : value;
-  if (!HEX_DIGITS.test(digits)) throw new CodecError(field, value, 'not a hex string (only 0-9, a-f, A-F allowed)');
-  if (digits.length % 2 !== 0) throw new CodecError(field, value, 'odd number of hex digits');
-  const length = digits.length / 2;
+  // Buffer stops at the first pair that is not hex: a full-length result means every digit was
+  const decoded = digits.length % 2 === 0 ? Buffer.from(digits, 'hex') : undefined;
+  if (!decoded || decoded.length * 2 !== digits.length) {
+    if (!HEX_DIGITS.test(digits)) throw new CodecError(field, value, 'not a hex string (only 0-9, a-f, A-F allowed)');
+    throw new CodecError(field, value, 'odd number of hex digits');
+  }
+  const length = decoded.length;
   if (options.length !== undefined && length !== options.length) {
     throw new CodecError(field, value, `expected ${options.length} bytes, got ${length}`);
   }
-  return new Uint8Array(Buffer.from(digits, 'hex'));
+  // a copy of its own: small Buffers share a pooled ArrayBuffer
+  return new Uint8Array(decoded);
 }
 
 /** Hex without any prefix check, for trusted internal strings; still rejects bad digits. */

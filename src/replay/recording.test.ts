@@ -82,4 +82,21 @@ describe('recording files', () => {
     await write([header, { number: 1, block: {}, receipts: 'none' }]);
     await expect(readAll(file)).rejects.toThrow(`${file}:2: block 1: "receipts" must be a list of JSON objects`);
   });
+
+  it('reads CRLF line ends, lines longer than a read chunk, and characters split between chunks', async () => {
+    const file = await tempFile('long.jsonl');
+    // 3 MB lines span the reader's 1 MB chunks; the multi-byte characters land on every boundary somewhere
+    const big = (n: number): RecordedBlock => ({ number: n, block: { note: '€ü字'.repeat(400_000 + n) }, receipts: [] });
+    await writeFile(file, [header, big(1), block(2), big(3)].map((l) => JSON.stringify(l)).join('\r\n'));
+    const read = await readAll(file);
+    expect(read.header).toEqual(header);
+    expect(read.blocks).toEqual([big(1), block(2), big(3)]);
+    const gz = await tempFile('long.jsonl.gz');
+    const w = RecordingWriter.create(gz);
+    await w.writeHeader(header);
+    await w.writeBlock(big(1));
+    await w.writeBlock(block(2));
+    await w.end();
+    expect((await readAll(gz)).blocks).toEqual([big(1), block(2)]);
+  });
 });

@@ -5,7 +5,6 @@
 // made against any FISCO 2.x node replays without network access and nothing is re-encoded.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Readable, Writable } from 'node:stream';
 
@@ -140,13 +139,13 @@ export class RecordingReader {
   static async open(file: string): Promise<RecordingReader> {
     // check the file first: a read stream on a missing file would emit an unhandled error
     const gzip = await isGzip(file);
-    let input: Readable = createReadStream(file);
-    if (gzip) input = input.pipe(createGunzip());
-    const rl = createInterface({ input, crlfDelay: Infinity });
-    const lines = rl[Symbol.asyncIterator]();
+    const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+    const input: Readable = gzip ? raw.pipe(createGunzip({ chunkSize: 1 << 18 })) : raw;
+    const lines = splitLines(input);
     const close = () => {
-      rl.close();
+      void lines.return(undefined);
       input.destroy();
+      raw.destroy();
     };
     try {
       const first = await lines.next();
@@ -189,6 +188,27 @@ export class RecordingReader {
       this.close();
     }
   }
+}
+
+/** The lines of a byte stream (LF or CRLF), split on the bytes: UTF-8 never has 0x0a inside a character. */
+async function* splitLines(input: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  let partial: Buffer[] = [];
+  const text = (parts: Buffer[]) => {
+    const whole = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    const end = whole.length > 0 && whole[whole.length - 1] === 0x0d ? whole.length - 1 : whole.length;
+    return whole.toString('utf8', 0, end);
+  };
+  for await (const chunk of input) {
+    let start = 0;
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, start)) {
+      partial.push(chunk.subarray(start, at));
+      yield text(partial);
+      partial = [];
+      start = at + 1;
+    }
+    if (start < chunk.length) partial.push(chunk.subarray(start));
+  }
+  if (partial.length > 0) yield text(partial);
 }
 
 function parseJson(text: string, file: string, line: number): unknown {
