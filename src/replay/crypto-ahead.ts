@@ -81,14 +81,23 @@ class SharedWorker {
     this.worker.on('exit', fail);
   }
 
-  request(request: Omit<AheadRequest, 'id'>): Promise<ChunkResult | undefined> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
+  /** Sends the requests in one message (one wake-up of the worker); each is answered on its own. */
+  request(requests: ReadonlyArray<Omit<AheadRequest, 'id'>>): Array<Promise<ChunkResult | undefined>> {
+    const sent: AheadRequest[] = [];
+    const answers = requests.map(
+      (request) =>
+        new Promise<ChunkResult | undefined>((resolve) => {
+          const id = this.nextId++;
+          this.waiting.set(id, resolve);
+          sent.push({ ...request, id });
+        }),
+    );
+    if (sent.length > 0) {
       // referenced while answers are due, so that a replay waiting on one is not left hanging
       this.worker.ref();
-      this.worker.postMessage({ ...request, id } satisfies AheadRequest);
-    });
+      this.worker.postMessage(sent);
+    }
+    return answers;
   }
 }
 
@@ -136,16 +145,24 @@ export class CryptoAhead {
     this.workers = shared.filter((w) => !w.failed);
   }
 
-  /** Hand a block read ahead to the workers that are up, split by chunkRanges. */
-  submit(number: number, text: string, transactions: number): void {
+  /** Hand blocks read ahead to the workers that are up, big ones split by chunkRanges, one message per worker. */
+  submit(blocks: ReadonlyArray<{ readonly number: number; readonly text: string; readonly transactions: number }>): void {
     const ready = this.workers.filter((w) => w.ready);
-    if (ready.length === 0) return;
-    const jobs = chunkRanges(transactions, ready.length).map((range) => {
-      const claim = new Int32Array(new SharedArrayBuffer(4));
-      const worker = ready[this.turn++ % ready.length]!;
-      return { range, claim, answer: worker.request({ number, suite: this.suite.name, version: this.version.text, text, range, claim }) };
+    if (ready.length === 0 || blocks.length === 0) return;
+    const perWorker = ready.map(() => [] as Array<{ request: Omit<AheadRequest, 'id'>; job: { range: ChunkRange; claim: Int32Array; answer?: Promise<ChunkResult | undefined> } }>);
+    for (const { number, text, transactions } of blocks) {
+      const jobs = chunkRanges(transactions, ready.length).map((range) => {
+        const claim = new Int32Array(new SharedArrayBuffer(4));
+        const job: { range: ChunkRange; claim: Int32Array; answer?: Promise<ChunkResult | undefined> } = { range, claim };
+        perWorker[this.turn++ % ready.length]!.push({ request: { number, suite: this.suite.name, version: this.version.text, text, range, claim }, job });
+        return job;
+      });
+      this.pending.set(number, jobs as Job[]);
+    }
+    perWorker.forEach((items, w) => {
+      const answers = ready[w]!.request(items.map((i) => i.request));
+      items.forEach((item, k) => (item.job.answer = answers[k]));
     });
-    this.pending.set(number, jobs);
   }
 
   /**

@@ -1,7 +1,7 @@
 // Replay's crypto worker (a worker thread): the pure crypto of recorded blocks read ahead
 // (crypto-chunk.ts), done on another core while the replay executes earlier blocks. It is sent
-// a block line's text as read from the recording and a range of its transactions, and answers
-// with positional results the replay compares against the same block.
+// batches of requests, each a block line's text as read from the recording and a range of its
+// transactions, and answers each with positional results the replay compares against the same block.
 import { parentPort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
@@ -25,9 +25,11 @@ function work(request: AheadRequest): AheadResult {
   return { id: request.id, result: computeChunk(block, request.number, request.range, getSuite(request.suite), version) };
 }
 
-parentPort!.on('message', (request: AheadRequest) => {
-  const answer = work(request);
-  const r = answer.result;
-  parentPort!.postMessage(answer, r ? [r.computed.buffer as ArrayBuffer, r.hashes.buffer as ArrayBuffer, r.senders.buffer as ArrayBuffer] : []);
+parentPort!.on('message', (requests: AheadRequest[]) => {
+  for (const request of requests) {
+    const answer = work(request);
+    const r = answer.result;
+    parentPort!.postMessage(answer, r ? [r.computed.buffer as ArrayBuffer, r.hashes.buffer as ArrayBuffer, r.senders.buffer as ArrayBuffer] : []);
+  }
 });
 parentPort!.postMessage('ready');

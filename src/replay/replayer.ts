@@ -298,7 +298,10 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   // blocks read ahead, each handed to the crypto workers; a read error waits for its turn
   const queue: Array<{ block: RecordedBlock } | { error: unknown }> = [];
   let exhausted = false;
+  // refilled in batches, each handed to the workers in one message per worker
   const fill = async () => {
+    if (exhausted || queue.length > READ_AHEAD / 2) return;
+    const batch: Array<{ number: number; text: string; transactions: number }> = [];
     while (!exhausted && queue.length < READ_AHEAD) {
       let next: IteratorResult<{ block: RecordedBlock; text: string }>;
       try {
@@ -317,9 +320,10 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
         exhausted = true;
         break;
       }
-      ahead.submit(block.number, text, transactionCount(block));
+      batch.push({ number: block.number, text, transactions: transactionCount(block) });
       queue.push({ block });
     }
+    ahead.submit(batch);
   };
   try {
     for (;;) {
