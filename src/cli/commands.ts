@@ -226,12 +226,13 @@ Examples:
   {
     name: 'conform',
     synopsis: 'conform <url> [--group 1] [--variant earlier|later] [--json file]',
-    summary: "check a node's JSON-RPC endpoint against SPEC.md and print a pass/fail table",
+    summary: "check a node's JSON-RPC endpoint against docs/json-rpc.md and print a pass/fail table",
     help: `Usage: twinchain conform <url> [--group 1] [--variant earlier|later] [--json file]
                          [--removed-group <id>] [--timeout <seconds>]
 
-Runs the SPEC.md conformance suite against any FISCO BCOS 2.x style JSON-RPC endpoint
-(Twinchain or a real node): every method's result shape and types, the hex conventions,
+Runs the conformance suite against any FISCO BCOS 2.x style JSON-RPC endpoint (Twinchain
+or a real node), holding it to the interface docs/json-rpc.md describes (in the Twinchain
+package and repository): every method's result shape and types, the hex conventions,
 each error code under its condition, the differences of the two interface variants, \`call\`
 leaving the height unchanged, and a transaction's life cycle (it deploys HelloWorld with a
 key it generates: ECDSA, or SM2 when the node version ends with " gm").
@@ -259,10 +260,10 @@ Example:
                         [--concurrency 8] [--quiet]
 
 Reads a group's chain from any FISCO BCOS 2.x style JSON-RPC endpoint (Twinchain or a real
-node, either interface variant, ECDSA or SM), through SPEC.md's methods only, and writes a
-recording: JSON Lines (gzip when the file name ends in .gz), a header line (client version,
-chain id, supported version, interface variant, suite, state type, block 0, the system
-configuration, sealers and observers) and then one line per block with the block
+node, either interface variant, ECDSA or SM), through the JSON-RPC methods docs/json-rpc.md
+describes only, and writes a recording: JSON Lines (gzip when the file name ends in .gz), a
+header line (client version, chain id, supported version, interface variant, suite, state
+type, block 0, the system configuration, sealers and observers) and then one line per block with the block
 (getBlockByNumber with transactions) and each transaction's receipt, exactly as the node
 answered them, in block order.
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRpcService, startHttpServer, type RpcHttpServer } from '../rpc/index.js';
 import { DevNode } from '../rpc/testing/index.js';
 import { captureIo as capture } from './capture-io.test-helper.js';
+import { commands } from './commands.js';
 import { main } from './main.js';
 
 describe('twinchain conform', () => {
@@ -30,6 +32,7 @@ describe('twinchain conform', () => {
     expect(io.stderr).toBe('');
     expect(code).toBe(0);
     expect(io.stdout).toMatch(/^conformance of http:\/\/127\.0\.0\.1:\d+\/, group 1$/m);
+    expect(io.stdout).toMatch(/^what the checks expect: docs\/json-rpc\.md in the Twinchain package$/m);
     expect(io.stdout).toMatch(/^PASS +lifecycle +call: HelloWorld\.get\(\)/m);
     // skips: the other consensus's check, getPeers' Agency/Node (a lone dev node has no peers), the pending sighting if the block came first
     expect(io.stdout).toMatch(/\d+ checks: \d+ passed, 0 failed, [1-3] skipped/);
@@ -52,5 +55,13 @@ describe('twinchain conform', () => {
       expect(await main(['conform', ...args], io)).toBe(2);
       expect(io.stderr.trim().split('\n')).toHaveLength(1);
     }
+  });
+
+  it('cites the interface reference that ships in the repository, never a file users do not have', async () => {
+    expect(existsSync(new URL('../../docs/json-rpc.md', import.meta.url))).toBe(true);
+    const io = capture();
+    expect(await main(['conform', '--help'], io)).toBe(0);
+    expect(io.stdout).toContain('docs/json-rpc.md');
+    for (const command of commands) expect(`${command.summary}\n${command.help}`, command.name).not.toMatch(/SPEC/);
   });
 });

@@ -80,7 +80,7 @@ export const lifecycleChecks: readonly Check[] = [
     }
     const problems = fieldProblems(entry, pendingFields(ctx.variant), 'pending entry');
     if (!same(entry.from, ctx.sender)) problems.push(`from is ${show(entry.from)}, the sender is ${ctx.sender}`);
-    if (entry.to !== null) problems.push(`to is ${show(entry.to)}; SPEC: null for a creation`);
+    if (entry.to !== null) problems.push(`to is ${show(entry.to)}; a creation's is null (docs/json-rpc.md, getPendingTransactions)`);
     if (!same(entry.input, toHex(tx.body.data))) problems.push('input is not the payload data');
     if (ctx.variant === 'later') problems.push(...presentFields(entry, PENDING_EARLIER_ONLY, 'pending entry', 'the later variant no longer lists'));
     if (ctx.variant === 'later') problems.push(...fieldProblems(entry, PENDING_LATER_EXTRAS, 'pending entry (FISCO 2.11)'));
@@ -96,12 +96,12 @@ export const lifecycleChecks: readonly Check[] = [
     if (!(height > ctx.state.heightBefore!)) fail(`the height is still ${height}`);
     return `in block ${String(receipt.blockNumber)}`;
   }),
-  check('lifecycle', `getTransactionReceipt: SPEC's receipt fields, status 0x0, to null for a creation`, async (ctx) => {
+  check('lifecycle', `getTransactionReceipt: the documented receipt fields, status 0x0, to null for a creation`, async (ctx) => {
     const receipt = included(ctx);
     const { hash } = deployed(ctx);
     const problems = fieldProblems(receipt, receiptFields(ctx.variant), 'receipt');
     if (receipt.status !== '0x0') problems.push(`status is ${show(receipt.status)}, expected "0x0"`);
-    if (receipt.to !== null) problems.push(`to is ${show(receipt.to)}, SPEC: null for a creation`);
+    if (receipt.to !== null) problems.push(`to is ${show(receipt.to)}; a creation's is null (docs/json-rpc.md, getTransactionReceipt)`);
     if (!same(receipt.transactionHash, hash)) problems.push(`transactionHash is ${show(receipt.transactionHash)}`);
     if (!same(receipt.from, ctx.sender)) problems.push(`from is ${show(receipt.from)}, the sender is ${ctx.sender}`);
     expectNoProblems(problems);
@@ -127,7 +127,7 @@ export const lifecycleChecks: readonly Check[] = [
     if (typeof code === 'string' && code.length > 2) ctx.state.contract = derived;
     return ctx.state.contract ? `zero address; code found at the derived ${derived}` : 'zero address; no code at the derived address';
   }),
-  check('lifecycle', `getTransactionByHash: SPEC's transaction fields, matching the payload and the receipt`, async (ctx) => {
+  check('lifecycle', `getTransactionByHash: the documented transaction fields, matching the payload and the receipt`, async (ctx) => {
     const receipt = included(ctx);
     const { tx, hash } = deployed(ctx);
     const found = await ctx.call<Record<string, unknown>>('getTransactionByHash', [ctx.groupId, hash]);
@@ -156,7 +156,7 @@ export const lifecycleChecks: readonly Check[] = [
       if (found?.to !== null) fail(`to is ${show(found?.to)}; the earlier variant gives null`);
       return 'null';
     }
-    if (found?.to === null) return "null (SPEC's later block example shows null)";
+    if (found?.to === null) return "null (accepted: a block example of FISCO's later-variant documentation shows null)";
     if (!same(found?.to, ZERO_ADDRESS)) fail(`to is ${show(found?.to)}; the later variant gives the zero address`);
     return 'the zero address';
   }),

@@ -45,7 +45,7 @@ async function genesis(ctx: ConformanceContext): Promise<Record<string, unknown>
 }
 
 export const queryChecks: readonly Check[] = [
-  check('queries', `getClientVersion: SPEC's version fields`, async (ctx) => {
+  check('queries', `getClientVersion: the documented version fields`, async (ctx) => {
     const v = ctx.clientVersion;
     const problems = fieldProblems(v, clientVersionFields(ctx.variant), 'version');
     if (isObject(v)) {
@@ -73,7 +73,7 @@ export const queryChecks: readonly Check[] = [
   check('queries', 'getObserverList: node ids without 0x', async (ctx) => {
     expectNodeIds(await ctx.call('getObserverList', [ctx.groupId]), 'observer list');
   }),
-  check('queries', "getConsensusStatus: SPEC's element layout (PBFT or Raft)", async (ctx) => {
+  check('queries', 'getConsensusStatus: the documented element layout (PBFT or Raft)', async (ctx) => {
     const status = await ctx.call<unknown>('getConsensusStatus', [ctx.groupId]);
     if (!Array.isArray(status) || status.length === 0) fail(`expected a non-empty array, got ${show(status)}`);
     const sealers = expectNodeIds(await ctx.call('getSealerList', [ctx.groupId]), 'sealer list');
@@ -134,7 +134,7 @@ export const queryChecks: readonly Check[] = [
     if (!Array.isArray(groups) || !groups.every(isUint)) fail(`expected an array of unsigned integers, got ${show(groups)}`);
     if (!groups.includes(ctx.groupId)) fail(`group ${ctx.groupId} is not in ${show(groups)}`);
   }),
-  check('queries', `getBlockByNumber: SPEC's block fields (genesis block)`, async (ctx) => {
+  check('queries', `getBlockByNumber: the documented block fields (genesis block)`, async (ctx) => {
     const block = await genesis(ctx);
     const problems = fieldProblems(block, BLOCK_FIELDS, 'block 0');
     if (block.number !== '0x0') problems.push(`number is ${show(block.number)}, not "0x0"`);

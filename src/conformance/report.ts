@@ -2,6 +2,9 @@ import type { ConformanceReport } from './run-conformance.js';
 
 const LABEL = { pass: 'PASS', fail: 'FAIL', skip: 'skip' } as const;
 
+/** The interface reference the checks follow (in the repository and in the package). */
+const REFERENCE = 'docs/json-rpc.md in the Twinchain package';
+
 function clip(text: string, width: number): string {
   const line = text.replace(/\s+/g, ' ');
   return line.length > width ? `${line.slice(0, width - 3)}...` : line;
@@ -12,6 +15,7 @@ export function formatReport(report: ConformanceReport): string {
   const head = [
     `conformance of ${report.url}, group ${report.groupId}`,
     `node ${report.nodeVersion ?? '(version unknown)'}; ${report.variant} interface variant (${report.variantSource}); ${report.consensus.toUpperCase()}; ${report.suite === 'sm' ? 'SM2/SM3' : 'ECDSA'} transactions`,
+    `what the checks expect: ${REFERENCE}`,
     '',
   ];
   const width = Math.max(...report.results.map((r) => r.name.length));

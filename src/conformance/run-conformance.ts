@@ -76,8 +76,8 @@ async function runCheck(ctx: ConformanceContext, c: Check): Promise<CheckResult>
 }
 
 /**
- * Run SPEC.md's conformance checks against an endpoint. Relies on SPEC only, so any node can
- * be tested. Throws EndpointUnreachableError when the endpoint does not answer at all.
+ * Run the conformance checks against an endpoint: the interface as docs/json-rpc.md describes
+ * it. Relies on the JSON-RPC interface only, so any node can be tested. Throws EndpointUnreachableError when the endpoint does not answer at all.
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const groupId = options.groupId ?? 1;

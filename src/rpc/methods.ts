@@ -139,7 +139,7 @@ function callRequest(value: unknown) {
   return { from, to, data };
 }
 
-/** The 25 operations of SPEC.md. */
+/** The 25 methods; docs/json-rpc.md documents each (src/rpc/json-rpc-doc.test.ts holds it to this table). */
 export const METHODS: Readonly<Record<string, MethodSpec>> = {
   getClientVersion: {
     scope: 'node',

@@ -28,15 +28,15 @@ export type RpcReply =
   | { readonly jsonrpc: '2.0'; readonly id: RpcId; readonly result: unknown }
   | { readonly jsonrpc: '2.0'; readonly id: RpcId; readonly error: { code: number; message: string; data?: unknown } };
 
-/** The JSON-RPC service of one node: SPEC's methods over its NodeApi, transport-independent. */
+/** The JSON-RPC service of one node: the methods of docs/json-rpc.md over its NodeApi, transport-independent. */
 export interface RpcService {
   readonly node: NodeApi;
   readonly methods: readonly string[];
   readonly maxBatch: number;
   /**
    * Answer a request body (JSON text): a single reply or a batch array, as JSON text. Never
-   * throws, never answers with nothing: SPEC has no notifications, a request without id gets
-   * -32604.
+   * throws, never answers with nothing: there are no notifications, a request without id gets
+   * -32604 (docs/json-rpc.md).
    */
   handle(body: string, limits?: RequestLimits): Promise<string>;
   /** The same for an already-parsed body. */
