@@ -161,7 +161,9 @@ export class CryptoAhead {
     }
     perWorker.forEach((items, w) => {
       const answers = ready[w]!.request(items.map((i) => i.request));
-      items.forEach((item, k) => (item.job.answer = answers[k]));
+      items.forEach((item, k) => {
+        item.job.answer = answers[k];
+      });
     });
   }
 
