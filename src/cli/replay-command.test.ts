@@ -25,7 +25,7 @@ describe('twinchain replay', () => {
     const json = path.join(dir, 'report.json');
     expect(await main(['replay', file, '--json', json], io)).toBe(0);
     const lines = io.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^replay .*chain\.jsonl\.gz: PASS, 6 blocks \(blocks 1–6\), 19 transactions in [0-9.]+ s \([0-9.,]+ blocks\/s, [0-9.,]+ tx\/s\); every check matched, 1 skipped \(below\)$/);
+    expect(lines[0]).toMatch(/^replay .*chain\.jsonl\.gz: PASS, 6 blocks \(blocks 1–6\), 19 transactions in [0-9.]+ s \([0-9.,]+ blocks\/s, [0-9.,]+ tx\/s; executing [0-9.]+ s of it\); every check matched, 1 skipped \(below\)$/);
     expect(lines[1]).toMatch(/^ {2}skipped: genesis sealer order \(1× from block 0\): from 2\.9\.0 the genesis mark lists the sealers sorted/);
     const report = JSON.parse(await readFile(json, 'utf8')) as { verdict: string; checks: Record<string, number>; skipped: unknown[] };
     expect(report.verdict).toBe('pass');

@@ -12,7 +12,7 @@ export function summaryLine(report: ReplayReport): string {
   const range = report.blocks === 0 ? 'no blocks' : `blocks ${report.firstBlock}–${report.lastBlock}`;
   return (
     `replay ${report.file}: PASS, ${number(report.blocks)} blocks (${range}), ${number(report.transactions)} transactions in ${number(report.seconds, 2)} s ` +
-    `(${number(rate(report.blocks), 1)} blocks/s, ${number(rate(report.transactions), 1)} tx/s); every check matched` +
+    `(${number(rate(report.blocks), 1)} blocks/s, ${number(rate(report.transactions), 1)} tx/s; executing ${number(report.executionSeconds, 2)} s of it); every check matched` +
     (report.skipped.length > 0 ? `, ${report.skipped.length} skipped (below)` : '')
   );
 }

@@ -79,6 +79,8 @@ export interface ReplayReport {
   readonly lastBlock: number;
   readonly transactions: number;
   readonly seconds: number;
+  /** Of `seconds`, the time spent executing and committing blocks: what an executor without any checks would spend. */
+  readonly executionSeconds: number;
   /** How many times each check passed. */
   readonly checks: Record<string, number>;
   readonly skipped: readonly SkippedCheck[];
@@ -202,6 +204,7 @@ function genesisDifference(mine: BlockHeader, recorded: RecordedHeader): { field
 export async function replayRecording(file: string, options: ReplayOptions = {}): Promise<ReplayReport> {
   const clock = options.clock ?? (() => performance.now());
   const started = clock();
+  const timing = { executionMs: 0 };
   const reader = await RecordingReader.open(file);
   const header = reader.header;
   if (header.from !== 1) {
@@ -254,6 +257,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     lastBlock,
     transactions,
     seconds: Math.round(clock() - started) / 1000,
+    executionSeconds: Math.round(timing.executionMs) / 1000,
     checks: tally.passed,
     skipped: tally.skipped,
     ...(divergence ? { divergence } : {}),
@@ -333,7 +337,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       if ('error' in item) throw item.error;
       const recorded = item.block;
       const crypto = () => ahead.take(recorded.number, recorded.block, transactionCount(recorded));
-      const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto });
+      const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, clock, timing });
       previousHash = count.hash;
       blocks++;
       transactions += count.transactions;
@@ -362,6 +366,9 @@ interface BlockContext {
   readonly previousHash: Uint8Array | undefined;
   /** The block's transaction hashes, senders and block signatures, computed ahead by the workers where they got to it. */
   readonly crypto: () => Promise<BlockCrypto>;
+  readonly clock: () => number;
+  /** Milliseconds spent in execute and commit, over the whole replay. */
+  readonly timing: { executionMs: number };
 }
 
 function transactionCount(recorded: RecordedBlock): number {
@@ -534,6 +541,7 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   }
 
   let executed: ExecutedBlock;
+  const executing = ctx.clock();
   try {
     executed = await executor.execute(
       { number, parentHash: header.parentHash, timestamp: header.timestamp, sealer: header.sealer, sealerList: header.sealerList, extraData: header.extraData },
@@ -544,6 +552,7 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
     if (provisional) verifyProvisional(txs, await joinCrypto(), number, ctx);
     throw new Stop({ block: number, field: 'execution', recorded: 'the block executes', replayed: `fails: ${e.message}` });
   }
+  ctx.timing.executionMs += ctx.clock() - executing;
   try {
     if (provisional) verifyProvisional(txs, await joinCrypto(), number, ctx);
     const mine = executed.block.header;
@@ -586,7 +595,9 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
     await executor.discard();
     throw e;
   }
+  const committing = ctx.clock();
   await executor.commit((writes) => store.batch(writes));
+  ctx.timing.executionMs += ctx.clock() - committing;
   suite.clear();
   return { hash: header.hash!, transactions: transactions.length };
 }
