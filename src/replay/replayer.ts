@@ -109,6 +109,8 @@ export interface ReplayOptions {
 
 /** Blocks read (and handed to the crypto workers) ahead of the one being replayed. */
 const READ_AHEAD = 32;
+/** …and at most this many characters of block lines (big blocks: a few ahead keep the workers busy; more only grow the heap). */
+const READ_AHEAD_TEXT = 4_000_000;
 
 const ZERO_ADDRESS = new Uint8Array(20);
 const NO_BYTES = new Uint8Array(0);
@@ -306,7 +308,8 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const fill = async () => {
     if (exhausted || queue.length > READ_AHEAD / 2) return;
     const batch: Array<{ number: number; text: string; transactions: number }> = [];
-    while (!exhausted && queue.length < READ_AHEAD) {
+    let text = 0;
+    while (!exhausted && queue.length < READ_AHEAD && (queue.length < 2 || text < READ_AHEAD_TEXT)) {
       let next: IteratorResult<{ block: RecordedBlock; text: string }>;
       try {
         next = await source.next();
@@ -319,12 +322,13 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
         exhausted = true;
         break;
       }
-      const { block, text } = next.value;
+      const { block, text: line } = next.value;
       if (options.to !== undefined && block.number > options.to) {
         exhausted = true;
         break;
       }
-      batch.push({ number: block.number, text, transactions: transactionCount(block) });
+      batch.push({ number: block.number, text: line, transactions: transactionCount(block) });
+      text += line.length;
       queue.push({ block });
     }
     ahead.submit(batch);
