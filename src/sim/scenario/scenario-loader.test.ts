@@ -50,6 +50,26 @@ describe('scenario loader', () => {
     expect(error(text).message).toContain(message);
   });
 
+  // a bare number used to be read as milliseconds: `duration: 60` ran 60 ms and failed
+  it.each([
+    [`name: demo\nduration: 60\nchain:\n  nodes: 4\n`, 'demo.yaml:2:11: duration: 60 has no unit: did you mean 60s? (a duration is a number with ms, s, m or h)'],
+    [`${minimal}timeline:\n  - at: 5\n    heal: true\n`, 'demo.yaml:6:9: timeline[0].at: 5 has no unit: did you mean 5s?'],
+    [`${minimal}timeline:\n  - at: 5s\n    clog: { between: [node0, node1], for: 2 }\n`, 'timeline[0].clog.for: 2 has no unit: did you mean 2s?'],
+    [`${minimal}timeline:\n  - at: 5s\n    crashLeader: { for: 3 }\n`, 'timeline[0].crashLeader.for: 3 has no unit'],
+    [`${minimal}timeline:\n  - at: 5s\n    messages: { kinds: [pbft.prepare], delay: 300, for: 2s }\n`, 'timeline[0].messages.delay: 300 has no unit: did you mean 300s?'],
+    [`${minimal}timeline:\n  - at: 5s\n    messages: { kinds: [pbft.prepare], drop: true, for: 2 }\n`, 'timeline[0].messages.for: 2 has no unit'],
+    [`${minimal}workloads:\n  - { kind: helloworld, rate: 10, start: 1 }\n`, 'workloads[0].start: 1 has no unit'],
+    [`${minimal}workloads:\n  - { kind: helloworld, rate: 10, stop: 20 }\n`, 'workloads[0].stop: 20 has no unit'],
+    [`${minimal}byzantine:\n  - { node: node1, behaviour: silent, from: 2 }\n`, 'byzantine[0].from: 2 has no unit'],
+    [`${minimal}byzantine:\n  - { node: node1, behaviour: silent, until: 9 }\n`, 'byzantine[0].until: 9 has no unit'],
+    [`${minimal}swarm:\n  window: [2, 30s]\n`, 'demo.yaml:6:12: swarm.window[0]: 2 has no unit'],
+    [`${minimal}swarm:\n  faultDuration: [1s, 6]\n`, 'swarm.faultDuration[1]: 6 has no unit'],
+    [`${minimal}expect:\n  liveness: { within: 10 }\n`, 'expect.liveness.within: 10 has no unit: did you mean 10s?'],
+    [`${minimal}expect:\n  maxLatencyP99: 500\n`, 'expect.maxLatencyP99: 500 has no unit'],
+  ])('refuses the bare number in %j: %s', (text, message) => {
+    expect(error(text).message).toContain(message);
+  });
+
   const pbft4 = `${minimal}groups:\n  - { id: 1, sealers: 4 }\n`;
   const scenarioWith = (extra: string, base = minimal) => `${base}${extra}`;
   // each of these loaded without an error (or crashed the run) before the checks existed

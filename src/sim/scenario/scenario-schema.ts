@@ -2,11 +2,19 @@ import { z } from 'zod';
 import { BYZANTINE_KINDS, byzantineSettingProblem } from '../../node/index.js';
 import type { RecordedTraffic } from '../../replay/index.js';
 
-/** "60s", "1.5s", "500ms", "2m", or a number of milliseconds. */
-export const duration = z.union([
-  z.number().nonnegative(),
-  z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'expected a duration like 500ms, 10s, 1.5m or 1h'),
-]);
+/**
+ * "60s", "1.5s", "500ms", "2m" or "1h". A bare number is refused: it was once read as
+ * milliseconds, so `duration: 60` ran for 60 ms. (Code that builds scenarios may still pass
+ * numbers of ms to durationMs; files may not.)
+ */
+export const duration = z
+  .union([z.number(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'expected a duration like 500ms, 10s, 1.5m or 1h')])
+  .refine((value) => typeof value === 'string', {
+    error: (issue) => {
+      const n = issue.input as number;
+      return `${n} has no unit: ${n >= 0 ? `did you mean ${n}s? (` : '('}a duration is a number with ms, s, m or h)`;
+    },
+  });
 
 const nodeName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'expected a node name like node0');
 const nodeList = z.union([nodeName, z.array(nodeName).min(1)]);
