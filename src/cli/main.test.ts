@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../chain/vectors.test-helper.js';
@@ -17,6 +18,27 @@ describe('twinchain CLI', () => {
     const io = capture();
     expect(await main(['frobnicate'], io)).toBe(2);
     expect(io.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('help <command> prints that command\'s help, as <command> --help does', async () => {
+    for (const c of commands) {
+      const io = capture();
+      const viaFlag = capture();
+      expect(await main(['help', ...c.name.split(' ')], io)).toBe(0);
+      await main([...c.name.split(' '), '--help'], viaFlag);
+      expect(io.stdout).toBe(viaFlag.stdout);
+      expect(io.stdout).toContain(`Usage: twinchain ${c.name}`);
+    }
+    const top = capture();
+    expect(await main(['help'], top)).toBe(0);
+    expect(top.stdout).toContain('Usage: twinchain <command>');
+  });
+
+  it('help of an unknown command says so and exits 2', async () => {
+    const io = capture();
+    expect(await main(['help', 'nosuch'], io)).toBe(2);
+    expect(io.stderr.trim()).toBe('twinchain help: unknown command "nosuch". Run `twinchain --help` for the list.');
+    expect(io.stdout).toBe('');
   });
 
   it('each command has its own --help', async () => {
@@ -65,9 +87,37 @@ describe('twinchain tx decode', () => {
 });
 
 describe('bin/twinchain.js', () => {
+  const bin = new URL('../../bin/twinchain.js', import.meta.url).pathname;
+
   it('runs the CLI as a process', async () => {
-    const bin = new URL('../../bin/twinchain.js', import.meta.url).pathname;
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);
     expect(stdout).toContain('Usage: twinchain <command>');
   });
+
+  /** Runs the CLI with its stdout a pipe whose reader is gone (as `| head` after its lines); its exit code, signal and stderr. */
+  async function withClosedStdout(args: string[]): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    try {
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const [code, signal] = (await once(child, 'close')) as [number | null, string | null];
+      return { code, signal, stderr };
+    } finally {
+      clearTimeout(killer);
+      child.kill('SIGKILL');
+    }
+  }
+
+  // before: "Error: write EPIPE ... Unhandled 'error' event", a stack trace and exit 1
+  it.each([[['--help']], [['run', '--help']], [['tx', 'decode', vectors.transactions[0]!.raw]]])(
+    'exits quietly when its stdout is a pipe whose reader has gone: %j',
+    async (args) => {
+      const { code, signal, stderr } = await withClosedStdout(args);
+      expect(stderr).toBe('');
+      expect(signal).toBeNull();
+      expect(code).toBe(141);
+    },
+  );
 });

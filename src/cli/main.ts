@@ -1,7 +1,7 @@
 import { CliError } from './cli-error.js';
 import type { CommandSpec } from './command.js';
 import { commands } from './commands.js';
-import { processIo, type CliIo } from './io.js';
+import { exitQuietlyWhenOutputCloses, processIo, type CliIo } from './io.js';
 
 const VERSION = '0.1.0';
 
@@ -14,7 +14,7 @@ Usage: twinchain <command> [options]
 Commands:
 ${commands.map((c) => `  ${c.synopsis.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Run \`twinchain <command> --help\` for a command's options and examples.`;
+Run \`twinchain help <command>\` (or \`twinchain <command> --help\`) for a command's options and examples.`;
 }
 
 function findCommand(argv: string[]): { spec: CommandSpec; rest: string[] } | undefined {
@@ -26,8 +26,19 @@ function findCommand(argv: string[]): { spec: CommandSpec; rest: string[] } | un
 }
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+  if (io === processIo) exitQuietlyWhenOutputCloses();
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || (argv[0] === 'help' && argv.length === 1)) {
     io.out(usage());
+    return 0;
+  }
+  if (argv[0] === 'help') {
+    // `twinchain help run` is `twinchain run --help`
+    const named = findCommand(argv.slice(1));
+    if (!named || named.rest.length > 0) {
+      io.err(`twinchain help: unknown command "${argv.slice(1).join(' ')}". Run \`twinchain --help\` for the list.`);
+      return 2;
+    }
+    io.out(named.spec.help);
     return 0;
   }
   if (argv[0] === '--version' || argv[0] === '-v') {
