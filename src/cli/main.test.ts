@@ -73,7 +73,8 @@ describe('twinchain tx decode', () => {
 
   it.each([
     [['zz12'], 'BadRLP: payload: not a hex string'],
-    [['f8'], 'BadRLP: invalid RLP'],
+    [['f8'], 'twinchain tx decode: BadRLP: invalid RLP: the length of the item at byte 0 runs past the end of the data'],
+    [['b9004000'], 'twinchain tx decode: BadRLP: invalid RLP: the length of the item at byte 0 starts with a zero byte'],
     [[], 'expected exactly one hex payload, got 0'],
     [['00', '--suite', 'rsa'], '--suite must be one of ecdsa, sm (got "rsa")'],
     [['00', '--bogus'], "Unknown option '--bogus'"],
@@ -82,6 +83,7 @@ describe('twinchain tx decode', () => {
     expect(await main(['tx', 'decode', ...args], io)).toBe(2);
     expect(io.stderr.trim().split('\n')).toHaveLength(1);
     expect(io.stderr).toContain(message);
+    expect(io.stderr).not.toMatch(/invalid RLP.*invalid RLP/);
     expect(io.stdout).toBe('');
   });
 });

@@ -81,6 +81,21 @@ describe('rlp codec (against @ethereumjs/rlp)', () => {
     }
   });
 
+  // each used to read "invalid RLP: invalid RLP: …" (or "invalid RLP: invalid RLP (safeSlice): …")
+  it.each([
+    [[0xf8], 'tx: invalid RLP: the length of the item at byte 0 runs past the end of the data (got "1 byte")'],
+    [[0x81, 0x05], 'tx: invalid RLP: the single byte 0x05 at byte 1 has a prefix; a byte below 0x80 is its own encoding (got "2 bytes")'],
+    [[0x01, 0x02], 'tx: invalid RLP: 1 byte after the item that ends at byte 1 (got "2 bytes")'],
+    [[0xb8, 0x05, 1, 2, 3, 4, 5], 'tx: invalid RLP: the item at byte 0 gives its length 5 in the long form, used only from 56 (got "7 bytes")'],
+    [[0xb9, 0x00, 0x40], 'tx: invalid RLP: the length of the item at byte 0 runs past the end of the data (got "3 bytes")'],
+    [[0xb9, 0x00, 0x40, 0x00], 'tx: invalid RLP: the length of the item at byte 0 starts with a zero byte (got "4 bytes")'],
+    [[0xf8, 0x02, 1, 2], 'tx: invalid RLP: the item at byte 0 gives its length 2 in the long form, used only from 56 (got "4 bytes")'],
+    [[0xc2, 0x01], 'tx: invalid RLP: the item at byte 0 is 3 bytes long, only 2 remain (got "2 bytes")'],
+    [[0xc2, 0x82, 0x01], 'tx: invalid RLP: the item at byte 1 is 3 bytes long, only 2 remain (got "3 bytes")'],
+  ])('says once that %j is invalid RLP, and why: %s', (bad, message) => {
+    expect(() => rlpDecode(Uint8Array.from(bad), 'tx')).toThrowError(expect.objectContaining({ message }));
+  });
+
   it('finds list payloads and item ends for hashing parts of an encoding', () => {
     const next = lcg(3);
     for (let i = 0; i < 100; i++) {

@@ -107,14 +107,20 @@ export function rlpEncode(input: RlpInput): Uint8Array {
   return out;
 }
 
+/** Why bytes are not RLP; rlpDecode says "invalid RLP" once, in front of it. */
 class RlpError extends Error {}
 
-/** Big-endian length bytes at [start, end): no leading zero (as @ethereumjs/rlp checks). */
-function readLength(bytes: Uint8Array, start: number, end: number, limit: number): number {
-  if (end > limit) throw new RlpError('invalid RLP (safeSlice): end slice of Uint8Array out-of-bounds');
-  if (bytes[start] === 0) throw new RlpError('invalid RLP: extra zeros');
+const pastTheEnd = (at: number, end: number, limit: number) => new RlpError(`the item at byte ${at} is ${end - at} bytes long, only ${limit - at} remain`);
+
+/** The big-endian length of the item at `at`, in bytes [at + 1, at + 1 + lengthBytes): no leading zero (as @ethereumjs/rlp checks). */
+function readLength(bytes: Uint8Array, at: number, lengthBytes: number, limit: number): number {
+  const start = at + 1;
+  const end = start + lengthBytes;
+  if (end > limit) throw new RlpError(`the length of the item at byte ${at} runs past the end of the data`);
+  if (bytes[start] === 0) throw new RlpError(`the length of the item at byte ${at} starts with a zero byte`);
   let length = 0;
   for (let i = start; i < end; i++) length = length * 256 + bytes[i]!;
+  if (length < 56) throw new RlpError(`the item at byte ${at} gives its length ${length} in the long form, used only from 56`);
   return length;
 }
 
@@ -128,19 +134,20 @@ function decodeItem(bytes: Uint8Array, at: number, limit: number, next: { at: nu
   if (first <= 0xb7) {
     const length = first - 0x80;
     const end = at + 1 + length;
-    if (end > limit) throw new RlpError('invalid RLP (safeSlice): end slice of Uint8Array out-of-bounds');
-    if (length === 1 && bytes[at + 1]! < 0x80) throw new RlpError('invalid RLP encoding: invalid prefix, single byte < 0x80 are not prefixed');
+    if (end > limit) throw pastTheEnd(at, end, limit);
+    if (length === 1 && bytes[at + 1]! < 0x80) {
+      throw new RlpError(`the single byte 0x${bytes[at + 1]!.toString(16).padStart(2, '0')} at byte ${at + 1} has a prefix; a byte below 0x80 is its own encoding`);
+    }
     next.at = end;
     return length === 0 ? new Uint8Array(0) : bytes.subarray(at + 1, end);
   }
   if (first <= 0xbf) {
     const lengthBytes = first - 0xb7;
-    if (limit - at - 1 < lengthBytes + 1) throw new RlpError('invalid RLP: not enough bytes for string length');
-    const length = readLength(bytes, at + 1, at + 1 + lengthBytes, limit);
-    if (length <= 55) throw new RlpError('invalid RLP: expected string length to be greater than 55');
+    // a long string has at least one byte beyond its length
+    if (limit - at - 1 < lengthBytes + 1) throw new RlpError(`the length of the item at byte ${at} runs past the end of the data`);
     const start = at + 1 + lengthBytes;
-    const end = start + length;
-    if (end > limit) throw new RlpError('invalid RLP (safeSlice): end slice of Uint8Array out-of-bounds');
+    const end = start + readLength(bytes, at, lengthBytes, limit);
+    if (end > limit) throw pastTheEnd(at, end, limit);
     next.at = end;
     return bytes.subarray(start, end);
   }
@@ -149,15 +156,12 @@ function decodeItem(bytes: Uint8Array, at: number, limit: number, next: { at: nu
   if (first <= 0xf7) {
     start = at + 1;
     end = start + (first - 0xc0);
-    if (end > limit) throw new RlpError('invalid RLP (safeSlice): end slice of Uint8Array out-of-bounds');
   } else {
     const lengthBytes = first - 0xf7;
-    const length = readLength(bytes, at + 1, at + 1 + lengthBytes, limit);
-    if (length < 56) throw new RlpError('invalid RLP: encoded list too short');
     start = at + 1 + lengthBytes;
-    end = start + length;
-    if (end > limit) throw new RlpError('invalid RLP: total length is larger than the data');
+    end = start + readLength(bytes, at, lengthBytes, limit);
   }
+  if (end > limit) throw pastTheEnd(at, end, limit);
   const items: RlpValue[] = [];
   let position = start;
   while (position < end) {
@@ -174,11 +178,12 @@ export function rlpDecode(bytes: Uint8Array, what = 'RLP data'): RlpValue {
   try {
     const next = { at: 0 };
     const value = decodeItem(bytes, 0, bytes.length, next);
-    if (next.at !== bytes.length) throw new RlpError('invalid RLP: remainder must be zero');
+    const rest = bytes.length - next.at;
+    if (rest !== 0) throw new RlpError(`${rest} byte${rest === 1 ? '' : 's'} after the item that ends at byte ${next.at}`);
     return value;
   } catch (e) {
     if (!(e instanceof RlpError)) throw e;
-    throw new CodecError(what, `${bytes.length} bytes`, `invalid RLP: ${e.message}`);
+    throw new CodecError(what, `${bytes.length} byte${bytes.length === 1 ? '' : 's'}`, `invalid RLP: ${e.message}`);
   }
 }
 
