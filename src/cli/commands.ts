@@ -20,7 +20,8 @@ summary, and writes summary.json, trace.jsonl and report.html.
   --quiet                no progress bar and no table: one verdict line (and what failed)
 
 Exit status: 0 every expectation held; 1 one failed (printed with the seed and the exact
-command that replays the run); 2 the scenario file is bad (file:line:column: key: problem).
+command that replays the run); 2 the scenario file is bad (file:line:column: key: problem)
+or an output cannot be written (the path and the reason).
 
 Examples:
   twinchain run scenarios/quickstart.yaml
@@ -81,7 +82,8 @@ The summary prints seeds per minute (wall) and the jobs used; swarm.json holds p
 the seed, verdict, digest, wall ms, failed expectations and safety violations, and
 jobs, seedsPerMinute and firstFailure { seed, afterMs }.
 
-Exit status: 0 all seeds passed, 1 a seed failed, 2 bad file or usage.
+Exit status: 0 all seeds passed, 1 a seed failed, 2 bad file or usage, or an output that
+cannot be written.
 
 Examples:
   twinchain swarm scenarios/pbft-swarm.yaml --seeds 20
@@ -245,8 +247,12 @@ key it generates: ECDSA, or SM2 when the node version ends with " gm").
                    -40009 (skipped otherwise)
   --timeout        seconds a transaction may take to be included (default 30)
 
+Before any check, getClientVersion must answer as a FISCO node's does (a JSON-RPC 2.0 reply
+whose result has a "<product> Version" field); otherwise conform stops and says what came back.
+
 Exit status: 0 when every check passed (skips allowed), 1 when any failed, 2 when the
-endpoint cannot be reached or the usage is wrong.
+endpoint cannot be reached, is not a FISCO node, the usage is wrong or --json cannot be
+written.
 
 Example:
   twinchain conform http://127.0.0.1:8545 --group 1 --json conformance.json`,
@@ -287,8 +293,8 @@ Progress goes to stderr: a bar with blocks/s and ETA on a terminal, otherwise a 
 5 s. The summary line says blocks, transactions, seconds, blocks/s and the file.
 
 Exit status: 0 recorded; 1 the node failed or answered nonsense (what was recorded stays);
-2 bad usage or an --out that cannot be continued; 130 stopped by Ctrl-C (after the blocks in
-hand are written; the same command continues).
+2 bad usage or an --out that cannot be continued or written; 130 stopped by Ctrl-C (after
+the blocks in hand are written; the same command continues).
 
 Examples:
   twinchain record http://127.0.0.1:8545
@@ -454,7 +460,8 @@ refused: the state before it cannot be rebuilt.
 A progress bar is drawn on stderr when it is a terminal.
 
 Exit status: 0 every check matched (one summary line: blocks, transactions, seconds,
-tx/s); 1 a divergence (printed); 2 a bad file or usage (file:line: problem).
+tx/s); 1 a divergence (printed); 2 a bad file or usage (file:line: problem), or a --json
+that cannot be written (checked before the replay).
 
 Examples:
   twinchain replay chain.jsonl.gz

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { EndpointUnreachableError, formatReport, reportJson, runConformance } from '../conformance/index.js';
+import { EndpointUnreachableError, formatReport, NotAFiscoNodeError, reportJson, runConformance } from '../conformance/index.js';
 import { CliError } from './cli-error.js';
 import { endpoint } from './endpoint.js';
+import { checkOutputFile } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, oneOf, parseOptions } from './parse-options.js';
 
@@ -20,6 +21,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const groupId = integerOption(values.group, 'group', 1, 1);
   const removedGroup = values['removed-group'] === undefined ? undefined : integerOption(values['removed-group'], 'removed-group', 0, 1);
   const timeoutSeconds = integerOption(values.timeout, 'timeout', 30, 1);
+  // a bad --json path is known before the checks run, not after them
+  if (values.json !== undefined) await checkOutputFile(values.json);
   let report;
   try {
     report = await runConformance({
@@ -31,15 +34,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     });
   } catch (e) {
     if (e instanceof EndpointUnreachableError) throw new CliError(`cannot reach the endpoint: ${e.message}`, 2);
+    if (e instanceof NotAFiscoNodeError) throw new CliError(e.message, 2);
     throw e;
   }
   io.out(formatReport(report));
   if (values.json !== undefined) {
-    try {
-      await writeFile(values.json, reportJson(report));
-    } catch (e) {
-      throw new CliError(`cannot write ${values.json}: ${(e as Error).message}`);
-    }
+    await writeFile(values.json, reportJson(report));
     io.out(`results written to ${values.json}`);
   }
   return report.failed === 0 ? 0 : 1;

@@ -1,6 +1,7 @@
 import { CliError } from './cli-error.js';
 import type { CommandSpec } from './command.js';
 import { commands } from './commands.js';
+import { fileSystemError } from './output-path.js';
 import { exitQuietlyWhenOutputCloses, processIo, type CliIo } from './io.js';
 
 const VERSION = '0.1.0';
@@ -61,6 +62,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (e instanceof CliError) {
       io.err(`twinchain ${found.spec.name}: ${e.message}`);
       return e.exitCode;
+    }
+    const fsError = fileSystemError(e);
+    if (fsError) {
+      io.err(`twinchain ${found.spec.name}: ${fsError.message}`);
+      return fsError.exitCode;
     }
     io.err(`twinchain ${found.spec.name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return 70;

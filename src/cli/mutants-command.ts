@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { catalogue, median, QUICK, runMutant, stopEverything, type Mutant, type MutantReport } from '../mutants/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
+import { makeOutputFolder } from './output-path.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { budgetOption } from './swarm-command.js';
 
@@ -73,9 +74,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const jobs = integerOption(values.jobs, 'jobs', availableParallelism(), 1, 256);
   const seed = values.seed === undefined ? undefined : integerOption(values.seed, 'seed', 0, 0);
   const out = values.out ?? path.join('reports', 'mutants');
-  await mkdir(out, { recursive: true }).catch((e: Error) => {
-    throw new CliError(`cannot create the output folder ${out}: ${e.message}`);
-  });
+  await makeOutputFolder(out);
 
   const onSignal = (signal: NodeJS.Signals) => {
     stopEverything();

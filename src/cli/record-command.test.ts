@@ -110,6 +110,19 @@ describe('twinchain record', () => {
     expect(io.stdout).toBe('');
   });
 
+  // before: a folder as --out printed Node's "EISDIR: illegal operation on a directory, read" with a hint about recordings; a missing folder asked the node first
+  it.each([
+    ['a folder', (d: string) => d, (d: string) => `cannot write ${d}: it is a folder`],
+    ['in a missing folder', (d: string) => path.join(d, 'nope', 'x.jsonl'), (d: string) => `cannot write ${d}/nope/x.jsonl: the folder ${d}/nope does not exist`],
+  ])('--out %s: one line with the path and the reason, exit 2, nothing asked of the node', async (_name, out, line) => {
+    const io = captureIo();
+    const watched = await proxy(c.url, () => 'forward');
+    closers.push(watched.close);
+    expect(await main(['record', watched.url, '--out', out(dir)], io)).toBe(2);
+    expect(io.stderr).toBe(`twinchain record: ${line(dir)}\n`);
+    expect(watched.requests).toEqual([]);
+  });
+
   it('--help shows the usage, the options and examples', async () => {
     const io = captureIo();
     expect(await main(['record', '--help'], io)).toBe(0);

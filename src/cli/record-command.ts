@@ -2,6 +2,7 @@ import { RecordError, RecordUsageError, record, type RecordProgress } from '../r
 import type { FetchFunction } from '../rpc/index.js';
 import { CliError } from './cli-error.js';
 import { endpoint } from './endpoint.js';
+import { checkOutputFile } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { firstSignal } from './signals.js';
@@ -57,6 +58,8 @@ export async function run(args: string[], io: CliIo, deps: RecordDeps = {}): Pro
   const concurrency = integerOption(values.concurrency, 'concurrency', 8, 1, 64);
   const out = values.out ?? 'recording.jsonl';
   if (out === '') throw new CliError('--out must name a file');
+  // before the node is asked anything (an existing recording is continued, so it may exist)
+  await checkOutputFile(out);
 
   const quiet = values.quiet === true;
   const bar = quiet ? undefined : 'bar' in deps ? deps.bar : defaultBar();

@@ -77,3 +77,17 @@ describe('twinchain replay', () => {
     expect(io.stderr).toContain('--to must be');
   });
 });
+
+// before: the replay ran, then writing the report died with "internal error: Error: EISDIR ..." and a stack trace (exit 70)
+describe('twinchain replay --json that cannot be written', () => {
+  it.each([
+    ['a folder', (d: string) => d, (d: string) => `cannot write ${d}: it is a folder`],
+    ['in a missing folder', (d: string) => path.join(d, 'missing', 'r.json'), (d: string) => `cannot write ${d}/missing/r.json: the folder ${d}/missing does not exist`],
+    ['under a file', (d: string) => path.join(d, 'chain.jsonl.gz', 'r.json'), (d: string) => `cannot write ${d}/chain.jsonl.gz/r.json: ${d}/chain.jsonl.gz is a file, not a folder`],
+  ])('--json %s: one line with the path and the reason, exit 2, before replaying', async (_name, json, line) => {
+    const io = captureIo();
+    expect(await main(['replay', file, '--json', json(dir)], io)).toBe(2);
+    expect(io.stderr).toBe(`twinchain replay: ${line(dir)}\n`);
+    expect(io.stdout).toBe('');
+  });
+});

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { RecordingError, RecordingReader, replayRecording, ReplayInputError, type ReplayProgress, type ReplayReport } from '../replay/index.js';
 import { CliError } from './cli-error.js';
+import { checkOutputFile } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
 
@@ -76,6 +77,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new CliError(`expected one recording file, got ${positionals.length}`);
   const file = positionals[0]!;
   const to = values.to === undefined ? undefined : integerOption(values.to, 'to', 0, 1);
+  // a bad --json path is known before the replay, not after it
+  if (values.json !== undefined) await checkOutputFile(values.json);
   const tty = Boolean(process.stderr.isTTY);
   const total = tty ? await countBlocks(file, to) : undefined;
   let report: ReplayReport;

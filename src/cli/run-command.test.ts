@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureIo } from './capture-io.test-helper.js';
@@ -77,5 +78,72 @@ expect: { liveness: { within: 10s }, maxViewChanges: 0 }
     const trace = (await readFile(path.join(scenarios.dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'), 'utf8')).trim().split('\n');
     expect(trace.length).toBeGreaterThan(100);
     expect(replay.stdout).toContain(path.join(scenarios.dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'));
+  });
+});
+
+// each printed "internal error: ..." with a stack trace and exited 70 (or repeated the path in Node's own words)
+describe('outputs that cannot be written: one line with the path and the reason, exit 2', () => {
+  const cases: Array<[string, (dir: string) => Promise<{ args: (file: string) => string[]; cwd?: string; line: (dir: string) => string }>]> = [
+    [
+      'run: reports/ is a file',
+      async (dir) => {
+        await writeFile(path.join(dir, 'reports'), 'not a folder');
+        return { args: (f) => ['run', f], cwd: dir, line: () => 'twinchain run: cannot create the output folder reports/small: reports is a file, not a folder' };
+      },
+    ],
+    [
+      'run: --out is a file',
+      async (dir) => {
+        await writeFile(path.join(dir, 'out-file'), '');
+        return { args: (f) => ['run', f, '--out', path.join(dir, 'out-file')], line: (d) => `twinchain run: cannot create the output folder ${d}/out-file: ${d}/out-file is a file, not a folder` };
+      },
+    ],
+    [
+      'run: trace.jsonl is a folder',
+      async (dir) => {
+        await mkdir(path.join(dir, 'o1', 'trace.jsonl'), { recursive: true });
+        return { args: (f) => ['run', f, '--out', path.join(dir, 'o1')], line: (d) => `twinchain run: cannot write ${d}/o1/trace.jsonl: it is a folder` };
+      },
+    ],
+    [
+      'run: report.html is a folder',
+      async (dir) => {
+        await mkdir(path.join(dir, 'o2', 'report.html'), { recursive: true });
+        return { args: (f) => ['run', f, '--out', path.join(dir, 'o2')], line: (d) => `twinchain run: cannot write ${d}/o2/report.html: it is a folder` };
+      },
+    ],
+    [
+      'swarm: --out under a file',
+      async (dir) => {
+        await writeFile(path.join(dir, 'plain'), '');
+        return { args: (f) => ['swarm', f, '--seeds', '1', '--jobs', '1', '--out', path.join(dir, 'plain', 'sub')], line: (d) => `twinchain swarm: cannot create the output folder ${d}/plain/sub: ${d}/plain is a file, not a folder` };
+      },
+    ],
+    [
+      'swarm: swarm.json is a folder',
+      async (dir) => {
+        await mkdir(path.join(dir, 'o3', 'swarm.json'), { recursive: true });
+        return { args: (f) => ['swarm', f, '--seeds', '1', '--jobs', '1', '--out', path.join(dir, 'o3')], line: (d) => `twinchain swarm: cannot write ${d}/o3/swarm.json: it is a folder` };
+      },
+    ],
+  ];
+  it.each(cases)('%s', async (name, setUp) => {
+    const dir = path.join(scenarios.dir, `fs-${name.replace(/[^a-z]+/g, '-')}`);
+    await mkdir(dir, { recursive: true });
+    const file = await scenarioFile(`fs-${name.replace(/[^a-z]+/g, '-')}`, SMALL('expect: { liveness: { within: 5s }, minHeight: 1 }'));
+    const { args, cwd, line } = await setUp(dir);
+    const io = captureIo();
+    const before = process.cwd();
+    if (cwd) process.chdir(cwd);
+    let code: number;
+    try {
+      code = await main(args(file), io);
+    } finally {
+      process.chdir(before);
+    }
+    // swarm notes first that the file has no swarm section
+    expect(io.stderr.replace(/^note: .*\n/, '')).toBe(`${line(dir)}\n`);
+    expect(code).toBe(2);
+    expect(readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.tmp'))).toEqual([]);
   });
 });

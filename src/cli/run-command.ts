@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../sim/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
+import { makeOutputFolder } from './output-path.js';
 import { parseOptions } from './parse-options.js';
 
 /** `--seed 42` is the number 42 (as in a scenario file); anything else is a string seed. */
@@ -76,11 +76,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const seed = parseSeed(values.seed);
   const scenario = await loadScenarioOrExit(file);
   const out = values.out ?? path.join('reports', scenario.name);
-  try {
-    await mkdir(out, { recursive: true });
-  } catch (e) {
-    throw new CliError(`cannot create the output folder ${out}: ${(e as Error).message}`);
-  }
+  await makeOutputFolder(out);
   const trace = path.join(out, 'trace.jsonl');
   const progress = progressPrinter(io.isTty && !values.quiet);
   let result: ScenarioResult;

@@ -1,9 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { durationMs } from '../sim/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
+import { makeOutputFolder } from './output-path.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit } from './run-command.js';
 import { localRunner, runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
@@ -51,9 +52,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   // with a budget (or until a failure) and no --seeds, seeds are unbounded
   const count = single !== undefined ? 1 : values.seeds === undefined && budgetMs !== undefined ? undefined : integerOption(values.seeds, 'seeds', 10, 1);
   const out = values.out ?? path.join('reports', `${scenario.name}-swarm`);
-  await mkdir(out, { recursive: true }).catch((e: Error) => {
-    throw new CliError(`cannot create the output folder ${out}: ${e.message}`);
-  });
+  await makeOutputFolder(out);
 
   const task: SwarmTask = { scenario, file, out, single: single !== undefined };
   const used = single !== undefined ? 1 : Math.min(jobs, count ?? jobs);

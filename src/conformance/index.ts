@@ -2,6 +2,7 @@ export {
   runConformance,
   ALL_CHECKS,
   EndpointUnreachableError,
+  NotAFiscoNodeError,
   type ConformanceOptions,
   type ConformanceReport,
 } from './run-conformance.js';

@@ -55,6 +55,56 @@ export class EndpointUnreachableError extends Error {
   override readonly name = 'EndpointUnreachableError';
 }
 
+/** The endpoint answered, but not as a FISCO BCOS node answers getClientVersion; the message says what it got. */
+export class NotAFiscoNodeError extends Error {
+  override readonly name = 'NotAFiscoNodeError';
+  constructor(
+    readonly url: string,
+    /** What came back, e.g. 'HTTP 200 (text/html) with a body that is not JSON: "<!DOCTYPE html>…"'. */
+    readonly got: string,
+  ) {
+    super(`${url} does not answer getClientVersion like a FISCO BCOS node: it got ${got}`);
+  }
+}
+
+/** At most `max` characters of `text`, with an ellipsis when cut. */
+const excerpt = (text: string, max = 120): string => (text.length <= max ? text : `${text.slice(0, max)}…`);
+
+/**
+ * Asks getClientVersion and returns its result when it is what a FISCO BCOS node answers: a
+ * JSON-RPC 2.0 reply whose result has a "<product> Version" string. Anything else is a
+ * NotAFiscoNodeError that says what came back; no answer at all is an EndpointUnreachableError.
+ */
+async function fiscoClientVersion(client: JsonRpcClient): Promise<Record<string, unknown>> {
+  let raw;
+  try {
+    raw = await client.post(JSON.stringify({ jsonrpc: '2.0', method: 'getClientVersion', params: [], id: 1 }));
+  } catch (e) {
+    if (e instanceof RpcTransportError && e.unreachable) throw new EndpointUnreachableError(e.message);
+    if (e instanceof RpcTransportError) throw new NotAFiscoNodeError(client.url, e.message.replace(`${client.url}: `, ''));
+    throw e;
+  }
+  const http = `HTTP ${raw.status}${raw.contentType ? ` (${raw.contentType.split(';')[0]!.trim()})` : ''}`;
+  if (raw.text.trim() === '') throw new NotAFiscoNodeError(client.url, `${http} with an empty body`);
+  let reply: unknown;
+  try {
+    reply = JSON.parse(raw.text) as unknown;
+  } catch {
+    throw new NotAFiscoNodeError(client.url, `${http} with a body that is not JSON: ${JSON.stringify(excerpt(raw.text.trim()))}`);
+  }
+  if (!isObject(reply) || reply.jsonrpc !== '2.0' || !('result' in reply || 'error' in reply)) {
+    throw new NotAFiscoNodeError(client.url, `JSON that is not a JSON-RPC 2.0 reply: ${excerpt(JSON.stringify(reply))}`);
+  }
+  if (!('result' in reply)) {
+    const error = isObject(reply.error) ? reply.error : {};
+    throw new NotAFiscoNodeError(client.url, `the JSON-RPC error ${String(error.code)} ${JSON.stringify(error.message)}`);
+  }
+  if (!isObject(reply.result) || productVersionOf(reply.result) === undefined) {
+    throw new NotAFiscoNodeError(client.url, `a result without a "<product> Version" field: ${excerpt(JSON.stringify(reply.result))}`);
+  }
+  return reply.result;
+}
+
 async function detectConsensus(client: JsonRpcClient, groupId: number): Promise<ConsensusKind> {
   const status = await client.request('getConsensusStatus', [groupId]);
   if (Array.isArray(status.result) && isObject(status.result[0])) return 'leaderId' in status.result[0] ? 'raft' : 'pbft';
@@ -77,24 +127,21 @@ async function runCheck(ctx: ConformanceContext, c: Check): Promise<CheckResult>
 
 /**
  * Run the conformance checks against an endpoint: the interface as docs/json-rpc.md describes
- * it. Relies on the JSON-RPC interface only, so any node can be tested. Throws EndpointUnreachableError when the endpoint does not answer at all.
+ * it. Relies on the JSON-RPC interface only, so any node can be tested. Throws
+ * EndpointUnreachableError when the endpoint does not answer at all, and NotAFiscoNodeError
+ * (before any check) when getClientVersion's answer is not a FISCO node's.
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const groupId = options.groupId ?? 1;
   const client = new JsonRpcClient(options.url, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.requestTimeoutMs ?? 10_000 });
-  let clientVersion: unknown;
+  const clientVersion = await fiscoClientVersion(client);
   let consensus: ConsensusKind;
   try {
-    clientVersion = (await client.request('getClientVersion', [])).result;
     consensus = await detectConsensus(client, groupId);
   } catch (e) {
     if (e instanceof RpcTransportError && e.unreachable) throw new EndpointUnreachableError(e.message);
-    if (e instanceof RpcTransportError) {
-      clientVersion = undefined;
-      consensus = 'pbft';
-    } else {
-      throw e;
-    }
+    if (!(e instanceof RpcTransportError)) throw e;
+    consensus = 'pbft';
   }
   const variant = options.variant ?? interfaceVariantOfClientVersion(clientVersion);
   const nodeVersion = productVersionOf(clientVersion);

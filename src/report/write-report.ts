@@ -1,4 +1,4 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReportData } from './report-data.js';
 import { renderReport } from './render-report.js';
@@ -9,5 +9,10 @@ export async function writeReport(file: string, data: ReportData): Promise<void>
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, html, 'utf8');
-  await rename(temporary, file);
+  try {
+    await rename(temporary, file);
+  } catch (e) {
+    await rm(temporary, { force: true });
+    throw e;
+  }
 }

@@ -18,7 +18,7 @@ export class TraceFileSink implements TraceSink {
     try {
       this.fd = openSync(path, 'w');
     } catch (e) {
-      throw new SimulationError(`cannot open trace file ${path}: ${(e as Error).message}`);
+      throw new SimulationError(`cannot open trace file ${path}: ${(e as Error).message}`, { cause: e });
     }
   }
 
