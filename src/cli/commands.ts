@@ -64,7 +64,9 @@ windows within the same budget), message-kind faults, a message loss rate and a 
 Every run checks safety and the protocol invariants (quorum signatures, valid blocks, PBFT
 locks and quorums, Raft votes and leaders). Prints what each seed drew and its verdict,
 writes swarm.json and a report for every failing seed, and lists the failing seeds with the
-command that replays each exactly.
+command that replays each exactly (with the --out given). A replay of one seed (--seed S)
+writes its report, trace and its own swarm.json to seed-S/ in the output folder, leaving
+the scan's swarm.json as it was.
 
   swarm section (all optional):  crashes: [min, max]   pauses: [min, max]
     partitions: [min, max]   churn: [min, max]   adversaries: [min, max]

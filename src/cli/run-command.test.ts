@@ -22,7 +22,7 @@ describe('twinchain run', () => {
     expect(io.stdout).toMatch(/✓ +every live honest node reached height 3/);
     expect(io.stdout).toContain(`report:  ${path.join(out, 'report.html')}`);
     const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8'));
-    expect(summary).toMatchObject({ scenario: 'small', seed: 4, verdict: 'pass', replay: `npx twinchain run ${file} --seed 4` });
+    expect(summary).toMatchObject({ scenario: 'small', seed: 4, verdict: 'pass', replay: `npx twinchain run ${file} --seed 4 --out ${out}` });
     const trace = (await readFile(path.join(out, 'trace.jsonl'), 'utf8')).split('\n');
     expect(trace.length).toBeGreaterThan(1000);
   });
@@ -33,7 +33,10 @@ describe('twinchain run', () => {
     expect(await main(['run', file, '--quiet', '--out', path.join(scenarios.dir, 'fails-out')], io)).toBe(1);
     expect(io.stdout).toContain('small, seed 1: FAIL');
     expect(io.stdout).toMatch(/✗ every live honest node reached height 500: lowest: node\d at \d+/);
-    expect(io.stdout).toContain(`replay this run exactly: npx twinchain run ${file} --seed 1`);
+    // the replay writes where this run wrote (the --out was once left out)
+    expect(io.stdout).toContain(`replay this run exactly: npx twinchain run ${file} --seed 1 --out ${path.join(scenarios.dir, 'fails-out')}\n`);
+    const summary = JSON.parse(await readFile(path.join(scenarios.dir, 'fails-out', 'summary.json'), 'utf8')) as { replay: string };
+    expect(summary.replay).toBe(`npx twinchain run ${file} --seed 1 --out ${path.join(scenarios.dir, 'fails-out')}`);
   });
 
   it('refuses a bad scenario file with exit 2 and file:line:column: key', async () => {
@@ -68,16 +71,23 @@ expect: { liveness: { within: 10s }, maxViewChanges: 0 }
     expect(code).toBe(1);
     expect(io.stdout).toContain(`${failing.length} of 4 seeds FAILED:`);
     const first = failing[0]!;
-    expect(io.stdout).toContain(`seed ${first.seed}: npx twinchain swarm ${file} --seed ${first.seed}`);
+    // the replay command keeps --out (it was once left out, so the replay wrote elsewhere)
+    const command = `npx twinchain swarm ${file} --seed ${first.seed} --out ${out}`;
+    expect(io.stdout).toContain(`seed ${first.seed}: ${command}    (`);
+    expect(first.replay).toBe(command);
 
+    // run the printed command: the scan's swarm.json stays; the replay's goes to the seed's folder
+    const scanJson = await readFile(path.join(out, 'swarm.json'), 'utf8');
     const replay = captureIo();
-    expect(await main(['swarm', file, '--seed', String(first.seed), '--out', path.join(scenarios.dir, 'replay-out')], replay)).toBe(1);
-    const again = (JSON.parse(await readFile(path.join(scenarios.dir, 'replay-out', 'swarm.json'), 'utf8')) as { runs: Array<{ digest: string }> }).runs;
-    expect(again[0]!.digest).toBe(first.digest);
+    expect(await main(command.split(' ').slice(2), replay)).toBe(1);
+    expect(await readFile(path.join(out, 'swarm.json'), 'utf8')).toBe(scanJson);
+    const again = (JSON.parse(await readFile(path.join(out, `seed-${first.seed}`, 'swarm.json'), 'utf8')) as { runs: Array<{ digest: string; replay: string }> }).runs;
+    expect(again.map((r) => [r.digest, r.replay])).toEqual([[first.digest, command]]);
     // the replay keeps the trace, whose last line carries that digest
-    const trace = (await readFile(path.join(scenarios.dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'), 'utf8')).trim().split('\n');
+    const trace = (await readFile(path.join(out, `seed-${first.seed}`, 'trace.jsonl'), 'utf8')).trim().split('\n');
     expect(trace.length).toBeGreaterThan(100);
-    expect(replay.stdout).toContain(path.join(scenarios.dir, 'replay-out', `seed-${first.seed}`, 'trace.jsonl'));
+    expect(replay.stdout).toContain(path.join(out, `seed-${first.seed}`, 'trace.jsonl'));
+    expect(replay.stdout).toContain(path.join(out, `seed-${first.seed}`, 'swarm.json'));
   });
 });
 

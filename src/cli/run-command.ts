@@ -5,6 +5,7 @@ import {
   formatSummary,
   loadScenarioFile,
   progressLine,
+  replayCommand,
   runScenario,
   ScenarioError,
   writeRunOutputs,
@@ -76,12 +77,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const seed = parseSeed(values.seed);
   const scenario = await loadScenarioOrExit(file);
   const out = values.out ?? path.join('reports', scenario.name);
+  // the replay command names the same --out, so a replay writes where this run did
+  const replay = values.out === undefined ? undefined : replayCommand(file, seed ?? scenario.seed, values.out);
   await makeOutputFolder(out);
   const trace = path.join(out, 'trace.jsonl');
   const progress = progressPrinter(io.isTty && !values.quiet);
   let result: ScenarioResult;
   try {
-    result = await runScenario(scenario, { file, ...(seed === undefined ? {} : { seed }), tracePath: trace, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) });
+    result = await runScenario(scenario, {
+      file,
+      ...(seed === undefined ? {} : { seed }),
+      ...(replay === undefined ? {} : { replayCommand: replay }),
+      tracePath: trace,
+      ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+    });
   } finally {
     progress.clear();
   }

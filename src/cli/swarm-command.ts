@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { durationMs } from '../sim/index.js';
@@ -54,7 +54,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const out = values.out ?? path.join('reports', `${scenario.name}-swarm`);
   await makeOutputFolder(out);
 
-  const task: SwarmTask = { scenario, file, out, single: single !== undefined };
+  const task: SwarmTask = { scenario, file, out, single: single !== undefined, ...(values.out === undefined ? {} : { outOption: values.out }) };
   const used = single !== undefined ? 1 : Math.min(jobs, count ?? jobs);
   const runners: SeedRunner[] = used === 1 ? [localRunner(task)] : Array.from({ length: used }, () => new WorkerRunner(task));
   const limits = [count === undefined ? undefined : `${count} swarm run${count === 1 ? '' : 's'}`, untilFail ? 'until a seed fails' : undefined, budgetMs === undefined ? undefined : `for at most ${values.budget}`];
@@ -68,8 +68,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const rows = scan.outcomes;
   const seedsPerMinute = Math.round((rows.length / Math.max(1, scan.wallMs)) * 60_000 * 10) / 10;
   const failing = rows.filter((r) => r.verdict !== 'pass');
+  // a replay of one seed writes its swarm.json in the seed's folder: the scan's stays as it was
+  const swarmJson = single === undefined ? path.join(out, 'swarm.json') : path.join(out, `seed-${first}`, 'swarm.json');
+  await mkdir(path.dirname(swarmJson), { recursive: true });
   await writeFile(
-    path.join(out, 'swarm.json'),
+    swarmJson,
     `${JSON.stringify(
       {
         scenario: scenario.name,
@@ -101,12 +104,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `${scan.budgetSpent ? `; budget ${values.budget} spent` : ''}${untilFail && scan.firstFailure ? `; stopped at the first failing seed, known after ${(scan.firstFailure.afterMs / 1000).toFixed(1)} s` : ''}`,
   );
   if (failing.length === 0) {
-    io.out(`all ${rows.length} seeds passed${single !== undefined && rows[0]?.report ? `; report ${rows[0].report}, trace ${path.join(out, `seed-${first}`, 'trace.jsonl')}` : ''}`);
+    io.out(`all ${rows.length} seeds passed${single !== undefined && rows[0]?.report ? `; report ${rows[0].report}, trace ${path.join(out, `seed-${first}`, 'trace.jsonl')}, ${swarmJson}` : ''}`);
     return 0;
   }
   io.out(`${failing.length} of ${rows.length} seeds FAILED:`);
   for (const r of failing) {
-    const where = r.error !== undefined ? `internal error: ${r.error}` : `report ${r.report}${single === undefined ? '; the replay also writes the trace' : `, trace ${path.join(out, `seed-${r.seed}`, 'trace.jsonl')}`}`;
+    const where = r.error !== undefined ? `internal error: ${r.error}` : `report ${r.report}${single === undefined ? '; the replay also writes the trace' : `, trace ${path.join(out, `seed-${r.seed}`, 'trace.jsonl')}, ${swarmJson}`}`;
     io.out(`  seed ${r.seed}: ${r.replay}    (${where})`);
   }
   return 1;

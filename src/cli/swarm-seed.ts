@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { drawSwarm, runScenario, shellWord, writeRunOutputs, type ExpectationResult, type Scenario, type ScenarioResult } from '../sim/index.js';
+import { drawSwarm, runScenario, shellOption, shellWord, writeRunOutputs, type ExpectationResult, type Scenario, type ScenarioResult } from '../sim/index.js';
 
 /** A violation as swarm.json records it. */
 export interface SeedViolation {
@@ -38,10 +38,12 @@ export interface SwarmTask {
   readonly out: string;
   /** Replaying one seed: keep its trace and always write its report. */
   readonly single: boolean;
+  /** The --out swarm was given, if any: the replay commands name it, so a replay writes there too. */
+  readonly outOption?: string;
 }
 
-export function swarmReplay(file: string, seed: number): string {
-  return `npx twinchain swarm ${shellWord(file)} --seed ${seed}`;
+export function swarmReplay(file: string, seed: number, out?: string): string {
+  return `npx twinchain swarm ${shellWord(file)} --seed ${seed}${out === undefined ? '' : ` ${shellOption('out', out)}`}`;
 }
 
 /** The ERROR outcome of a seed whose run threw, or whose worker died. */
@@ -57,7 +59,7 @@ export function errorOutcome(task: SwarmTask, seed: number, error: string, wallM
     verdict: 'error',
     drawn,
     digest: null,
-    replay: swarmReplay(task.file, seed),
+    replay: swarmReplay(task.file, seed, task.outOption),
     failed: [],
     violations: [],
     error,
@@ -71,7 +73,7 @@ export function errorOutcome(task: SwarmTask, seed: number, error: string, wallM
 export async function runSwarmSeed(task: SwarmTask, seed: number): Promise<SeedOutcome> {
   const started = performance.now();
   const { file, out, single } = task;
-  const replay = swarmReplay(file, seed);
+  const replay = swarmReplay(file, seed, task.outOption);
   let draw;
   let result: ScenarioResult;
   const seedDir = path.join(out, `seed-${seed}`);

@@ -120,7 +120,8 @@ export async function runMutant(mutant: Mutant, options: MutantRunOptions): Prom
         options.onLine?.(`  ${mutant.id}: swarm ${scenario} ${scan.join(' ')} --jobs ${options.jobs}`);
         const scenarioStart = elapsed();
         const child = await runChild(args, path.join(out, 'swarm.log'), Math.max(remaining, 60_000) + GRACE_MS);
-        const json = await readFile(path.join(out, 'swarm.json'), 'utf8').catch(() => undefined);
+        // a one-seed replay writes its swarm.json in the seed's folder
+        const json = await readFile(path.join(out, options.seed === undefined ? '' : `seed-${options.seed}`, 'swarm.json'), 'utf8').catch(() => undefined);
         if (json === undefined) {
           const why = child.timedOut ? 'was killed after its budget and grace time' : `exited with ${child.signal ?? `code ${child.code}`}`;
           return failed(`swarm of ${scenario} ${why} without writing swarm.json: ${child.stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'} (log ${path.join(out, 'swarm.log')})`, scenarios);

@@ -91,9 +91,12 @@ const WORKLOAD_KINDS = new Set(['helloworld', 'deploy', 'token', 'replay']);
 const DEFAULT_DRAIN_MS = 15_000;
 const RESEND_SWEEP_MS = 2_000;
 
-/** The command that replays a run, quoted so a POSIX shell passes file and seed through unchanged. */
-export function replayCommand(file: string, seed: string | number): string {
-  return `npx twinchain run ${shellWord(file)} ${shellOption('seed', String(seed))}`;
+/**
+ * The command that replays a run, quoted so a POSIX shell passes file, seed and output folder
+ * through unchanged; `out` is the run's --out, when it was given one (the replay writes there too).
+ */
+export function replayCommand(file: string, seed: string | number, out?: string): string {
+  return `npx twinchain run ${shellWord(file)} ${shellOption('seed', String(seed))}${out === undefined ? '' : ` ${shellOption('out', out)}`}`;
 }
 
 /**
