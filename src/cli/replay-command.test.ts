@@ -60,6 +60,24 @@ describe('twinchain replay', () => {
     expect(report).toMatchObject({ verdict: 'divergence', divergence: { block: 2, index: 3, field: 'receipt.output' } });
   });
 
+  // once: 'header: "supportedVersion" supported_version: expected x.y.z or 2.0.0-rcN (got "banana")'
+  it('a recorded supported version it cannot take: said once, with the file and the value', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const lines = gunzipSync(await readFile(file)).toString().trim().split('\n');
+    for (const [version, why] of [
+      ['banana', 'expected x.y.z or 2.0.0-rcN'],
+      ['3.0.0', 'only FISCO BCOS 2.x versions (2.0.0-rc1 … 2.255.255) are supported'],
+    ]) {
+      const header = JSON.parse(lines[0]!) as { supportedVersion: string };
+      header.supportedVersion = version!;
+      const bad = path.join(dir, `version-${version}.jsonl`);
+      await writeFile(bad, [JSON.stringify(header), ...lines.slice(1)].join('\n'));
+      const io = captureIo();
+      expect(await main(['replay', bad], io)).toBe(2);
+      expect(io.stderr).toBe(`twinchain replay: ${bad}:1: header: "supportedVersion" "${version}" is not a supported version: ${why}\n`);
+    }
+  });
+
   it('bad file or usage: exit 2 with file:line or the problem', async () => {
     const bad = path.join(dir, 'bad.jsonl');
     await writeFile(bad, '{"format":"other"}\n');

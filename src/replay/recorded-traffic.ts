@@ -6,7 +6,7 @@ import { decodeTransaction, encodeSignedTransaction, ProtocolVersion, TxDecodeEr
 import { toHexNoPrefix } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { numberOf, parseReceipt, parseTransaction, ReplayInputError, transactionObjects } from './recorded-json.js';
-import { RecordingError, RecordingReader } from './recording.js';
+import { RecordingError, RecordingReader, unsupportedVersion } from './recording.js';
 
 export interface TrafficTransaction {
   /** 0x-prefixed lower-case hash, as recorded (and as the re-encoded bytes hash). */
@@ -61,7 +61,7 @@ export async function readRecordedTraffic(file: string): Promise<RecordedTraffic
   try {
     version = ProtocolVersion.parse(header.supportedVersion);
   } catch (e) {
-    throw new RecordingError(file, 1, `header: "supportedVersion" ${JSON.stringify(header.supportedVersion)} is not a supported version: ${(e as Error).message}`);
+    throw new RecordingError(file, 1, unsupportedVersion(header.supportedVersion, e));
   }
   const suite = getSuite(header.suite);
   const generation = version.txGeneration;

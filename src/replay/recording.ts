@@ -7,6 +7,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Readable, Writable } from 'node:stream';
+import { CodecError } from '../codec/index.js';
 
 export const RECORDING_FORMAT = 'twinchain-recording';
 export const RECORDING_VERSION = 1;
@@ -63,6 +64,12 @@ export class RecordingError extends Error {
   ) {
     super(`${file}:${line}: ${problem}`);
   }
+}
+
+/** The header's supportedVersion problem, said once: `header: "supportedVersion" "3.0.0" is not a supported version: only …`. */
+export function unsupportedVersion(value: unknown, error: unknown): string {
+  const why = error instanceof CodecError ? error.reason : error instanceof Error ? error.message : String(error);
+  return `header: "supportedVersion" ${JSON.stringify(value)} is not a supported version: ${why}`;
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -41,7 +41,7 @@ import {
   type RecordedReceipt,
   type RecordedTransaction,
 } from './recorded-json.js';
-import { RecordingReader, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
+import { RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
 
 /** The first place where re-execution disagrees with the recording. */
 export interface Divergence {
@@ -225,7 +225,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     version = ProtocolVersion.parse(header.supportedVersion);
   } catch (e) {
     await reader.blocks().return(undefined);
-    throw new ReplayInputError(`${file}:1: header: "supportedVersion" ${(e as Error).message}`);
+    throw new ReplayInputError(`${file}:1: ${unsupportedVersion(header.supportedVersion, e)}`);
   }
   const realSuite = getSuite(header.suite);
   // started first: the workers boot (the crypto modules) while the genesis and the state are set up

@@ -143,6 +143,21 @@ expect: { liveness: { within: 10s }, allReceipted: true }`;
       await fails(scenarioText('{ kind: replay, file: bad-json.jsonl }'), /cannot replay the recording: .*bad-json\.jsonl:3: not JSON/);
     });
 
+    // once: '"supportedVersion" "banana" is not a supported version: supported_version: expected … (got "banana")'
+    it('says once what is wrong with the recorded supported version', async () => {
+      const lines = await fixtureLines();
+      for (const [version, why] of [
+        ['banana', 'expected x.y.z or 2.0.0-rcN'],
+        ['3.0.0', 'only FISCO BCOS 2.x versions (2.0.0-rc1 … 2.255.255) are supported'],
+      ]) {
+        (lines[0] as unknown as { supportedVersion: string }).supportedVersion = version!;
+        const file = path.join(dir, `version-${version}.jsonl`);
+        await writeFile(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+        const error = await load(scenarioText(`{ kind: replay, file: version-${version}.jsonl }`)).catch((e: unknown) => e as Error);
+        expect((error as Error).message).toMatch(new RegExp(`workloads\\[0\\]\\.file: cannot replay the recording: ${file}:1: header: "supportedVersion" "${version}" is not a supported version: ${why!.replace(/[.()]/g, '\\$&')}$`));
+      }
+    });
+
     it('refuses transactions of the earlier interface variant, which carry no signature', async () => {
       const chain = await TestChain.create({ version: '2.0.0-rc1' });
       await chain.runScenario();
