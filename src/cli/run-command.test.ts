@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureIo } from './capture-io.test-helper.js';
@@ -155,5 +155,23 @@ describe('outputs that cannot be written: one line with the path and the reason,
     expect(io.stderr.replace(/^note: .*\n/, '')).toBe(`${line(dir)}\n`);
     expect(code).toBe(2);
     expect(readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.tmp'))).toEqual([]);
+  });
+
+  // root writes anywhere, so this one runs only as another user (checked by hand: runuser -u nobody)
+  it.skipIf(process.getuid?.() === 0)('run: a reports/<name> folder without write permission', async () => {
+    const dir = path.join(scenarios.dir, 'fs-read-only');
+    await mkdir(path.join(dir, 'reports', 'small'), { recursive: true });
+    await chmod(path.join(dir, 'reports', 'small'), 0o555);
+    const file = await scenarioFile('fs-read-only', SMALL('expect: { liveness: { within: 5s }, minHeight: 1 }'));
+    const io = captureIo();
+    const before = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(await main(['run', file], io)).toBe(2);
+    } finally {
+      process.chdir(before);
+      await chmod(path.join(dir, 'reports', 'small'), 0o755);
+    }
+    expect(io.stderr).toBe('twinchain run: cannot create the output folder reports/small: permission denied\n');
   });
 });
