@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CHART_IDS, renderReport, renderReportDocument } from './render-report.js';
+import { CHART_IDS, renderReport, renderReportDocument, tickStep } from './render-report.js';
 import { loadPageAssets } from './page-assets.js';
 import type { EmbeddedReport } from './report-view.js';
-import { emptyReportData, HOSTILE, hostileReportData, largeReportData, sampleReportData } from './sample-data.test-helper.js';
+import { emptyReportData, HOSTILE, hostileReportData, largeReportData, manyFaultsReportData, sampleReportData } from './sample-data.test-helper.js';
 
 interface ScriptElement {
   attributes: string;
@@ -117,22 +117,26 @@ describe('renderReport', () => {
     expect(fail).toContain('<h2>⚠ Safety violations <span class="count">2</span></h2>');
     expect(fail).toContain('<td class="num">41.2</td><td class="name">agreement</td>');
     // the order the reader needs: banner, expectations, violations, then charts
-    const order = ['id="verdict"', 'id="expectations"', 'id="violations"', 'id="chart-heights"', 'id="chart-faults"', 'id="topology"'];
+    const order = ['id="verdict"', 'id="expectations"', 'id="violations"', 'id="chart-heights"', 'class="gantt"', 'id="topology"'];
     const positions = order.map((marker) => fail.indexOf(marker));
     expect(positions.every((p) => p > 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
-  it('renders a run that recorded nothing, with a note for every chart', () => {
+  it('renders a run that recorded nothing: a sentence instead of every chart, no empty canvas', () => {
     const html = renderReport(emptyReportData());
-    for (const id of CHART_IDS) expect(html).toContain(`<canvas id="${id}"`);
+    for (const id of CHART_IDS) {
+      expect(html).not.toContain(`<canvas id="${id}"`);
+      expect(html).toContain(`<p class="quiet" id="${id}-note">`);
+    }
+    expect(html).not.toContain('class="gantt"');
     for (const note of [
       'No block heights were recorded.',
       'No transactions were committed.',
       'No transaction got a receipt.',
-      'No consensus rounds were recorded.',
+      'No PBFT view or Raft term was recorded: no consensus round ran.',
       'No message counts were recorded.',
-      'The scenario injected no faults.',
+      'No faults in this scenario: no node was crashed, paused, cut off or made byzantine, and no message fault was injected.',
       'The scenario declares no expectations.',
     ]) {
       expect(html).toContain(note);
@@ -180,5 +184,37 @@ describe('renderReport', () => {
     const { chartJs } = loadPageAssets();
     expect(chartJs).toMatch(/^\/\*!\n \* Chart\.js v4\./);
     expect(chartJs.length).toBeGreaterThan(100_000);
+  });
+
+  it('says "no view changes" instead of drawing flat view lines, and "no new elections" for flat Raft terms', () => {
+    const data = sampleReportData();
+    data.consensusRounds = data.nodes.map((n) => ({ node: n.name, group: 1, kind: 'view' as const, points: [[0, 0]] }));
+    const pbft = renderReport(data);
+    expect(pbft).not.toContain('<canvas id="chart-rounds"');
+    expect(pbft).toContain('No view changes: the view stayed 0 on all 4 PBFT sealers for the whole run.');
+    data.consensusRounds = data.nodes.map((n) => ({ node: n.name, group: 1, kind: 'term' as const, points: [[300, 1]] }));
+    expect(renderReport(data)).toContain('No new elections: the Raft term stayed 1 on all 4 nodes after the first election.');
+    // one rise anywhere: the chart
+    data.consensusRounds[2]!.points.push([9_000, 2]);
+    expect(renderReport(data)).toContain('<canvas id="chart-rounds"');
+  });
+
+  it('draws the fault timeline as HTML lanes: one per node, bars at their share of the run, labels coloured to read on the bar', () => {
+    const data = manyFaultsReportData();
+    const html = renderReport(data);
+    const lanes = [...html.matchAll(/<div class="fault-lane[^"]*" data-lane="([^"]+)">/g)].map((m) => m[1]);
+    expect(lanes).toEqual(['node0', 'node1', 'node2', 'node3', 'all nodes']);
+    // the partition (40–48 s of the 60.06 s run) is on every node's lane
+    expect(html.match(/data-kind="partition"[^>]*style="left:66\.6%;width:13\.32%/g)).toHaveLength(4);
+    // white on the dark crash red, black on the light messages orange
+    expect(html).toMatch(/data-kind="crash"[^>]*><span class="fault-label" style="color:#ffffff">crash</);
+    expect(html).toMatch(/data-kind="messages"[^>]*><span class="fault-label" style="color:#000000">messages</);
+    expect(html).not.toContain('<canvas id="chart-faults"');
+    // axis ticks every 10 s for a 60 s run
+    expect([...html.matchAll(/<span class="tick[^"]*" style="left:[^"]+">([^<]+)</g)].map((m) => m[1])).toEqual(['0', '10', '20', '30', '40', '50', '60']);
+  });
+
+  it('picks round tick steps', () => {
+    expect([tickStep(60, 6), tickStep(40.4, 6), tickStep(600, 6), tickStep(7, 6), tickStep(0, 6), tickStep(60.06, 6)]).toEqual([10, 10, 100, 2, 1, 10]);
   });
 });

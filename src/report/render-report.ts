@@ -3,10 +3,10 @@ import type { ReportData } from './report-data.js';
 import { escapeHtml, jsonForScript } from './html-escape.js';
 import { formatCount, formatDuration, formatLatency, formatSpeed } from './format.js';
 import { loadPageAssets, type PageAssets } from './page-assets.js';
-import { buildReportView, type ChartsView, type EmbeddedReport } from './report-view.js';
+import { ALL_NODES_LANE, buildReportView, type ChartsView, type EmbeddedReport } from './report-view.js';
 
-/** The canvas ids of the report's charts, in page order. */
-export const CHART_IDS = ['chart-heights', 'chart-tps', 'chart-latency', 'chart-rounds', 'chart-messages', 'chart-faults'] as const;
+/** The canvas ids of the report's charts, in page order (a chart with nothing to show is a sentence instead). */
+export const CHART_IDS = ['chart-heights', 'chart-tps', 'chart-latency', 'chart-rounds', 'chart-messages'] as const;
 
 /** The whole report: one self-contained HTML document (Chart.js and the data inlined, no network). */
 export function renderReport(data: ReportData): string {
@@ -133,7 +133,7 @@ function expectations(data: ReportData): string {
   const met = data.expectations.filter((e) => e.ok).length;
   return `<section id="expectations">
 <h2>Expectations <span class="count">${met} of ${data.expectations.length} met</span></h2>
-<table class="expectations">
+<table class="expectations stacking">
 <thead><tr><th></th><th>expectation</th><th>detail</th></tr></thead>
 <tbody>
 ${rows}
@@ -151,7 +151,7 @@ function violations(data: ReportData): string {
     .join('\n');
   return `<section id="violations" class="violations">
 <h2>⚠ Safety violations <span class="count">${data.violations.length}</span></h2>
-<table>
+<table class="stacking">
 <thead><tr><th>at (s)</th><th>invariant</th><th>detail</th></tr></thead>
 <tbody>
 ${rows}
@@ -168,18 +168,35 @@ interface ChartSlot {
   id: (typeof CHART_IDS)[number];
   title: string;
   hint: string;
-  empty: string | undefined;
+  /** Words in place of the chart when it would be empty or flat: what happened, not just "no data". */
+  note: string | undefined;
   wide?: boolean;
   heightPx?: number;
 }
 
 function chartFigure(slot: ChartSlot): string {
   const style = slot.heightPx ? ` style="height:${slot.heightPx}px"` : '';
-  return `<figure class="chart${slot.wide ? ' wide' : ''}">
-<figcaption><h3>${slot.title}</h3><p class="hint">${slot.hint}</p></figcaption>
-<div class="canvas-box"${style}><canvas id="${slot.id}" role="img" aria-label="${escapeHtml(slot.title)}"></canvas></div>
-${slot.empty ? `<p class="no-data">${slot.empty}</p>` : ''}
+  const body = slot.note
+    ? `<p class="quiet" id="${slot.id}-note">${slot.note}</p>`
+    : `<div class="canvas-box"${style}><canvas id="${slot.id}" role="img" aria-label="${escapeHtml(slot.title)}"></canvas></div>`;
+  return `<figure class="chart${slot.wide && !slot.note ? ' wide' : ''}${slot.note ? ' noted' : ''}">
+<figcaption><h3>${slot.title}</h3>${slot.note ? '' : `<p class="hint">${slot.hint}</p>`}</figcaption>
+${body}
 </figure>`;
+}
+
+/** Words for the views/terms panel when no series moved (or none was recorded). */
+function roundsNote(view: ChartsView): string | undefined {
+  if (view.rounds.length === 0) return 'No PBFT view or Raft term was recorded: no consensus round ran.';
+  const moved = view.rounds.some((r) => new Set(r.points.map(([, v]) => v)).size > 1);
+  if (moved) return undefined;
+  const parts: string[] = [];
+  const views = view.rounds.filter((r) => r.kind === 'view');
+  const terms = view.rounds.filter((r) => r.kind === 'term');
+  const valuesOf = (series: typeof view.rounds): string => [...new Set(series.map((r) => r.points[0]?.[1] ?? 0))].sort((a, b) => a - b).join(', ');
+  if (views.length > 0) parts.push(`No view changes: the view stayed ${valuesOf(views)} on all ${views.length} PBFT sealer${views.length === 1 ? '' : 's'} for the whole run.`);
+  if (terms.length > 0) parts.push(`No new elections: the Raft term stayed ${valuesOf(terms)} on all ${terms.length} node${terms.length === 1 ? '' : 's'} after the first election.`);
+  return parts.join(' ');
 }
 
 function charts(view: ChartsView): string {
@@ -189,6 +206,7 @@ function charts(view: ChartsView): string {
       ? `<span class="pct">p50 <b>${formatLatency(latency.p50Ms)}</b></span> <span class="pct">p90 <b>${formatLatency(latency.p90Ms)}</b></span> <span class="pct">p99 <b>${formatLatency(latency.p99Ms)}</b></span> <span class="pct">max <b>${formatLatency(latency.maxMs)}</b></span> <span class="muted">over ${formatCount(latency.count)} transactions</span>`
       : 'submit → commit, per receipted transaction';
   const downsampled = view.heights.some((h) => h.downsampled) ? ' Long series are downsampled (every bucket keeps its first, last, lowest and highest point).' : '';
+  const faulted = view.faults.length > 0 ? ' Grey bands: some fault was active (see Faults below).' : '';
   // many series: give the legend room, and the per-node charts the full width
   const legendPx = (series: number, perRow: number): number => 18 * Math.ceil(series / perRow);
   const wideLower = view.rounds.length > 8 || view.messages.nodes.length > 8;
@@ -196,8 +214,8 @@ function charts(view: ChartsView): string {
     {
       id: 'chart-heights',
       title: 'Block height per node',
-      hint: `Stepped lines, one per node and group; shaded bands are fault intervals.${downsampled}`,
-      empty: view.heights.every((h) => h.points.length === 0) ? 'No block heights were recorded.' : undefined,
+      hint: `Stepped lines, one per node and group. Each node's line is drawn wider than the one listed before it, so where nodes agree their lines show as stripes of every colour.${faulted}${downsampled}`,
+      note: view.heights.every((h) => h.points.length === 0) ? 'No block heights were recorded.' : undefined,
       wide: true,
       heightPx: 340 + legendPx(view.heights.length, 9),
     },
@@ -205,19 +223,19 @@ function charts(view: ChartsView): string {
       id: 'chart-tps',
       title: 'Committed transactions per second',
       hint: view.throughput.length > 0 ? `Per group, in ${view.throughput[0]!.bucketS} s buckets.` : 'Per group.',
-      empty: view.throughput.every((t) => t.points.every(([, v]) => v === 0)) ? 'No transactions were committed.' : undefined,
+      note: view.throughput.every((t) => t.points.every(([, v]) => v === 0)) ? 'No transactions were committed.' : undefined,
     },
     {
       id: 'chart-latency',
       title: 'Transaction latency',
       hint: percentiles,
-      empty: latency.count === 0 ? 'No transaction got a receipt.' : undefined,
+      note: latency.count === 0 ? 'No transaction got a receipt.' : undefined,
     },
     {
       id: 'chart-rounds',
       title: 'Consensus views and terms',
-      hint: 'PBFT view or Raft term over time, per node; a rise is a view change or an election.',
-      empty: view.rounds.every((r) => r.points.length === 0) ? 'No consensus rounds were recorded.' : undefined,
+      hint: `PBFT view or Raft term over time, per node; a rise is a view change or an election.${faulted}`,
+      note: roundsNote(view),
       wide: wideLower,
       heightPx: 270 + legendPx(view.rounds.length, wideLower ? 9 : 4),
     },
@@ -225,7 +243,7 @@ function charts(view: ChartsView): string {
       id: 'chart-messages',
       title: 'Messages per node',
       hint: 'Sent, received and dropped by the simulated network.',
-      empty: view.messages.nodes.length === 0 ? 'No message counts were recorded.' : undefined,
+      note: view.messages.nodes.length === 0 ? 'No message counts were recorded.' : undefined,
       wide: wideLower,
     },
   ];
@@ -237,32 +255,113 @@ ${slots.map(chartFigure).join('\n')}
 </section>`;
 }
 
+/** Fill colour per fault kind (others get a neutral grey); label text is white or black, whichever reads on it. */
+const FAULT_COLORS: Record<string, string> = {
+  crash: '#c9302c',
+  restart: '#c9302c',
+  pause: '#6e6e6e',
+  partition: '#8e5ea2',
+  partitionOneWay: '#8e5ea2',
+  isolate: '#8e5ea2',
+  twins: '#5b3a8c',
+  clog: '#d9822b',
+  messages: '#d9822b',
+  network: '#9c8a2d',
+  link: '#9c8a2d',
+  loss: '#9c8a2d',
+  clockSkew: '#2f7f7a',
+  byzantine: '#7a1414',
+  equivocate: '#7a1414',
+  'double-sign': '#7a1414',
+  membership: '#2b6cb0',
+  'system config': '#2b6cb0',
+};
+
+function faultColor(kind: string): string {
+  return Object.prototype.hasOwnProperty.call(FAULT_COLORS, kind) ? FAULT_COLORS[kind]! : '#57606a';
+}
+
+/** A round step for about `count` ticks over [0, end] (a few more when that is rounder): 1, 2 or 5 times a power of ten. */
+export function tickStep(end: number, count: number): number {
+  if (!(end > 0)) return 1;
+  const raw = end / Math.max(1, count) / 1.15;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 5]) if (m * power >= raw) return m * power;
+  return 10 * power;
+}
+
+const percent = (x: number): string => `${Math.round(x * 10_000) / 100}%`;
+
+/** The fault timeline: a lane per node, a bar per fault on the lanes of the nodes it touched (HTML, no canvas). */
+function faultGantt(view: ChartsView): string {
+  const end = view.endS > 0 ? view.endS : 1;
+  const step = tickStep(end, 6);
+  const ticks: number[] = [];
+  for (let t = 0; t <= end + 1e-9; t += step) ticks.push(Math.round(t * 1000) / 1000);
+  const lanes = view.faultLanes
+    .map((lane) => {
+      const bars = lane.bars
+        .map(({ fault, row }) => {
+          const f = view.faults[fault]!;
+          const left = Math.min(1, f.fromS / end);
+          const width = Math.max(0, Math.min(1, f.untilS / end) - left);
+          const color = faultColor(f.kind);
+          const when = `${f.fromS} s → ${f.open ? 'end' : `${f.untilS} s`}`;
+          return `<div class="fault-bar${f.untilS === f.fromS ? ' instant' : ''}" data-kind="${escapeHtml(f.kind)}" data-fault="${fault}" style="left:${percent(left)};width:${percent(width)};top:${row * 20 + 2}px;background:${color}" title="${escapeHtml(`${f.kind} · ${when}: ${f.description}`)}"><span class="fault-label" style="color:${textOn(color)}">${escapeHtml(f.kind)}</span></div>`;
+        })
+        .join('');
+      return `<div class="fault-lane${lane.name === ALL_NODES_LANE ? ' all' : ''}" data-lane="${escapeHtml(lane.name)}"><div class="lane-name" title="${escapeHtml(lane.name)}">${escapeHtml(lane.name)}</div><div class="lane-track" style="height:${lane.rows * 20 + 4}px">${bars}</div></div>`;
+    })
+    .join('\n');
+  const axis = ticks
+    .map((t) => `<span class="tick${t === 0 ? ' first' : ''}${Math.abs(t - end) < step / 2 && t !== 0 ? ' last' : ''}" style="left:${percent(t / end)}">${formatTick(t)}</span>`)
+    .join('');
+  return `<figure class="chart wide gantt-figure">
+<figcaption><h3>Fault timeline</h3><p class="hint">One lane per node: a bar for each fault that touched it (a partition shows on every node it split). Faults on no single node are in the “${ALL_NODES_LANE}” lane. Hover a bar for its description.</p></figcaption>
+<div class="gantt" style="--grid:${percent(step / end)}">
+${lanes}
+<div class="gantt-axis"><div class="lane-name"></div><div class="axis-track">${axis}</div></div>
+<div class="axis-title">virtual time (s)</div>
+</div>
+</figure>`;
+}
+
+function formatTick(t: number): string {
+  return Number(t.toFixed(3)).toLocaleString('en-US');
+}
+
+/** Black or white text, whichever has the higher contrast on `hex`. */
+function textOn(hex: string): string {
+  const n = parseInt(hex.slice(1), 16);
+  const lin = (c: number): number => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  const lum = 0.2126 * lin((n >> 16) & 255) + 0.7152 * lin((n >> 8) & 255) + 0.0722 * lin(n & 255);
+  return (1.05 / (lum + 0.05)) >= ((lum + 0.05) / 0.05) ? '#ffffff' : '#000000';
+}
+
 function faultTimeline(view: ChartsView): string {
-  const figure = chartFigure({
-    id: 'chart-faults',
-    title: 'Fault timeline',
-    hint: 'One bar per fault, over virtual time.',
-    empty: view.faults.length === 0 ? 'The scenario injected no faults.' : undefined,
-    wide: true,
-    heightPx: Math.max(140, 70 + 28 * view.faults.length),
-  });
-  const table =
-    view.faults.length === 0
-      ? ''
-      : `<table class="faults">
+  if (view.faults.length === 0) {
+    return `<section id="faults">
+<h2>Faults <span class="count">0</span></h2>
+<p class="quiet" id="faults-note">No faults in this scenario: no node was crashed, paused, cut off or made byzantine, and no message fault was injected.</p>
+</section>`;
+  }
+  const table = `<div class="table-scroll"><table class="faults">
 <thead><tr><th>from (s)</th><th>until (s)</th><th>kind</th><th>nodes</th><th>description</th></tr></thead>
 <tbody>
 ${view.faults
   .map(
     (f) =>
-      `<tr><td class="num">${f.fromS}</td><td class="num">${f.open ? 'end' : f.untilS}</td><td><span class="kind">${escapeHtml(f.kind)}</span></td><td>${escapeHtml(f.nodes.join(', ') || '—')}</td><td>${escapeHtml(f.description)}</td></tr>`,
+      `<tr><td class="num">${f.fromS}</td><td class="num">${f.open ? 'end' : f.untilS}</td><td><span class="kind" style="border-color:${faultColor(f.kind)}">${escapeHtml(f.kind)}</span></td><td>${escapeHtml(f.nodes.join(', ') || '—')}</td><td>${escapeHtml(f.description)}</td></tr>`,
   )
   .join('\n')}
 </tbody>
-</table>`;
+</table></div>`;
   return `<section id="faults">
 <h2>Faults <span class="count">${view.faults.length}</span></h2>
-${figure}
+${faultGantt(view)}
 ${table}
 </section>`;
 }
@@ -293,18 +392,18 @@ function topology(data: ReportData): string {
   return `<section id="topology">
 <h2>Nodes and groups</h2>
 <div class="tables">
-<table class="nodes">
+<div class="table-scroll"><table class="nodes">
 <thead><tr><th>node</th><th>roles</th><th>final height</th><th>sent</th><th>received</th><th>dropped</th></tr></thead>
 <tbody>
 ${nodeRows}
 </tbody>
-</table>
-<table class="groups">
+</table></div>
+<div class="table-scroll"><table class="groups">
 <thead><tr><th>group</th><th>consensus</th><th>sealers</th><th>observers</th></tr></thead>
 <tbody>
 ${groupRows}
 </tbody>
-</table>
+</table></div>
 </div>
 </section>`;
 }

@@ -6,37 +6,18 @@
 
   var errors = [];
   var rendered = [];
+  // where the page put things that tests (and curious readers) may want to check
+  var layout = { percentileLabels: [], faultLabels: [] };
 
   var PALETTE = [
     '#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#79706e',
     '#a0cbe8', '#ffbe7d', '#8cd17d', '#ff9d9a', '#d4a6c8', '#86bcb6', '#f1ce63', '#d7b5a6', '#fabfd2', '#bab0ac',
   ];
   var GROUP_DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
-  var FAULT_COLORS = {
-    crash: '#e15759',
-    restart: '#e15759',
-    pause: '#79706e',
-    partition: '#b07aa1',
-    partitionOneWay: '#b07aa1',
-    isolate: '#b07aa1',
-    clog: '#f28e2b',
-    network: '#b6992d',
-    link: '#b6992d',
-    loss: '#b6992d',
-    clockSkew: '#499894',
-    byzantine: '#9c1f1f',
-  };
   var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 
   function color(index) {
     return PALETTE[index % PALETTE.length];
-  }
-
-  function faultColor(kind) {
-    if (Object.prototype.hasOwnProperty.call(FAULT_COLORS, kind)) return FAULT_COLORS[kind];
-    var hash = 0;
-    for (var i = 0; i < kind.length; i++) hash = (hash * 31 + kind.charCodeAt(i)) >>> 0;
-    return color(hash);
   }
 
   function alpha(hex, a) {
@@ -48,6 +29,16 @@
     return Number(x).toLocaleString('en-US', { maximumFractionDigits: 3 });
   }
 
+  /** As the report's text writes latencies (format.ts formatDuration below a minute): 303 ms, 1.81 s. */
+  function formatLatency(ms) {
+    var trim = function (x, digits) {
+      return String(Number(x.toFixed(digits)));
+    };
+    if (ms < 1000) return trim(ms, ms < 10 ? 2 : ms < 100 ? 1 : 0) + ' ms';
+    var s = ms / 1000;
+    return trim(s, s < 10 ? 2 : 1) + ' s';
+  }
+
   function toXY(points) {
     return points.map(function (p) {
       return { x: p[0], y: p[1] };
@@ -56,12 +47,29 @@
 
   // --- plugins ---------------------------------------------------------------------------------
 
-  /** Translucent boxes over the plot for every fault interval, labelled with kind and nodes. */
+  /**
+   * One light grey band over the plot wherever at least one fault was active (overlapping faults
+   * merge into one band instead of stacking into a dark one); which fault it was is in the fault
+   * timeline below.
+   */
   function faultBandsPlugin(faults) {
+    var spans = faults
+      .map(function (f) {
+        return [f.fromS, f.untilS];
+      })
+      .sort(function (a, b) {
+        return a[0] - b[0];
+      });
+    var merged = [];
+    spans.forEach(function (s) {
+      var last = merged[merged.length - 1];
+      if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
+      else merged.push([s[0], s[1]]);
+    });
     return {
       id: 'faultBands',
       beforeDatasetsDraw: function (chart) {
-        if (faults.length === 0) return;
+        if (merged.length === 0) return;
         var ctx = chart.ctx;
         var area = chart.chartArea;
         var x = chart.scales.x;
@@ -69,35 +77,11 @@
         ctx.beginPath();
         ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
         ctx.clip();
-        ctx.font = '11px ' + FONT;
-        ctx.textBaseline = 'top';
-        // labels go on the first row where they don't run into an earlier label or band
-        var rowEnds = [];
-        faults.forEach(function (f) {
-          var c = faultColor(f.kind);
-          var x0 = x.getPixelForValue(f.fromS);
-          var x1 = Math.max(x0 + 2, x.getPixelForValue(f.untilS));
-          ctx.fillStyle = alpha(c, 0.13);
+        ctx.fillStyle = 'rgba(110,118,129,0.14)';
+        merged.forEach(function (m) {
+          var x0 = x.getPixelForValue(m[0]);
+          var x1 = Math.max(x0 + 2, x.getPixelForValue(m[1]));
           ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
-          ctx.strokeStyle = alpha(c, 0.6);
-          ctx.lineWidth = 1;
-          ctx.setLineDash([4, 3]);
-          ctx.beginPath();
-          ctx.moveTo(x0 + 0.5, area.top);
-          ctx.lineTo(x0 + 0.5, area.bottom);
-          if (!f.open) {
-            ctx.moveTo(x1 - 0.5, area.top);
-            ctx.lineTo(x1 - 0.5, area.bottom);
-          }
-          ctx.stroke();
-          ctx.setLineDash([]);
-          var text = f.label.length > 40 ? f.label.slice(0, 39) + '…' : f.label;
-          var right = Math.max(x1, x0 + 4 + ctx.measureText(text).width + 8);
-          var row = 0;
-          while (row < rowEnds.length && rowEnds[row] > x0) row++;
-          rowEnds[row] = right;
-          ctx.fillStyle = c;
-          ctx.fillText(text, x0 + 4, area.top + 4 + row * 14);
         });
         ctx.restore();
       },
@@ -124,7 +108,13 @@
     },
   };
 
-  /** Vertical markers at the latency percentiles. */
+  var LABEL_ROW = 16;
+
+  /**
+   * Vertical markers at the latency percentiles, their labels above the plot (in padding the
+   * chart reserves for them) on a white box, never on the bars; a label that would run into an
+   * earlier one goes one row up.
+   */
   function percentileMarkersPlugin(markers) {
     return {
       id: 'percentileMarkers',
@@ -133,23 +123,43 @@
         var area = chart.chartArea;
         var x = chart.scales.x;
         ctx.save();
-        ctx.font = '11px ' + FONT;
-        ctx.textBaseline = 'top';
-        markers.forEach(function (m, i) {
-          var px = x.getPixelForValue(Math.min(m.ms, x.max));
-          if (px < area.left || px > area.right) return;
+        ctx.font = '600 11px ' + FONT;
+        ctx.textBaseline = 'middle';
+        var rowEnds = [];
+        layout.percentileLabels = [];
+        markers.forEach(function (m) {
+          var px = Math.max(area.left, Math.min(area.right, x.getPixelForValue(Math.min(m.ms, x.max))));
+          // a white line under the dashed one keeps it visible on the bars
+          ctx.setLineDash([]);
+          ctx.strokeStyle = 'rgba(255,255,255,0.9)';
+          ctx.lineWidth = 4;
+          ctx.beginPath();
+          ctx.moveTo(px, area.top - 2);
+          ctx.lineTo(px, area.bottom);
+          ctx.stroke();
           ctx.strokeStyle = m.color;
           ctx.setLineDash([5, 3]);
           ctx.lineWidth = 1.5;
           ctx.beginPath();
-          ctx.moveTo(px, area.top);
+          ctx.moveTo(px, area.top - 2);
           ctx.lineTo(px, area.bottom);
           ctx.stroke();
+          var label = m.label + ' ' + formatLatency(m.ms);
+          var w = ctx.measureText(label).width + 8;
+          var left = Math.max(area.left, Math.min(area.right - w, px - w / 2));
+          var row = 0;
+          while (row < rowEnds.length && rowEnds[row] > left - 4) row++;
+          rowEnds[row] = left + w;
+          var top = area.top - 4 - (row + 1) * LABEL_ROW;
+          ctx.setLineDash([]);
+          ctx.fillStyle = '#ffffff';
+          ctx.fillRect(left, top, w, LABEL_ROW - 2);
+          ctx.strokeStyle = m.color;
+          ctx.lineWidth = 1;
+          ctx.strokeRect(left + 0.5, top + 0.5, w - 1, LABEL_ROW - 3);
           ctx.fillStyle = m.color;
-          var label = m.label + ' ' + formatNumber(m.ms) + ' ms';
-          var width = ctx.measureText(label).width;
-          var tx = px + 4 + width > area.right ? px - 4 - width : px + 4;
-          ctx.fillText(label, tx, area.top + 4 + i * 14);
+          ctx.fillText(label, left + 4, top + (LABEL_ROW - 2) / 2);
+          layout.percentileLabels.push({ text: label, color: m.color, x: left, y: top, w: w, h: LABEL_ROW - 2 });
         });
         ctx.restore();
       },
@@ -183,16 +193,28 @@
     return Object.assign(options, extra);
   }
 
+  /**
+   * Lines of nodes that agree lie on top of each other. Chart.js draws the first dataset on top,
+   * so each series of a group is drawn wider than the one before it: where they coincide they show
+   * as nested stripes, one per node, and every colour stays visible.
+   */
   function stepDatasets(series, groups) {
-    return series.map(function (s) {
+    var perGroup = {};
+    var rank = series.map(function (s) {
+      perGroup[s.group] = (perGroup[s.group] || 0) + 1;
+      return perGroup[s.group] - 1;
+    });
+    return series.map(function (s, i) {
       var c = color(s.color);
+      var n = perGroup[s.group];
+      var step = n > 1 ? Math.min(2.5, 9 / (n - 1)) : 0;
       return {
         label: s.label,
         data: toXY(s.points),
         stepped: true,
         borderColor: c,
         backgroundColor: c,
-        borderWidth: 1.6,
+        borderWidth: 1.6 + step * rank[i],
         borderDash: GROUP_DASHES[Math.max(0, groups.indexOf(s.group)) % GROUP_DASHES.length],
         pointRadius: 0,
         pointHoverRadius: 3,
@@ -263,7 +285,7 @@
             label: 'transactions',
             data: data,
             backgroundColor: bins.map(function (b) {
-              return b.overflow ? '#e15759' : '#4e79a7';
+              return b.overflow ? '#f0a3a4' : '#9dbbdb';
             }),
             barPercentage: 1,
             categoryPercentage: 1,
@@ -274,6 +296,8 @@
       },
       options: baseOptions({
         interaction: { mode: 'index', intersect: false },
+        // room above the plot for the percentile labels, one row per marker at most
+        layout: { padding: { top: 6 + LABEL_ROW * markers.length } },
         scales: {
           x: { type: 'linear', offset: false, min: min, max: max, title: { display: true, text: 'submit → commit latency (ms)' }, ticks: { callback: formatNumber } },
           y: { beginAtZero: true, title: { display: true, text: 'transactions' }, ticks: { precision: 0 } },
@@ -332,53 +356,50 @@
     });
   }
 
-  function faultsChart(canvas, charts) {
-    var faults = charts.faults;
-    return new Chart(canvas, {
-      type: 'bar',
-      data: {
-        labels: faults.map(function (f) {
-          return f.label;
-        }),
-        datasets:
-          faults.length === 0
-            ? []
-            : [
-                {
-                  label: 'fault',
-                  data: faults.map(function (f) {
-                    return [f.fromS, f.untilS];
-                  }),
-                  backgroundColor: faults.map(function (f) {
-                    return alpha(faultColor(f.kind), 0.75);
-                  }),
-                  borderColor: faults.map(function (f) {
-                    return faultColor(f.kind);
-                  }),
-                  borderWidth: 1,
-                  borderSkipped: false,
-                  minBarLength: 3,
-                  barPercentage: 0.7,
-                },
-              ],
-      },
-      options: baseOptions({
-        indexAxis: 'y',
-        interaction: { mode: 'nearest', axis: 'y', intersect: false },
-        scales: { x: timeAxis(charts.endS), y: { ticks: { font: { size: 11 } } } },
-        plugins: {
-          legend: { display: false },
-          tooltip: {
-            callbacks: {
-              label: function (item) {
-                var f = faults[item.dataIndex];
-                return f.fromS + ' s → ' + (f.open ? 'end' : f.untilS + ' s') + ': ' + f.description;
-              },
-            },
-          },
-        },
-      }),
-      plugins: [noDataPlugin],
+  /**
+   * Fault timeline labels: inside the bar when it fits, else just right of it, else just left of
+   * it, when that space is free in the bar's row; otherwise hidden (the bar's tooltip and the table
+   * below still say what it was). Runs again when the page is resized.
+   */
+  function placeFaultLabels() {
+    layout.faultLabels = [];
+    var lanes = document.querySelectorAll('#faults .fault-lane');
+    Array.prototype.forEach.call(lanes, function (lane) {
+      var track = lane.querySelector('.lane-track');
+      var trackWidth = track.clientWidth;
+      var rows = {};
+      Array.prototype.forEach.call(lane.querySelectorAll('.fault-bar'), function (bar) {
+        var key = bar.style.top;
+        (rows[key] = rows[key] || []).push(bar);
+      });
+      Object.keys(rows).forEach(function (key) {
+        var bars = rows[key].sort(function (a, b) {
+          return a.offsetLeft - b.offsetLeft;
+        });
+        var taken = 0; // right end of what is already drawn in this row
+        bars.forEach(function (bar, i) {
+          var label = bar.querySelector('.fault-label');
+          var left = bar.offsetLeft;
+          var right = left + bar.offsetWidth;
+          var next = i + 1 < bars.length ? bars[i + 1].offsetLeft : trackWidth;
+          label.classList.remove('outside');
+          label.style.visibility = 'hidden';
+          var w = label.offsetWidth;
+          var place = null;
+          if (w + 6 <= right - left) place = { at: 3, end: right, outside: false };
+          else if (right + 3 + w <= Math.min(next - 3, trackWidth)) place = { at: right - left + 3, end: right + 3 + w, outside: true };
+          else if (left - 3 - w >= taken + 3) place = { at: -3 - w, end: right, outside: true };
+          if (place) {
+            label.style.left = place.at + 'px';
+            label.classList.toggle('outside', place.outside);
+            label.style.visibility = 'visible';
+            taken = Math.max(taken, place.end);
+            layout.faultLabels.push(label.textContent);
+          } else {
+            taken = Math.max(taken, right);
+          }
+        });
+      });
     });
   }
 
@@ -428,12 +449,15 @@
       'chart-latency': latencyChart,
       'chart-rounds': roundsChart,
       'chart-messages': messagesChart,
-      'chart-faults': faultsChart,
     };
     Object.keys(builders).forEach(function (id) {
       try {
         var canvas = document.getElementById(id);
-        if (!canvas) throw new Error('no canvas');
+        // a chart with nothing to show is a sentence in the page instead of a canvas
+        if (!canvas) {
+          if (!document.getElementById(id + '-note')) throw new Error('no canvas and no note');
+          return;
+        }
         builders[id](canvas, report.charts);
         rendered.push(id);
       } catch (e) {
@@ -445,8 +469,19 @@
   try {
     setUpCopyButton();
     render();
+    placeFaultLabels();
+    var pending = false;
+    window.addEventListener('resize', function () {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () {
+        pending = false;
+        placeFaultLabels();
+      });
+    });
   } catch (e) {
     errors.push('page: ' + (e && e.message ? e.message : String(e)));
   }
+  window.__reportLayout = layout;
   window.__reportReady = { charts: rendered.length, ids: rendered, errors: errors };
 })();

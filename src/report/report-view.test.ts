@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildReportView, runEndMs } from './report-view.js';
-import { emptyReportData, sampleReportData } from './sample-data.test-helper.js';
+import { ALL_NODES_LANE, buildReportView, faultLanes, runEndMs } from './report-view.js';
+import { emptyReportData, manyFaultsReportData, sampleReportData } from './sample-data.test-helper.js';
 
 describe('buildReportView', () => {
   it('orders faults by start and runs open faults to the end of the run', () => {
@@ -45,8 +45,9 @@ describe('buildReportView', () => {
     ];
     const { charts } = buildReportView(data);
     expect(charts.groups).toEqual([1, 2]);
-    expect(charts.heights.map((h) => [h.label, h.color])).toEqual([['b · g2', 1], ['a · g1', 0]]);
-    expect(charts.rounds.map((r) => [r.label, r.color])).toEqual([['b · g2 term', 1], ['a · g1 view', 0]]);
+    // by group, then node order: the legend's order and the order the heights chart widens lines in
+    expect(charts.heights.map((h) => [h.label, h.color])).toEqual([['a · g1', 0], ['b · g2', 1]]);
+    expect(charts.rounds.map((r) => [r.label, r.color])).toEqual([['a · g1 view', 0], ['b · g2 term', 1]]);
   });
 
   it('merges throughput buckets into averages when there are more than 2,000', () => {
@@ -69,5 +70,32 @@ describe('buildReportView', () => {
     expect(runEndMs(data)).toBe(5_000);
     data.faults = [{ fromMs: 1_000, untilMs: 7_000, kind: 'pause', description: 'pause node1', nodes: ['node1'] }];
     expect(runEndMs(data)).toBe(7_000);
+  });
+
+  it('puts every node in a lane of the fault timeline, overlapping faults of a node on separate rows', () => {
+    const { charts } = buildReportView(manyFaultsReportData());
+    const lanes = Object.fromEntries(charts.faultLanes.map((l) => [l.name, l]));
+    expect(Object.keys(lanes)).toEqual(['node0', 'node1', 'node2', 'node3', ALL_NODES_LANE]);
+    const kinds = (name: string): string[] => lanes[name]!.bars.map((b) => `${charts.faults[b.fault]!.kind}@${b.row}`);
+    // node0: two message faults (5–7 s, 24–27 s) and the partition, none overlapping: one row
+    expect(kinds('node0')).toEqual(['messages@0', 'messages@0', 'partition@0']);
+    // node1 is paused inside the partition: a second row
+    expect(kinds('node1')).toEqual(['partition@0', 'pause@1']);
+    expect(lanes['node1']!.rows).toBe(2);
+    // node3: six short crashes in a row, the partition, then an instant membership change
+    expect(kinds('node3')).toEqual([...Array<string>(6).fill('crash@0'), 'partition@0', 'membership@0']);
+    // faults on no node: the instant config change and the loss right after it share a row (the instant counts as 1% of the run)
+    expect(kinds(ALL_NODES_LANE)).toEqual(['system config@0', 'network@0']);
+    expect(faultLanes([], ['node0'], 10)).toEqual([]);
+  });
+
+  it('gives two instants at the same moment in one lane separate rows', () => {
+    const data = emptyReportData();
+    data.nodes = [{ name: 'n', roles: 'g1 sealer' }];
+    data.faults = [
+      { fromMs: 5_000, untilMs: 5_000, kind: 'membership', description: 'a', nodes: ['n'] },
+      { fromMs: 5_000, untilMs: 5_000, kind: 'membership', description: 'b', nodes: ['n'] },
+    ];
+    expect(buildReportView(data).charts.faultLanes).toEqual([{ name: 'n', rows: 2, bars: [{ fault: 0, row: 0 }, { fault: 1, row: 1 }] }]);
   });
 });

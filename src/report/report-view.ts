@@ -28,6 +28,23 @@ export interface FaultView {
   nodes: string[];
 }
 
+/** One bar of the fault timeline: the fault (index into ChartsView.faults) in a lane, on a row of that lane. */
+export interface FaultBar {
+  fault: number;
+  row: number;
+}
+
+/** A lane of the fault timeline: one per node (all of them, faulted or not), and one for faults on every node. */
+export interface FaultLane {
+  name: string;
+  /** Rows of the lane: faults of a lane that overlap in time go on different rows. */
+  rows: number;
+  bars: FaultBar[];
+}
+
+/** The lane of faults that name no node (network-wide loss, config changes, message faults on every link). */
+export const ALL_NODES_LANE = 'all nodes';
+
 /** What the page's script draws: chart-ready, already downsampled and binned. */
 export interface ChartsView {
   /** Right end of every time axis, in seconds of virtual time. */
@@ -39,6 +56,8 @@ export interface ChartsView {
   rounds: Array<SeriesView & { kind: 'view' | 'term' }>;
   messages: { nodes: string[]; sent: number[]; received: number[]; dropped: number[] };
   faults: FaultView[];
+  /** The fault timeline's lanes; empty when there were no faults. */
+  faultLanes: FaultLane[];
 }
 
 /** The JSON embedded in the report: the run's facts, plus the charts' data in place of raw samples. */
@@ -107,13 +126,14 @@ function buildChartsView(data: ReportData): ChartsView {
     return { label, node, group, color: colorOf(node), points: inSeconds, downsampled: sampled.length < points.length };
   };
 
+  const faults = faultViews(data.faults, endMs);
   return {
     endS,
     groups,
-    heights: data.heights.map((h) => stepSeries(h.node, h.group, multiGroup ? `${h.node} · g${h.group}` : h.node, h.points)),
+    heights: inNodeOrder(data.heights, colorOf).map((h) => stepSeries(h.node, h.group, multiGroup ? `${h.node} · g${h.group}` : h.node, h.points)),
     throughput: data.throughput.map((t) => throughputView(t)),
     latency: summarizeLatency(data.latency.samplesMs),
-    rounds: data.consensusRounds.map((r) => ({
+    rounds: inNodeOrder(data.consensusRounds, colorOf).map((r) => ({
       ...stepSeries(r.node, r.group, `${multiGroup ? `${r.node} · g${r.group}` : r.node}${mixedKinds ? ` ${r.kind}` : ''}`, r.points),
       kind: r.kind,
     })),
@@ -123,8 +143,17 @@ function buildChartsView(data: ReportData): ChartsView {
       received: data.messages.map((m) => m.received),
       dropped: data.messages.map((m) => m.dropped),
     },
-    faults: faultViews(data.faults, endMs),
+    faults,
+    faultLanes: faultLanes(faults, [...data.nodes.map((n) => n.name)], endS),
   };
+}
+
+/** Series by group, then in node order (the legend's order, and the order the heights chart widens lines in). */
+function inNodeOrder<T extends { node: string; group: number }>(series: readonly T[], colorOf: (node: string) => number): T[] {
+  return series
+    .map((s, order) => ({ s, order }))
+    .sort((a, b) => a.s.group - b.s.group || colorOf(a.s.node) - colorOf(b.s.node) || a.order - b.order)
+    .map(({ s }) => s);
 }
 
 /** Palette index per node: its position in the node list, then first appearance elsewhere. */
@@ -168,4 +197,29 @@ function faultViews(faults: ReportData['faults'], endMs: number): FaultView[] {
       description: f.description,
       nodes: f.nodes,
     }));
+}
+
+/**
+ * The lanes of the fault timeline: every node in node order (then nodes only faults name), and
+ * ALL_NODES_LANE when a fault names no node. In a lane, faults go on the first row where they do
+ * not overlap an earlier one; an instant (or very short) fault counts as 1% of the run wide.
+ */
+export function faultLanes(faults: readonly FaultView[], nodes: readonly string[], endS: number): FaultLane[] {
+  if (faults.length === 0) return [];
+  const names = [...nodes];
+  for (const f of faults) for (const n of f.nodes) if (!names.includes(n)) names.push(n);
+  if (faults.some((f) => f.nodes.length === 0)) names.push(ALL_NODES_LANE);
+  const minWidth = Math.max(endS, 1) / 100;
+  return names.map((name) => {
+    const rowEnds: number[] = [];
+    const bars: FaultBar[] = [];
+    faults.forEach((f, fault) => {
+      if (name === ALL_NODES_LANE ? f.nodes.length > 0 : !f.nodes.includes(name)) return;
+      let row = 0;
+      while (row < rowEnds.length && rowEnds[row]! > f.fromS) row++;
+      rowEnds[row] = Math.max(f.untilS, f.fromS + minWidth);
+      bars.push({ fault, row });
+    });
+    return { name, rows: Math.max(1, rowEnds.length), bars };
+  });
 }

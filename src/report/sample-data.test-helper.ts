@@ -214,3 +214,37 @@ export function hostileReportData(): ReportData {
   data.nodes[0]!.roles = HOSTILE.detail;
   return data;
 }
+
+/**
+ * The sample run with a dozen faults, as a swarm seed draws them: crashes of one node 0.3 s apart,
+ * overlapping faults on the same node, message faults on every link (no node), a long partition
+ * of every node, and two instants (a membership and a config change) at the same moment.
+ */
+export function manyFaultsReportData(): ReportData {
+  const data = sampleReportData();
+  const all = ['node0', 'node1', 'node2', 'node3'];
+  const crash = (node: string, fromMs: number, untilMs: number): ReportData['faults'][number] => ({
+    fromMs,
+    untilMs,
+    kind: 'crash',
+    description: `${node} crashed (swarm churn crash)`,
+    nodes: [node],
+  });
+  data.faults = [
+    { fromMs: 4_964, untilMs: 7_127, kind: 'messages', description: 'pbft.prepare every node → node0 delayed by 533 ms (swarm messages)', nodes: ['node0'] },
+    { fromMs: 19_223, untilMs: 23_207, kind: 'messages', description: 'pbft.prepare every node → node2 dropped with probability 0.86', nodes: ['node2'] },
+    crash('node3', 22_917, 23_408),
+    crash('node3', 24_813, 25_210),
+    crash('node3', 26_148, 26_881),
+    crash('node3', 27_591, 27_917),
+    crash('node3', 29_163, 29_294),
+    crash('node3', 30_383, 30_684),
+    { fromMs: 24_445, untilMs: 27_357, kind: 'messages', description: 'pbft.viewchange every node → node0 dropped for 2912 ms', nodes: ['node0'] },
+    { fromMs: 40_000, untilMs: 48_000, kind: 'partition', description: 'partition {node0, node1} | {node2, node3}', nodes: all },
+    { fromMs: 41_000, untilMs: 45_000, kind: 'pause', description: 'node1 paused', nodes: ['node1'] },
+    { fromMs: 50_000, untilMs: 50_000, kind: 'membership', description: 'addSealer(node3) in group 1', nodes: ['node3'] },
+    { fromMs: 50_000, untilMs: 50_000, kind: 'system config', description: 'setValueByKey(tx_count_limit, 30) in group 1', nodes: [] },
+    { fromMs: 52_000, kind: 'network', description: 'link loss 2% on every link until the end', nodes: [] },
+  ];
+  return data;
+}

@@ -58,6 +58,14 @@ export class RunMetrics {
     }
   };
 
+  /**
+   * A PBFT group's sealers are in view 0 from the start: without this a run with no view change
+   * would have no view series at all, and its report could not tell "view stayed 0" from "not recorded".
+   */
+  startViews(group: number, sealers: readonly string[], atMs = 0): void {
+    for (const node of sealers) this.round(node, group, 'view', atMs, 0);
+  }
+
   private round(node: string, group: number, kind: 'view' | 'term', atMs: number, value: number): void {
     const key = `${group}/${node}`;
     let series = this.rounds.get(key);

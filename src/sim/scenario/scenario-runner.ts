@@ -117,6 +117,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
 
   const safety = new SafetyMonitor(honestNodes(scenario));
   const metrics = new RunMetrics((n) => safety.isHonest(n), new Set(groups.filter((g) => g.consensus === 'pbft').map((g) => g.id)));
+  for (const g of groups) if (g.consensus === 'pbft') metrics.startViews(g.id, g.sealers);
   const tracker = new TxTracker();
   /** Something that may settle the liveness phase happened since the last look. */
   let committedSince = true;

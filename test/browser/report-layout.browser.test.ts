@@ -1,0 +1,263 @@
+// How the report reads, in headless Chromium (Debian's /usr/bin/chromium via playwright-core, as in
+// report.browser.test.ts) at a phone width and a desktop width: no sideways scrolling, identical
+// height lines all visible, no chart left empty without words, faults as lanes per node with
+// labels that do not overlap, and latency percentile labels on a light background.
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeReport, type ReportData } from '../../src/report/index.js';
+import { manyFaultsReportData, sampleReportData } from '../../src/report/sample-data.test-helper.js';
+import { parseScenario, reportData, runScenario } from '../../src/sim/index.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env['TWINCHAIN_REQUIRE_BROWSER'] === '1') {
+  throw new Error(`${CHROMIUM} is required (TWINCHAIN_REQUIRE_BROWSER=1) but missing: apt-get install -y chromium`);
+}
+const WIDTHS = [360, 1280] as const;
+const QUICKSTART = fileURLToPath(new URL('../../scenarios/quickstart.yaml', import.meta.url));
+
+interface Box {
+  text: string;
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+function overlapping(boxes: Box[]): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i]!;
+      const b = boxes[j]!;
+      if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) found.push(`"${a.text}" × "${b.text}"`);
+    }
+  }
+  return found;
+}
+
+/** WCAG contrast ratio of two #rrggbb / [r, g, b] colours. */
+function contrast(a: number[], b: number[]): number {
+  const lum = ([r, g, bl]: number[]): number => {
+    const lin = (c: number): number => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(bl!);
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+function rgbOf(color: string): number[] {
+  const hex = /^#([0-9a-f]{6})$/i.exec(color);
+  if (hex) {
+    const n = parseInt(hex[1]!, 16);
+    return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  }
+  const rgb = /^rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(color);
+  if (rgb) return [Number(rgb[1]), Number(rgb[2]), Number(rgb[3])];
+  throw new Error(`not a colour: ${color}`);
+}
+
+describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 1280 px', () => {
+  let browser: Browser;
+  let dir: string;
+  const files = new Map<string, string>();
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    dir = await mkdtemp(path.join(tmpdir(), 'twinchain-report-layout-'));
+    const quickstart = await runScenario(parseScenario(readFileSync(QUICKSTART, 'utf8')), { file: 'scenarios/quickstart.yaml' });
+    const reports: Array<[string, ReportData]> = [
+      ['quickstart', reportData(quickstart)],
+      ['sample', sampleReportData()],
+      ['faults', manyFaultsReportData()],
+    ];
+    for (const [name, data] of reports) {
+      const file = path.join(dir, `${name}.html`);
+      await writeReport(file, data);
+      files.set(name, file);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function open(name: string, width: number): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(pathToFileURL(files.get(name)!).href);
+    await page.waitForFunction(() => '__reportReady' in window, undefined, { timeout: 10_000 });
+    const ready = await page.evaluate(() => (window as unknown as { __reportReady: { errors: string[] } }).__reportReady);
+    expect([...errors, ...ready.errors]).toEqual([]);
+    return page;
+  }
+
+  for (const width of WIDTHS) {
+    describe(`at ${width} px`, () => {
+      it('does not scroll sideways', async () => {
+        for (const name of ['quickstart', 'sample', 'faults']) {
+          const page = await open(name, width);
+          const size = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+          expect(size.scroll, `${name}: page ${size.scroll} px wide in a ${size.inner} px window`).toBeLessThanOrEqual(size.inner);
+          await page.close();
+        }
+      });
+
+      it('shows every one of four identical height lines (quickstart)', async () => {
+        const page = await open('quickstart', width);
+        // every node's colour appears on the canvas around the line, at a quarter, half and three quarters of the run
+        const missing = await page.evaluate(() => {
+          interface ChartLike {
+            ctx: CanvasRenderingContext2D;
+            chartArea: { top: number; bottom: number; left: number; right: number };
+            data: { datasets: Array<{ label: string; borderColor: string }> };
+            currentDevicePixelRatio: number;
+          }
+          const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike } }).Chart;
+          const chart = Chart.getChart(document.getElementById('chart-heights') as HTMLCanvasElement);
+          const ratio = chart.currentDevicePixelRatio;
+          const area = chart.chartArea;
+          const rgb = (hex: string): number[] => {
+            const n = parseInt(hex.slice(1), 16);
+            return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+          };
+          const out: string[] = [];
+          for (const fraction of [0.25, 0.5, 0.75]) {
+            const x = Math.round((area.left + (area.right - area.left) * fraction) * ratio);
+            const top = Math.round(area.top * ratio);
+            const strip = chart.ctx.getImageData(x - 3, top, 7, Math.round((area.bottom - area.top) * ratio)).data;
+            for (const d of chart.data.datasets) {
+              const [r, g, b] = rgb(d.borderColor);
+              let seen = false;
+              for (let i = 0; i < strip.length && !seen; i += 4) {
+                seen = Math.abs(strip[i]! - r!) + Math.abs(strip[i + 1]! - g!) + Math.abs(strip[i + 2]! - b!) < 30;
+              }
+              if (!seen) out.push(`${d.label} at ${fraction * 100}%`);
+            }
+          }
+          return { missing: out, datasets: chart.data.datasets.length };
+        });
+        expect(missing.datasets).toBe(4);
+        expect(missing.missing).toEqual([]);
+        await page.close();
+      });
+
+      it('leaves no panel empty without words that say nothing went wrong (quickstart: no view change, no fault)', async () => {
+        const page = await open('quickstart', width);
+        const seen = await page.evaluate(() => {
+          interface ChartLike {
+            data: { datasets: Array<{ data: unknown[] }> };
+          }
+          const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike | undefined } }).Chart;
+          const emptyCharts: string[] = [];
+          for (const canvas of document.querySelectorAll('canvas')) {
+            if (canvas.getClientRects().length === 0) continue; // not shown
+            const chart = Chart.getChart(canvas);
+            const points = (chart?.data.datasets ?? []).reduce((n, d) => n + d.data.length, 0);
+            if (points === 0) emptyCharts.push(canvas.id);
+          }
+          const visibleText = (id: string): string => (document.getElementById(id) as HTMLElement | null)?.innerText ?? '';
+          return { emptyCharts, charts: visibleText('charts'), faults: visibleText('faults') };
+        });
+        expect(seen.emptyCharts).toEqual([]);
+        expect(seen.charts).not.toMatch(/no data|were recorded/i);
+        expect(seen.charts).toMatch(/no view changes?: .*view stayed 0/i);
+        expect(seen.faults).toMatch(/no faults in this scenario/i);
+        await page.close();
+      });
+
+      it('draws the fault timeline as one lane per node, labels not overlapping (a dozen faults)', async () => {
+        const page = await open('faults', width);
+        const data = manyFaultsReportData();
+        const seen = await page.evaluate(() => {
+          const box = (e: Element): { text: string; left: number; top: number; right: number; bottom: number } => {
+            const r = e.getBoundingClientRect();
+            return { text: (e.textContent ?? '').trim(), left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+          };
+          const shown = (e: Element): boolean => {
+            const r = e.getBoundingClientRect();
+            return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
+          };
+          const lanes = [...document.querySelectorAll('#faults .fault-lane')].map((lane) => ({
+            node: lane.getAttribute('data-lane'),
+            box: box(lane),
+            bars: [...lane.querySelectorAll('.fault-bar')].map((b) => ({ kind: b.getAttribute('data-kind'), box: box(b) })),
+            labels: [...lane.querySelectorAll('.fault-label')].filter(shown).map(box),
+          }));
+          const gantt = document.querySelector('#faults .gantt');
+          return { lanes, gantt: gantt ? box(gantt) : undefined };
+        });
+        const nodes = data.nodes.map((n) => n.name);
+        expect(seen.lanes.map((l) => l.node)).toEqual([...nodes, 'all nodes']);
+        // one bar per fault in the lane of each node it touches (faults without nodes: the "all nodes" lane)
+        for (const lane of seen.lanes) {
+          const expected = data.faults.filter((f) => (lane.node === 'all nodes' ? f.nodes.length === 0 : f.nodes.includes(lane.node!))).length;
+          expect(lane.bars.length, `bars in lane ${lane.node}`).toBe(expected);
+          for (const bar of lane.bars) {
+            expect(bar.box.top, `${lane.node} ${bar.kind}`).toBeGreaterThanOrEqual(lane.box.top - 0.5);
+            expect(bar.box.bottom, `${lane.node} ${bar.kind}`).toBeLessThanOrEqual(lane.box.bottom + 0.5);
+            expect(bar.box.right - bar.box.left, `${lane.node} ${bar.kind} visible`).toBeGreaterThanOrEqual(2);
+          }
+          for (const label of lane.labels) {
+            expect(label.left, label.text).toBeGreaterThanOrEqual(seen.gantt!.left - 0.5);
+            expect(label.right, label.text).toBeLessThanOrEqual(seen.gantt!.right + 0.5);
+            expect(label.top, label.text).toBeGreaterThanOrEqual(lane.box.top - 0.5);
+            expect(label.bottom, label.text).toBeLessThanOrEqual(lane.box.bottom + 0.5);
+          }
+        }
+        const labels = seen.lanes.flatMap((l) => l.labels);
+        expect(labels.length).toBeGreaterThan(3);
+        expect(overlapping(labels)).toEqual([]);
+        // and the lanes' own labels (node names) are readable beside them
+        const names = await page.locator('#faults .fault-lane .lane-name').allInnerTexts();
+        expect(names).toEqual([...nodes, 'all nodes']);
+        await page.close();
+      });
+
+      it('puts the latency percentile labels on a light background, apart from each other', async () => {
+        // in the quickstart the histogram's bars reach the top of the plot, where the labels used to be
+        const page = await open('quickstart', width);
+        const labels = await page.evaluate(() => {
+          interface ChartLike {
+            ctx: CanvasRenderingContext2D;
+            currentDevicePixelRatio: number;
+          }
+          const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike } }).Chart;
+          const chart = Chart.getChart(document.getElementById('chart-latency') as HTMLCanvasElement);
+          const layout = (window as unknown as { __reportLayout?: { percentileLabels: Array<{ text: string; color: string; x: number; y: number; w: number; h: number }> } }).__reportLayout;
+          const ratio = chart.currentDevicePixelRatio;
+          return (layout?.percentileLabels ?? []).map((l) => {
+            // the background: the commonest colour inside the label's box (glyphs are a minority of its pixels)
+            const px = chart.ctx.getImageData(Math.round(l.x * ratio), Math.round(l.y * ratio), Math.max(1, Math.round(l.w * ratio)), Math.max(1, Math.round(l.h * ratio))).data;
+            const counts = new Map<string, number>();
+            // the canvas is transparent where nothing is drawn: composite over the page's white
+            const over = (c: number, a: number): number => Math.round((c * a + 255 * (255 - a)) / 255);
+            for (let i = 0; i < px.length; i += 4) {
+              const a = px[i + 3]!;
+              const key = `${over(px[i]!, a)},${over(px[i + 1]!, a)},${over(px[i + 2]!, a)}`;
+              counts.set(key, (counts.get(key) ?? 0) + 1);
+            }
+            const background = [...counts].sort((a, b) => b[1] - a[1])[0]![0].split(',').map(Number);
+            return { text: l.text, color: l.color, background, box: { text: l.text, left: l.x, top: l.y, right: l.x + l.w, bottom: l.y + l.h } };
+          });
+        });
+        expect(labels.map((l) => l.text.split(' ')[0])).toEqual(['p50', 'p90', 'p99']);
+        for (const l of labels) {
+          expect(contrast(rgbOf(l.color), l.background), `${l.text}: ${l.color} on rgb(${l.background.join(',')})`).toBeGreaterThanOrEqual(4.5);
+        }
+        expect(overlapping(labels.map((l) => l.box))).toEqual([]);
+        await page.close();
+      });
+    });
+  }
+});
