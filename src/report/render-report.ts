@@ -214,7 +214,7 @@ function charts(view: ChartsView): string {
     {
       id: 'chart-heights',
       title: 'Block height per node',
-      hint: `Stepped lines, one per node and group. Each node's line is drawn wider than the one listed before it, so where nodes agree their lines show as stripes of every colour.${faulted}${downsampled}`,
+      hint: `Stepped lines, one per node and group. Nodes that agree would hide each other, so each node's line is drawn a couple of pixels above or below the true value: side by side, every colour shows.${faulted}${downsampled}`,
       note: view.heights.every((h) => h.points.length === 0) ? 'No block heights were recorded.' : undefined,
       wide: true,
       heightPx: 340 + legendPx(view.heights.length, 9),
@@ -263,16 +263,16 @@ const FAULT_COLORS: Record<string, string> = {
   partition: '#8e5ea2',
   partitionOneWay: '#8e5ea2',
   isolate: '#8e5ea2',
-  twins: '#5b3a8c',
+  twins: '#24292f',
   clog: '#d9822b',
   messages: '#d9822b',
   network: '#9c8a2d',
   link: '#9c8a2d',
   loss: '#9c8a2d',
   clockSkew: '#2f7f7a',
-  byzantine: '#7a1414',
-  equivocate: '#7a1414',
-  'double-sign': '#7a1414',
+  byzantine: '#24292f',
+  equivocate: '#24292f',
+  'double-sign': '#24292f',
   membership: '#2b6cb0',
   'system config': '#2b6cb0',
 };
@@ -317,7 +317,7 @@ function faultGantt(view: ChartsView): string {
     .map((t) => `<span class="tick${t === 0 ? ' first' : ''}${Math.abs(t - end) < step / 2 && t !== 0 ? ' last' : ''}" style="left:${percent(t / end)}">${formatTick(t)}</span>`)
     .join('');
   return `<figure class="chart wide gantt-figure">
-<figcaption><h3>Fault timeline</h3><p class="hint">One lane per node: a bar for each fault that touched it (a partition shows on every node it split). Faults on no single node are in the “${ALL_NODES_LANE}” lane. Hover a bar for its description.</p></figcaption>
+<figcaption><h3>Fault timeline</h3><p class="hint">One lane per node: a bar for each fault that touched it (a partition shows on every node it split). Faults on no single node are in the “${ALL_NODES_LANE}” lane. The table below lists every fault; hover a bar for its description.</p></figcaption>
 <div class="gantt" style="--grid:${percent(step / end)}">
 ${lanes}
 <div class="gantt-axis"><div class="lane-name"></div><div class="axis-track">${axis}</div></div>

@@ -194,27 +194,48 @@
   }
 
   /**
-   * Lines of nodes that agree lie on top of each other. Chart.js draws the first dataset on top,
-   * so each series of a group is drawn wider than the one before it: where they coincide they show
-   * as nested stripes, one per node, and every colour stays visible.
+   * Vertical pixel offsets for the series of a group: nodes that agree would draw the same line on
+   * top of each other, so each node's line is moved a little (OFFSET_PX apart, centred on the true
+   * value; closer when a group has many nodes) and every colour stays visible side by side.
    */
-  function stepDatasets(series, groups) {
+  var OFFSET_PX = 2.5;
+  function seriesOffsets(series) {
     var perGroup = {};
     var rank = series.map(function (s) {
       perGroup[s.group] = (perGroup[s.group] || 0) + 1;
       return perGroup[s.group] - 1;
     });
     return series.map(function (s, i) {
-      var c = color(s.color);
       var n = perGroup[s.group];
-      var step = n > 1 ? Math.min(2.5, 9 / (n - 1)) : 0;
+      var step = n > 1 ? Math.min(OFFSET_PX, 20 / (n - 1)) : 0;
+      return (rank[i] - (n - 1) / 2) * step;
+    });
+  }
+
+  /** Draws each dataset shifted by its offset (the data, the axes and the tooltips keep true values). */
+  function offsetsPlugin(offsets) {
+    return {
+      id: 'seriesOffsets',
+      beforeDatasetDraw: function (chart, args) {
+        chart.ctx.save();
+        chart.ctx.translate(0, offsets[args.index] || 0);
+      },
+      afterDatasetDraw: function (chart) {
+        chart.ctx.restore();
+      },
+    };
+  }
+
+  function stepDatasets(series, groups) {
+    return series.map(function (s) {
+      var c = color(s.color);
       return {
         label: s.label,
         data: toXY(s.points),
         stepped: true,
         borderColor: c,
         backgroundColor: c,
-        borderWidth: 1.6 + step * rank[i],
+        borderWidth: 1.6,
         borderDash: GROUP_DASHES[Math.max(0, groups.indexOf(s.group)) % GROUP_DASHES.length],
         pointRadius: 0,
         pointHoverRadius: 3,
@@ -232,7 +253,7 @@
       options: baseOptions({
         scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: 'block height' }, ticks: { precision: 0 } } },
       }),
-      plugins: [faultBandsPlugin(charts.faults), noDataPlugin],
+      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(seriesOffsets(charts.heights)), noDataPlugin],
     });
   }
 
@@ -332,7 +353,7 @@
       options: baseOptions({
         scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: title }, ticks: { precision: 0 } } },
       }),
-      plugins: [faultBandsPlugin(charts.faults), noDataPlugin],
+      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(seriesOffsets(charts.rounds)), noDataPlugin],
     });
   }
 

@@ -45,7 +45,7 @@ describe('buildReportView', () => {
     ];
     const { charts } = buildReportView(data);
     expect(charts.groups).toEqual([1, 2]);
-    // by group, then node order: the legend's order and the order the heights chart widens lines in
+    // by group, then node order: the legend's order and the order the charts offset lines in
     expect(charts.heights.map((h) => [h.label, h.color])).toEqual([['a · g1', 0], ['b · g2', 1]]);
     expect(charts.rounds.map((r) => [r.label, r.color])).toEqual([['a · g1 view', 0], ['b · g2 term', 1]]);
   });

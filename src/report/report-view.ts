@@ -148,7 +148,7 @@ function buildChartsView(data: ReportData): ChartsView {
   };
 }
 
-/** Series by group, then in node order (the legend's order, and the order the heights chart widens lines in). */
+/** Series by group, then in node order (the legend's order, and the order the charts offset lines in). */
 function inNodeOrder<T extends { node: string; group: number }>(series: readonly T[], colorOf: (node: string) => number): T[] {
   return series
     .map((s, order) => ({ s, order }))
