@@ -58,7 +58,6 @@ class SharedWorker {
   constructor() {
     this.booted = new Promise((resolve) => (this.settleBoot = resolve));
     this.worker = new Worker(BOOT);
-    this.worker.unref();
     this.worker.on('message', (message: AheadResult | 'ready') => {
       if (message === 'ready') {
         this.ready = true;
@@ -79,6 +78,8 @@ class SharedWorker {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', fail);
+    // after the listeners: adding a 'message' listener refs the worker's port again
+    this.worker.unref();
   }
 
   /** Sends the requests in one message (one wake-up of the worker); each is answered on its own. */
