@@ -1,3 +1,22 @@
+// The per-block checks of a replay: each transaction's hash and sender (re-encoded and recovered
+// here, or compared with what the crypto workers computed for a block executed provisionally),
+// every receipt field, and the block's signatures against the sealers in force.
+import { checkSignatureList, decodeTransaction, encodeSignedTransaction, recoverSender, Transaction, TxDecodeError, txStatusName, type GroupGenesis, type ProtocolVersion, type Receipt } from '../chain/index.js';
+import { bytesEqual, toQuantity } from '../codec/index.js';
+import type { CryptoSuite } from '../crypto/index.js';
+import type { BlockExecutor } from '../exec/index.js';
+import type { MemoryStore } from '../storage/index.js';
+import { describeCall } from './call-decoder.js';
+import type { BlockCrypto } from './crypto-ahead.js';
+import { blockSignatureKey } from './crypto-chunk.js';
+import { expectSame, hex, Stop, type Divergence, type Tally } from './divergence.js';
+import type { RecordedSenderSuite } from './recorded-sender-suite.js';
+import type { RecordedHeader, RecordedReceipt, RecordedTransaction } from './recorded-json.js';
+
+const ZERO_ADDRESS = new Uint8Array(20);
+const NO_BYTES = new Uint8Array(0);
+
+/** What the checks of one block need. */
 export interface BlockContext {
   readonly executor: BlockExecutor;
   readonly store: MemoryStore;

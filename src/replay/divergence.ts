@@ -1,7 +1,6 @@
-import { toHex } from '../codec/index.js';
-
 // What a replay reports: the first divergence, the checks passed and the checks skipped (with
 // why). Stop carries a divergence out of the block being checked.
+import { toHex } from '../codec/index.js';
 
 /** The first place where re-execution disagrees with the recording. */
 export interface Divergence {

@@ -1,3 +1,11 @@
+// The recording's genesis, rebuilt from block 0's mark, and its field-by-field comparison with
+// the recorded block 0.
+import { GenesisError, parseGenesisMark, type BlockHeader, type GroupGenesis, type ProtocolVersion } from '../chain/index.js';
+import { toQuantity } from '../codec/index.js';
+import { hex } from './divergence.js';
+import { parseHeader, ReplayInputError, type RecordedHeader } from './recorded-json.js';
+import type { RecordingHeader } from './recording.js';
+
 /** The recording's genesis, rebuilt from block 0: its mark, timestamp and the header's version. */
 export function rebuildGenesis(header: RecordingHeader, version: ProtocolVersion): { genesis: GroupGenesis; recorded: RecordedHeader; mark: string } {
   const place = { block: 0 };

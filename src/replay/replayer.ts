@@ -1,69 +1,26 @@
 // Re-execute a recording (src/replay/recording.ts) on a fresh node stack and verify it block by
-// block: the genesis rebuilt from block 0's mark, then per block every transaction's hash and
-// sender, the re-executed receipts, both roots, the state root, the block hash and the quorum of
-// sealer signatures; each block is committed before the next. The first difference stops the
-// replay with block, transaction index, field, recorded and re-executed values. A check the
-// recording gives no data for is listed as skipped, with the reason; nothing is assumed.
-import {
-  blockHash,
-  checkSignatureList,
-  computeTransactionsRoot,
-  decodeTransaction,
-  encodeSignedTransaction,
-  GenesisError,
-  genesisHeader,
-  parseGenesisMark,
-  ProtocolVersion,
-  recoverSender,
-  Transaction,
-  TxDecodeError,
-  txStatusName,
-  type BlockHeader,
-  type GroupGenesis,
-  type Receipt,
-} from '../chain/index.js';
-import { bytesEqual, toHex, toHexNoPrefix, toQuantity } from '../codec/index.js';
-import { getSuite, type CryptoSuite } from '../crypto/index.js';
+// block: the genesis rebuilt from block 0's mark (genesis-rebuild.ts), then per block every
+// transaction's hash and sender, the re-executed receipts, both roots, the state root, the block
+// hash and the quorum of sealer signatures (block-checks.ts); each block is committed before the
+// next. The first difference stops the replay with block, transaction index, field, recorded and
+// re-executed values (divergence.ts). A check the recording gives no data for is listed as
+// skipped, with the reason; nothing is assumed.
+import { blockHash, computeTransactionsRoot, genesisHeader, ProtocolVersion } from '../chain/index.js';
+import { bytesEqual, toHexNoPrefix, toQuantity } from '../codec/index.js';
+import { getSuite } from '../crypto/index.js';
 import { BlockExecutor, ExecutionError, type ExecutedBlock } from '../exec/index.js';
 import { openGroupState } from '../ledger/index.js';
 import { MemoryStore } from '../storage/index.js';
-import { describeCall } from './call-decoder.js';
+import { checkSignatures, compareReceipt, provisionalTransaction, transactionFor, verifyProvisional, type BlockContext } from './block-checks.js';
 import { CryptoAhead, type BlockCrypto } from './crypto-ahead.js';
-import { blockSignatureKey } from './crypto-chunk.js';
+import { expectSame, hex, Stop, Tally, type Divergence, type SkippedCheck } from './divergence.js';
+import { genesisDifference, rebuildGenesis } from './genesis-rebuild.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
-import {
-  parseHeader,
-  parseReceipt,
-  parseTransaction,
-  ReplayInputError,
-  transactionObjects,
-  type RecordedHeader,
-  type RecordedReceipt,
-  type RecordedTransaction,
-} from './recorded-json.js';
-import { RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
+import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects } from './recorded-json.js';
+import { RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
 
-/** The first place where re-execution disagrees with the recording. */
-export interface Divergence {
-  readonly block: number;
-  /** Transaction (or signature-list entry) index, when the field belongs to one. */
-  readonly index?: number;
-  /** e.g. tx.hash, tx.from, receipt.status, receipt.logs[0].data, block.stateRoot, signatureList[1], genesis.extraData[0]. */
-  readonly field: string;
-  readonly recorded: string;
-  readonly replayed: string;
-  /** The transaction's call, decoded where the fixture ABIs know it. */
-  readonly call?: string;
-  readonly detail?: string;
-}
-
-export interface SkippedCheck {
-  readonly check: string;
-  readonly reason: string;
-  /** How many times (blocks, transactions or receipts) it was skipped, and the first block. */
-  readonly count: number;
-  readonly firstBlock: number;
-}
+export { rebuildGenesis } from './genesis-rebuild.js';
+export type { Divergence, SkippedCheck } from './divergence.js';
 
 export interface ReplayReport {
   readonly file: string;
@@ -112,95 +69,6 @@ const READ_AHEAD = 32;
 /** …and at most this many characters of block lines (big blocks: a few ahead keep the workers busy; more only grow the heap). */
 const READ_AHEAD_TEXT = 4_000_000;
 
-const ZERO_ADDRESS = new Uint8Array(20);
-const NO_BYTES = new Uint8Array(0);
-
-class Stop extends Error {
-  constructor(readonly divergence: Divergence) {
-    super(`divergence at block ${divergence.block}: ${divergence.field}`);
-  }
-}
-
-/** Bookkeeping of passed and skipped checks. */
-class Tally {
-  readonly passed: Record<string, number> = {};
-  private readonly skips = new Map<string, { check: string; reason: string; count: number; firstBlock: number }>();
-
-  pass(check: string): void {
-    this.passed[check] = (this.passed[check] ?? 0) + 1;
-  }
-
-  skip(check: string, reason: string, block: number): void {
-    const key = `${check}\u0000${reason}`;
-    const known = this.skips.get(key);
-    if (known) known.count++;
-    else this.skips.set(key, { check, reason, count: 1, firstBlock: block });
-  }
-
-  get skipped(): SkippedCheck[] {
-    return [...this.skips.values()];
-  }
-}
-
-const hex = (b: Uint8Array) => toHex(b);
-
-/** Compare one value; a difference stops the replay. */
-function expectSame(
-  tally: Tally,
-  check: string,
-  recorded: string,
-  replayed: string,
-  divergence: Omit<Divergence, 'recorded' | 'replayed' | 'call'> & { call?: () => string },
-): void {
-  if (recorded !== replayed) {
-    const { call, ...rest } = divergence;
-    throw new Stop({ ...rest, recorded, replayed, ...(call ? { call: call() } : {}) });
-  }
-  tally.pass(check);
-}
-
-/** The recording's genesis, rebuilt from block 0: its mark, timestamp and the header's version. */
-export function rebuildGenesis(header: RecordingHeader, version: ProtocolVersion): { genesis: GroupGenesis; recorded: RecordedHeader; mark: string } {
-  const place = { block: 0 };
-  const recorded = parseHeader(header.genesis, place, { hashRequired: false });
-  if (recorded.number !== 0) throw new ReplayInputError(`header "genesis": block 0 expected, got block ${recorded.number}`);
-  const markBytes = recorded.extraData[0];
-  if (!markBytes) throw new ReplayInputError('block 0: extraData is empty, so it holds no genesis mark to rebuild the genesis from');
-  const mark = new TextDecoder().decode(markBytes);
-  let fields;
-  try {
-    fields = parseGenesisMark(mark, version);
-  } catch (e) {
-    if (e instanceof GenesisError) throw new ReplayInputError(`block 0: the genesis cannot be rebuilt from its mark at supported version ${version.text}: ${e.message}`);
-    throw e;
-  }
-  if (header.stateType !== undefined && header.stateType !== fields.stateType) {
-    throw new ReplayInputError(`header: "stateType" is ${header.stateType} but block 0's genesis mark says ${fields.stateType}`);
-  }
-  if (header.group !== fields.groupId) throw new ReplayInputError(`header: "group" is ${header.group} but block 0's genesis mark is group ${fields.groupId}`);
-  return { genesis: { ...fields, timestamp: recorded.timestamp }, recorded, mark };
-}
-
-/** The rebuilt block 0 field by field against the recorded one: the first differing field, or undefined. */
-function genesisDifference(mine: BlockHeader, recorded: RecordedHeader): { field: string; recorded: string; replayed: string } | undefined {
-  const pairs: Array<[string, string, string]> = [
-    ['extraData[0]', hex(recorded.extraData[0]!), hex(mine.extraData[0]!)],
-    ['extraData', String(recorded.extraData.length), String(mine.extraData.length)],
-    ['timestamp', toQuantity(recorded.timestamp), toQuantity(mine.timestamp)],
-    ['parentHash', hex(recorded.parentHash), hex(mine.parentHash)],
-    ['stateRoot', hex(recorded.stateRoot), hex(mine.stateRoot)],
-    ['transactionsRoot', hex(recorded.transactionsRoot), hex(mine.transactionsRoot)],
-    ['logsBloom', hex(recorded.logsBloom), hex(mine.logsBloom)],
-    ['gasLimit', toQuantity(recorded.gasLimit), toQuantity(mine.gasLimit)],
-    ['gasUsed', toQuantity(recorded.gasUsed), toQuantity(mine.gasUsed)],
-    ['sealer', toQuantity(recorded.sealer), toQuantity(mine.sealer)],
-    ['sealerList', recorded.sealerList.map(hex).join(','), mine.sealerList.map(hex).join(',')],
-  ];
-  if (recorded.receiptsRoot) pairs.push(['receiptsRoot', hex(recorded.receiptsRoot), hex(mine.receiptsRoot)]);
-  if (recorded.dbHash) pairs.push(['dbHash', hex(recorded.dbHash), hex(mine.dbHash)]);
-  const diff = pairs.find(([, a, b]) => a !== b);
-  return diff ? { field: diff[0], recorded: diff[1], replayed: diff[2] } : undefined;
-}
 
 /** Replays one recording. Throws RecordingError / ReplayInputError for a file it cannot replay. */
 export async function replayRecording(file: string, options: ReplayOptions = {}): Promise<ReplayReport> {
@@ -358,162 +226,9 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   return report();
 }
 
-interface BlockContext {
-  readonly executor: BlockExecutor;
-  readonly store: MemoryStore;
-  readonly suite: RecordedSenderSuite;
-  readonly realSuite: CryptoSuite;
-  readonly version: ProtocolVersion;
-  readonly variant: 'later' | 'earlier';
-  readonly genesis: GroupGenesis;
-  readonly tally: Tally;
-  readonly previousHash: Uint8Array | undefined;
-  /** The block's transaction hashes, senders and block signatures, computed ahead by the workers where they got to it. */
-  readonly crypto: () => Promise<BlockCrypto>;
-  readonly clock: () => number;
-  /** Milliseconds spent in execute and commit, over the whole replay. */
-  readonly timing: { executionMs: number };
-}
-
 function transactionCount(recorded: RecordedBlock): number {
   const txs = recorded.block.transactions;
   return Array.isArray(txs) ? txs.length : 0;
-}
-
-/**
- * Build the Transaction to execute: re-encoded and verified when every signed field is there
- * (with the sender `known` recovered, when it recovered it from this very payload), else as the
- * recorded sender's.
- */
-function transactionFor(t: RecordedTransaction, i: number, number: number, ctx: BlockContext, known?: BlockCrypto): Transaction {
-  const { tally, realSuite, version, suite } = ctx;
-  const call = () => describeCall(t.to, t.input, realSuite);
-  if (!t.body || !t.signature) {
-    const reason =
-      ctx.variant === 'earlier'
-        ? `the earlier interface variant prints no ${t.missing.join(', ')}: the ${version.txGeneration} transaction cannot be re-encoded; executed as the recorded "from"`
-        : `the recorded transaction lacks ${t.missing.join(', ')}: it cannot be re-encoded; executed as the recorded "from"`;
-    tally.skip('tx hash', reason, number);
-    tally.skip('tx sender (signature)', reason, number);
-    const signature = suite.register(t.hash, t.from);
-    const body = { nonce: 0n, gasPrice: 0n, gas: 0n, blockLimit: 0n, to: t.to, value: 0n, data: t.input };
-    return new Transaction(version.txGeneration, realSuite.name, body, signature, new Uint8Array(0), t.hash, t.hash);
-  }
-  let tx: Transaction;
-  try {
-    tx = decodeTransaction(encodeSignedTransaction(t.body, version.txGeneration, t.signature), { suite: realSuite, generation: version.txGeneration });
-  } catch (e) {
-    if (!(e instanceof TxDecodeError)) throw e;
-    throw new Stop({ block: number, index: i, field: `tx.${e.field ?? 'signature'}`, recorded: 'a well-formed transaction', replayed: `rejected: ${e.message}`, call: call() });
-  }
-  checkTxHash(t, tx.hash, i, number, ctx);
-  // the hash covers every signed field and the signature: the workers' sender is this payload's
-  if (known?.computed[i] && bytesEqual(known.hashes.subarray(32 * i, 32 * i + 32), tx.hash)) suite.register(tx.signingHash, known.senders.slice(20 * i, 20 * i + 20));
-  let sender: Uint8Array;
-  try {
-    sender = recoverSender(tx, suite);
-  } catch (e) {
-    throw new Stop({ block: number, index: i, field: 'tx.signature', recorded: hex(t.from), replayed: `no sender: ${(e as Error).message}`, call: call() });
-  }
-  checkTxSender(t, sender, i, number, ctx);
-  return tx;
-}
-
-function checkTxHash(t: RecordedTransaction, hash: Uint8Array, i: number, number: number, ctx: BlockContext): void {
-  if (bytesEqual(t.hash, hash)) ctx.tally.pass('tx hash');
-  else {
-    const call = () => describeCall(t.to, t.input, ctx.realSuite);
-    expectSame(ctx.tally, 'tx hash', hex(t.hash), hex(hash), { block: number, index: i, field: 'tx.hash', call, detail: 'the hash of the transaction re-encoded from its recorded fields' });
-  }
-}
-
-function checkTxSender(t: RecordedTransaction, sender: Uint8Array, i: number, number: number, ctx: BlockContext): void {
-  if (bytesEqual(t.from, sender)) ctx.tally.pass('tx sender (signature)');
-  else {
-    const call = () => describeCall(t.to, t.input, ctx.realSuite);
-    expectSame(ctx.tally, 'tx sender (signature)', hex(t.from), hex(sender), { block: number, index: i, field: 'tx.from', call, detail: 'the sender the signature recovers to' });
-  }
-}
-
-/**
- * The Transaction to execute before its signature is checked: as its recorded sender, with its
- * recorded hash (which is all the merkle16 transactionsRoot reads). verifyProvisional compares
- * both with what the signed fields give before anything of the block is accepted.
- */
-function provisionalTransaction(t: RecordedTransaction, i: number, number: number, ctx: BlockContext): Transaction {
-  if (!t.body || !t.signature) return transactionFor(t, i, number, ctx);
-  const signature = ctx.suite.register(t.hash, t.from);
-  return new Transaction(ctx.version.txGeneration, ctx.realSuite.name, t.body, signature, NO_BYTES, t.hash, t.hash);
-}
-
-/** Each provisionally executed transaction's hash and sender, as the workers (or this thread) computed them. */
-function verifyProvisional(txs: readonly RecordedTransaction[], crypto: BlockCrypto, number: number, ctx: BlockContext): void {
-  txs.forEach((t, i) => {
-    if (!t.body || !t.signature) return;
-    if (!crypto.computed[i]) {
-      // not computed (a malformed transaction, or no signer): this thread finds out and says what is wrong
-      transactionFor(t, i, number, ctx);
-      return;
-    }
-    checkTxHash(t, crypto.hashes.subarray(32 * i, 32 * i + 32), i, number, ctx);
-    checkTxSender(t, crypto.senders.subarray(20 * i, 20 * i + 20), i, number, ctx);
-  });
-}
-
-function logsText(logs: readonly { address: string; topics: readonly string[]; data: string }[]): string {
-  return JSON.stringify(logs);
-}
-
-/** Every compared field of one receipt; the divergence's details are built only on a difference. */
-function compareReceipt(r: RecordedReceipt, mine: Receipt, t: RecordedTransaction, i: number, number: number, ctx: BlockContext): void {
-  const { tally, version, variant } = ctx;
-  const stop = (d: Omit<Divergence, 'block' | 'index' | 'call'>) => new Stop({ block: number, index: i, call: describeCall(t.to, t.input, ctx.realSuite), ...d });
-  const same = (check: string, field: string, recorded: string, replayed: string, detail?: string) => {
-    if (recorded !== replayed) throw stop({ field, recorded, replayed, ...(detail ? { detail } : {}) });
-    tally.pass(check);
-  };
-  same('receipt transactionHash', 'receipt.transactionHash', hex(t.hash), r.transactionHash, 'the receipt belongs to another transaction');
-  if (r.status === BigInt(mine.status)) tally.pass('receipt status');
-  else {
-    const status = (n: bigint | number) => `${toQuantity(BigInt(n))} (${txStatusName(Number(n)) ?? 'unknown'})`;
-    same('receipt status', 'receipt.status', status(r.status), status(mine.status));
-  }
-  same('receipt output', 'receipt.output', r.output, hex(mine.output));
-  if (r.logs.length !== mine.logs.length) {
-    const myLogs = mine.logs.map((l) => ({ address: hex(l.address), topics: l.topics.map(hex), data: hex(l.data) }));
-    throw stop({ field: 'receipt.logs', recorded: `${r.logs.length} logs: ${logsText(r.logs)}`, replayed: `${myLogs.length} logs: ${logsText(myLogs)}` });
-  }
-  r.logs.forEach((log, k) => {
-    const my = mine.logs[k]!;
-    same('receipt logs', `receipt.logs[${k}].address`, log.address, hex(my.address));
-    same('receipt logs', `receipt.logs[${k}].topics`, JSON.stringify(log.topics), JSON.stringify(my.topics.map(hex)));
-    same('receipt logs', `receipt.logs[${k}].data`, log.data, hex(my.data));
-  });
-  if (r.logs.length === 0) tally.pass('receipt logs');
-  if (r.gasUsed === mine.gasUsed) tally.pass('receipt gasUsed');
-  else {
-    const cumulative = !version.receiptHasRemainGas;
-    same('receipt gasUsed', 'receipt.gasUsed', toQuantity(r.gasUsed), toQuantity(mine.gasUsed), cumulative ? `before 2.9.0 a receipt's gasUsed is the block's running total (supported version ${version.text})` : undefined);
-  }
-  if (variant === 'later') {
-    same('receipt contractAddress', 'receipt.contractAddress', r.contractAddress, hex(mine.contractAddress));
-  } else {
-    tally.skip('receipt contractAddress', 'the earlier interface variant reports the zero address for every receipt', number);
-    if (r.contractAddress !== hex(ZERO_ADDRESS)) {
-      throw stop({ field: 'receipt.contractAddress', recorded: r.contractAddress, replayed: `${hex(ZERO_ADDRESS)} (the earlier variant's only value)` });
-    }
-  }
-  if (mine.remainGas !== undefined) {
-    if (r.remainGas === undefined) tally.skip('receipt remainGas', `the recorded receipts carry no remainGas (supported version ${version.text} has it)`, number);
-    else if (r.remainGas === mine.remainGas) tally.pass('receipt remainGas');
-    else same('receipt remainGas', 'receipt.remainGas', toQuantity(r.remainGas), toQuantity(mine.remainGas));
-  } else if (r.remainGas !== undefined) {
-    throw stop({ field: 'receipt.remainGas', recorded: toQuantity(r.remainGas), replayed: `none (receipts have no remainGas before 2.9.0; supported version ${version.text})` });
-  }
-  if (r.logsBloom !== undefined) same('receipt logsBloom', 'receipt.logsBloom', r.logsBloom, hex(mine.logsBloom));
-  else tally.skip('receipt logsBloom', 'the recorded receipt has no logsBloom', number);
-  if (r.root !== undefined) same('receipt root', 'receipt.root', r.root, hex(mine.stateRoot));
-  else tally.skip('receipt root', 'the earlier interface variant prints no receipt root', number);
 }
 
 async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
@@ -606,51 +321,3 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   return { hash: header.hash!, transactions: transactions.length };
 }
 
-function checkSignatures(header: RecordedHeader, hash: Uint8Array, inForce: readonly string[], number: number, ctx: BlockContext, crypto: BlockCrypto): void {
-  const { tally, realSuite, genesis, variant } = ctx;
-  if (!header.signatureList) {
-    const why = variant === 'earlier' ? 'the earlier interface variant prints no signatureList' : 'the recorded block has no signatureList';
-    tally.skip('signatures', why, number);
-    tally.skip('signature quorum', why, number);
-    return;
-  }
-  const sealers = inForce.map((id) => Uint8Array.from(Buffer.from(id, 'hex')));
-  const known = crypto.signatures;
-  // the workers verified against the recorded hash and sealer list, which equal these when it gets here
-  const verifier = (digest: Uint8Array, signature: Uint8Array, nodeId: Uint8Array): boolean =>
-    (known.size > 0 ? known.get(blockSignatureKey(digest, signature, nodeId)) : undefined) ?? realSuite.verify(digest, realSuite.signatureFromBytes(signature), nodeId);
-  const valid = new Set<number>();
-  header.signatureList.forEach((entry, k) => {
-    const check = checkSignatureList(hash, [entry], sealers, realSuite, verifier);
-    if (check.invalid.length > 0) {
-      throw new Stop({
-        block: number,
-        index: k,
-        field: `signatureList[${k}]`,
-        recorded: `${hex(entry.signature)} by sealer ${entry.index}`,
-        replayed: `does not verify: ${check.invalid[0]!.reason} (block hash ${hex(hash)})`,
-      });
-    }
-    if (valid.has(entry.index)) {
-      throw new Stop({ block: number, index: k, field: `signatureList[${k}]`, recorded: `a second signature of sealer ${entry.index}`, replayed: 'one signature per sealer' });
-    }
-    valid.add(entry.index);
-    tally.pass('signatures');
-  });
-  const n = inForce.length;
-  if (genesis.consensusType === 'rpbft') {
-    tally.skip('signature quorum', 'rPBFT signs with the epoch\'s sealers, which replay does not track', number);
-    return;
-  }
-  const need = genesis.consensusType === 'raft' ? Math.floor(n / 2) + 1 : n - Math.floor((n - 1) / 3);
-  const rule = genesis.consensusType === 'raft' ? 'a majority' : 'n − f, f = ⌊(n−1)/3⌋';
-  if (valid.size < need) {
-    throw new Stop({
-      block: number,
-      field: 'signatureList',
-      recorded: `${valid.size} valid signature${valid.size === 1 ? '' : 's'}`,
-      replayed: `${need} needed: ${n} sealers in force (${rule})`,
-    });
-  }
-  tally.pass('signature quorum');
-}
