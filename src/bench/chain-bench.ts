@@ -6,7 +6,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder } from '../chain/index.js';
 import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
@@ -19,6 +19,10 @@ import { formatRate, table } from './measure.js';
 const exec = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/twinchain.js');
+/** The load process: the compiled module beside this one, or the source through tsx. */
+const LOAD_MAIN = import.meta.url.endsWith('.ts')
+  ? ['--import', 'tsx', fileURLToPath(new URL('./chain-load-main.ts', import.meta.url))]
+  : [fileURLToPath(new URL('./chain-load-main.js', import.meta.url))];
 const NODES = 4;
 const WINDOW_SECONDS = 30;
 const WARMUP_SECONDS = 5;
@@ -114,7 +118,7 @@ async function benchChain(consensus: 'pbft' | 'raft', transactions: number, io: 
     const pids = nodePids(ipDir);
     const cpuBefore = pids.map(cpuSeconds);
     const wallStart = Date.now();
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/bench/chain-load-main.ts'), JSON.stringify(plan)], {
+    const { stdout } = await exec(process.execPath, [...LOAD_MAIN, JSON.stringify(plan)], {
       cwd: ROOT,
       timeout: (WARMUP_SECONDS + WINDOW_SECONDS + 180) * 1000,
       maxBuffer: 16 * 1024 * 1024,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../fixture-contracts.js';
 import { ProtocolVersion, TransactionBuilder, type Transaction } from '../chain/index.js';
 import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';

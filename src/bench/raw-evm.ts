@@ -3,7 +3,7 @@ import { createEVM } from '@ethereumjs/evm';
 import { createMPT } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address } from '@ethereumjs/util';
-import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../fixture-contracts.js';
 import { encodeFunctionCall } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';
 import { withStockInterpreter } from '../exec/index.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder } from '../chain/index.js';
 import { encodeFunctionCall } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';

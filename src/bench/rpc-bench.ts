@@ -1,7 +1,7 @@
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder } from '../chain/index.js';
 import { encodeFunctionCall, toHex } from '../codec/index.js';
 import { keccak256 } from '../crypto/index.js';

@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { catalogue, median, QUICK, runMutant, stopEverything, type Mutant, type MutantReport } from '../mutants/index.js';
+import { catalogue, median, QUICK, repoRoot, runMutant, stopEverything, type Mutant, type MutantReport } from '../mutants/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 import { makeOutputFolder } from './output-path.js';
@@ -68,6 +69,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.out(listing());
     return 0;
   }
+  // the bugs are planted in the TypeScript sources, which an installed package does not ship
+  const sources = path.join(repoRoot(), 'src');
+  if (!existsSync(sources)) throw new CliError(`mutants patches the TypeScript sources and runs them through tsx: run it in a clone of the repository (no ${sources} here)`);
   const quick = values.quick === true;
   const mutants = selected(values.only, quick);
   const budgetMs = budgetOption(values.budget) ?? (quick ? QUICK.budgetMs : DEFAULT_BUDGET_MS);

@@ -28,7 +28,11 @@ function joinNegativeValues(args: readonly string[], options: NonNullable<ParseA
 }
 
 /** node:util parseArgs, strict, with its errors turned into one-line CliErrors. */
-export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, allowPositionals = true) {
+export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: T,
+  allowPositionals = true,
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: boolean; strict: true }>> {
   try {
     return parseArgs({ args: joinNegativeValues(args, options), options, allowPositionals, strict: true });
   } catch (e) {

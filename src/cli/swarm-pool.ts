@@ -20,7 +20,9 @@ export function localRunner(task: SwarmTask): SeedRunner {
   };
 }
 
-const BOOT = new URL('./swarm-worker-boot.js', import.meta.url);
+// Compiled (dist/), the worker runs swarm-worker.js itself; from the sources it starts through
+// swarm-worker-boot.js, which registers tsx in the worker first.
+const BOOT = new URL(import.meta.url.endsWith('.ts') ? './swarm-worker-boot.js' : './swarm-worker.js', import.meta.url);
 
 /**
  * Runs seeds in a worker thread. A worker that crashes or exits makes its seed an ERROR outcome

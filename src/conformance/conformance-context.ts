@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder, type Transaction, type TxGeneration } from '../chain/index.js';
 import { bigintToBytes, encodeFunctionCall, rlpEncode, toHex, type InterfaceVariant } from '../codec/index.js';
 import { getSuite, keccak256, type CryptoSuite, type SuiteName } from '../crypto/index.js';

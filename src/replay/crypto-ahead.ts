@@ -12,7 +12,9 @@ import type { CryptoSuite } from '../crypto/index.js';
 import { chunkRanges, computeChunk, type ChunkRange, type ChunkResult } from './crypto-chunk.js';
 import type { JsonObject } from './recording.js';
 
-const BOOT = new URL('./crypto-worker-boot.js', import.meta.url);
+// Compiled (dist/), the worker runs crypto-worker.js itself; from the sources it starts through
+// crypto-worker-boot.js, which registers tsx in the worker first.
+const BOOT = new URL(import.meta.url.endsWith('.ts') ? './crypto-worker-boot.js' : './crypto-worker.js', import.meta.url);
 
 export interface AheadRequest {
   readonly id: number;

@@ -1,5 +1,5 @@
 import seedrandom from 'seedrandom';
-import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder, type ConsensusType, type GroupGenesis } from '../chain/index.js';
 import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
 import { keccak256, type SuiteName } from '../crypto/index.js';

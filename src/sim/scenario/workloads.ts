@@ -1,4 +1,4 @@
-import { contractBytecode } from '../../../fixtures/contracts/artifacts.js';
+import { contractBytecode } from '../../fixture-contracts.js';
 import { decodeAbi, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../../codec/index.js';
 import { keccak256 } from '../../crypto/index.js';
 import type { Rng } from '../../runtime/index.js';
