@@ -1,0 +1,126 @@
+// bin/twinchain.js picks what it runs: the compiled dist/, or in a clone the TypeScript sources
+// through tsx when dist/ is missing or older than src/. Checked on a stand-in package whose
+// dist/ and src/ mains say which one ran. And `--help` stays cheap: the CLI's entry module
+// imports (statically) nothing but its own small modules; every command is imported on use.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runBin(root: string): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(root, 'bin', 'twinchain.js'), 'x'], { timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('bin/twinchain.js: compiled dist/ or the sources', () => {
+  let root: string;
+  const past = new Date(Date.now() - 60_000);
+  const now = new Date();
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'twinchain-bin-'));
+    await mkdir(path.join(root, 'bin'));
+    await copyFile(path.join(ROOT, 'bin', 'twinchain.js'), path.join(root, 'bin', 'twinchain.js'));
+    await copyFile(path.join(ROOT, 'package.json'), path.join(root, 'package.json'));
+    await symlink(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  });
+
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  async function layout(parts: { dist?: Date; src?: Date }): Promise<void> {
+    await rm(path.join(root, 'dist'), { recursive: true, force: true });
+    await rm(path.join(root, 'src'), { recursive: true, force: true });
+    if (parts.dist) {
+      await mkdir(path.join(root, 'dist', 'cli'), { recursive: true });
+      await writeFile(path.join(root, 'dist', 'cli', 'main.js'), "export async function main(argv) { console.log('dist', argv.join(' ')); return 0; }\n");
+      await writeFile(path.join(root, 'dist', '.built'), '');
+      await utimes(path.join(root, 'dist', '.built'), parts.dist, parts.dist);
+    }
+    if (parts.src) {
+      await mkdir(path.join(root, 'src', 'cli'), { recursive: true });
+      const main = path.join(root, 'src', 'cli', 'main.ts');
+      await writeFile(main, "export async function main(argv: string[]): Promise<number> { console.log('src', argv.join(' ')); return 0; }\n");
+      // a test file newer than the build does not make dist/ stale
+      await writeFile(path.join(root, 'src', 'cli', 'main.test.ts'), '');
+      for (const p of [main, path.join(root, 'src', 'cli'), path.join(root, 'src')]) await utimes(p, parts.src, parts.src);
+    }
+  }
+
+  it('runs dist/ when it was built after every source', async () => {
+    await layout({ dist: now, src: past });
+    expect(await runBin(root)).toMatchObject({ code: 0, stdout: 'dist x\n' });
+  });
+
+  it('runs the sources through tsx when a source file is newer than the build', async () => {
+    await layout({ dist: past, src: past });
+    const main = path.join(root, 'src', 'cli', 'main.ts');
+    await utimes(main, now, now);
+    expect(await runBin(root)).toMatchObject({ code: 0, stdout: 'src x\n' });
+  });
+
+  it('runs the sources through tsx when a file was added to or removed from a source folder', async () => {
+    await layout({ dist: past, src: past });
+    await utimes(path.join(root, 'src', 'cli'), now, now);
+    expect(await runBin(root)).toMatchObject({ code: 0, stdout: 'src x\n' });
+  });
+
+  it('runs the sources when there is no build', async () => {
+    await layout({ src: past });
+    expect(await runBin(root)).toMatchObject({ code: 0, stdout: 'src x\n' });
+  });
+
+  it('runs dist/ without looking for sources or tsx in an installed package (no src/)', async () => {
+    await layout({ dist: past });
+    expect(await runBin(root)).toMatchObject({ code: 0, stdout: 'dist x\n' });
+  });
+
+  it('says in one line what is missing when there is neither', async () => {
+    await layout({});
+    const r = await runBin(root);
+    expect(r.code).toBe(70);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('dist/ is missing');
+  });
+});
+
+describe('twinchain --help loads no command', () => {
+  /** The relative modules a file imports statically (type-only imports and import() left out). */
+  function staticImports(file: string): string[] {
+    const text = readFileSync(file, 'utf8');
+    const found: string[] = [];
+    for (const m of text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;'"]*?\sfrom\s+)?'([^']+)';/gm)) found.push(m[1]!);
+    return found;
+  }
+
+  it("src/cli/main.ts reaches only the CLI's own small modules and Node built-ins", () => {
+    const seen = new Set<string>();
+    const external = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of staticImports(file)) {
+        if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
+        else external.add(spec);
+      }
+    };
+    visit(path.join(ROOT, 'src', 'cli', 'main.ts'));
+    expect([...seen].map((f) => path.relative(ROOT, f)).sort()).toEqual(['src/cli/cli-error.ts', 'src/cli/commands.ts', 'src/cli/io.ts', 'src/cli/main.ts']);
+    expect([...external].filter((s) => !s.startsWith('node:'))).toEqual([]);
+  });
+});
