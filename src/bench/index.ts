@@ -38,7 +38,7 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     load: () => import('./replay-bench.js'),
   },
   cli: {
-    summary: 'start-up time of `twinchain --help` as a new process',
+    summary: "start-up time of `twinchain --help` as a new process next to `node -e ''` (target: median ≤ 250 ms)",
     load: () => import('./cli-bench.js'),
   },
 };
