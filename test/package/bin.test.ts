@@ -120,7 +120,7 @@ describe('twinchain --help loads no command', () => {
       }
     };
     visit(path.join(ROOT, 'src', 'cli', 'main.ts'));
-    expect([...seen].map((f) => path.relative(ROOT, f)).sort()).toEqual(['src/cli/cli-error.ts', 'src/cli/commands.ts', 'src/cli/io.ts', 'src/cli/main.ts']);
+    expect([...seen].map((f) => path.relative(ROOT, f)).sort()).toEqual(['src/cli/cli-error.ts', 'src/cli/commands.ts', 'src/cli/io.ts', 'src/cli/main.ts', 'src/cli/output-path.ts']);
     expect([...external].filter((s) => !s.startsWith('node:'))).toEqual([]);
   });
 });
