@@ -180,6 +180,14 @@ describe('the npm package: packed, installed into an empty folder, run there', (
     expect(html).toContain(readFileSync(path.join(ROOT, 'src', 'report', 'report-page.js'), 'utf8').trim());
   });
 
+  it('replays the recording it ships, with the compiled crypto workers, and exits', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const r = await run(twinchain, ['replay', path.join(installed, 'fixtures', 'chains', 'workload-small.jsonl.gz'), '--json', 'replay.json'], app, 60_000);
+    expect(r.code, explain('twinchain replay', r)).toBe(0);
+    expect(r.stdout).toMatch(/workload-small\.jsonl\.gz: PASS, 11 blocks \(blocks 1–11\), 32 transactions/);
+    expect(JSON.parse(readFileSync(path.join(app, 'replay.json'), 'utf8'))).toMatchObject({ verdict: 'pass', blocks: 11 });
+  });
+
   it('runs swarm on worker threads', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
     const r = await run(twinchain, ['swarm', 'small.yaml', '--seeds', '2', '--jobs', '2', '--out', 'swarm'], app, 120_000);
