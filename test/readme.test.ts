@@ -1,0 +1,355 @@
+// The README's examples, run. Every fenced block (```sh or ```text) with `$ ` command lines is a
+// command block: each command is run from the repository root (`npx twinchain` as the package's
+// `bin` entry under node, `npm start` as npm's script) and what it prints must match the lines
+// the README shows under it, in substance:
+//   - a line `…` stands for any number of lines, a `…` inside a line for any text;
+//   - runs of blanks count as one blank (tables are padded to their content);
+//   - wall-clock figures are masked on both sides (`2.3 s wall`, `26.6×`, `63.5 blocks/s`);
+//     everything else — simulated heights, trace digests, counts, verdicts — must be equal.
+// HTML comments right before a fence tell this test how to run the block:
+//   <!-- readme-test: skip: <reason> -->      not run; the reason is printed as the test's name
+//   <!-- readme-test: ports: 8545+4 20200+4 --> those ports (4 in a row from each) become free
+//                                             loopback ports in the commands, and back in the output
+//   <!-- readme-test: tmp: /tmp/serve-readme --> that path becomes a new temporary folder
+//   <!-- readme-test: serve: 18545 -->        a `twinchain serve --no-channel` runs for the block;
+//                                             port 18545 in the commands is its node0's port
+//   <!-- readme-test: mask: hex -->           0x-hex values (wall-clock block hashes, random
+//                                             keys' addresses) are compared as "some hex"
+//   <!-- readme-test: file: scenarios/x.yaml --> (on any fence) the block's text is saved as that
+//                                             file (in a temporary tree beside the repository's
+//                                             fixtures/), and commands naming it get that copy
+// A `twinchain serve` command in a block runs in the background until the block's other commands
+// are done; its printed lines are compared last. A command block without a marker is run.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const README = path.join(ROOT, 'README.md');
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+const BIN = path.join(ROOT, typeof pkg.bin === 'string' ? pkg.bin : pkg.bin['twinchain']!);
+
+interface Command {
+  readonly line: number;
+  readonly text: string;
+  readonly expected: string[];
+}
+
+interface Block {
+  readonly line: number;
+  readonly lang: string;
+  readonly directives: Map<string, string>;
+  readonly body: string[];
+  readonly commands: Command[];
+}
+
+const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'serve', 'mask', 'file']);
+
+/** Every fenced block of the README with the readme-test markers right above it. */
+export function parseReadme(text: string): Block[] {
+  const lines = text.split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)```(\w*)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const indent = open[1]!.length;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]!); i++) body.push(lines[i]!.slice(indent));
+    const directives = new Map<string, string>();
+    for (let j = start - 1; j >= 0; j--) {
+      const marker = /^\s*<!--\s*readme-test:\s*([a-z]+)\s*:?\s*(.*?)\s*-->\s*$/.exec(lines[j]!);
+      if (!marker) break;
+      if (!DIRECTIVES.has(marker[1]!)) throw new Error(`README.md:${j + 1}: unknown readme-test directive "${marker[1]}" (known: ${[...DIRECTIVES].join(', ')})`);
+      directives.set(marker[1]!, marker[2]!);
+    }
+    blocks.push({ line: start + 1, lang: open[2]!, directives, body, commands: commandsOf(body, start + 2) });
+  }
+  return blocks;
+}
+
+function commandsOf(body: string[], firstLine: number): Command[] {
+  const commands: Command[] = [];
+  for (let k = 0; k < body.length; k++) {
+    if (!body[k]!.startsWith('$ ')) {
+      commands.at(-1)?.expected.push(body[k]!);
+      continue;
+    }
+    let text = body[k]!.slice(2);
+    const line = firstLine + k;
+    while (text.endsWith('\\') && k + 1 < body.length) text += `\n${body[++k]}`;
+    commands.push({ line, text, expected: [] });
+  }
+  return commands;
+}
+
+const WALL_MASKS: [RegExp, string][] = [
+  [/\d[\d,]*(?:\.\d+)?(?= s wall)/g, '#'],
+  [/\d[\d,]*(?:\.\d+)?×/g, '#×'],
+  [/\d[\d,]*(?:\.\d+)? (blocks|tx|seeds|requests)\/(s|min)/g, '# $1/$2'],
+];
+
+function normalize(line: string, maskHex: boolean): string {
+  let out = line;
+  for (const [re, to] of WALL_MASKS) out = out.replace(re, to);
+  if (maskHex) out = out.replace(/0x[0-9a-fA-F]{6,}/g, '0x#');
+  return out.replace(/\s+/g, ' ').trim();
+}
+
+function trimEnd(lines: string[]): string[] {
+  const out = [...lines];
+  while (out.length > 0 && out.at(-1) === '') out.pop();
+  return out;
+}
+
+function lineMatches(expected: string, actual: string): boolean {
+  if (!expected.includes('…')) return expected === actual;
+  const re = expected
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${re}$`).test(actual);
+}
+
+/**
+ * Whether the actual lines match the expected ones (`…` lines match any run of lines); when not,
+ * the furthest expected line that could be matched, to name in the failure.
+ */
+export function matchLines(expectedRaw: string[], actualRaw: string[], maskHex = false): { ok: boolean; at: number } {
+  const expected = trimEnd(expectedRaw.map((l) => normalize(l, maskHex)));
+  const actual = trimEnd(actualRaw.map((l) => normalize(l, maskHex)));
+  let furthest = 0;
+  const memo = new Set<string>();
+  const go = (e: number, a: number): boolean => {
+    const key = `${e},${a}`;
+    if (memo.has(key)) return false;
+    memo.add(key);
+    furthest = Math.max(furthest, e);
+    if (e === expected.length) return a === actual.length;
+    if (expected[e] === '…') {
+      for (let skip = a; skip <= actual.length; skip++) if (go(e + 1, skip)) return true;
+      return false;
+    }
+    return a < actual.length && lineMatches(expected[e]!, actual[a]!) && go(e + 1, a + 1);
+  };
+  return { ok: go(0, 0), at: furthest };
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Literal substitutions from the README's text to this run's (ports, paths) and back. */
+class Substitutions {
+  private readonly pairs: [string, string][] = [];
+  add(readme: string, actual: string): void {
+    this.pairs.push([readme, actual]);
+  }
+  private apply(text: string, from: 0 | 1): string {
+    let out = text;
+    for (const pair of this.pairs) {
+      const [a, b] = [pair[from], pair[1 - from]!];
+      out = /^\d+$/.test(a) ? out.replace(new RegExp(`(?<![\\w.])${a}(?!\\w)`, 'g'), b) : out.split(a).join(b);
+    }
+    return out;
+  }
+  forward(text: string): string {
+    return this.apply(text, 0);
+  }
+  back(text: string): string {
+    return this.apply(text, 1);
+  }
+}
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+const taken = new Set<number>();
+async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = 30_000 + Math.floor(Math.random() * 25_000);
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if (ports.some((p) => taken.has(p))) continue;
+    let ok = true;
+    for (const p of ports) if (!(await portFree(p))) ok = false;
+    if (!ok) continue;
+    ports.forEach((p) => taken.add(p));
+    return base;
+  }
+  throw new Error(`no ${count} free loopback ports in a row`);
+}
+
+/** The command as a shell runs it: `npx twinchain` is this checkout's bin, `npm start` quiet. */
+function shellCommand(text: string): string {
+  return text.replace(/\bnpx twinchain\b/g, `node '${BIN}'`).replace(/^npm start\b/, 'npm run --silent start');
+}
+
+interface Output {
+  text: string;
+  readonly done: Promise<number | null>;
+  readonly child: ChildProcess;
+}
+
+function start(command: string, cwd: string): Output {
+  const child = spawn('bash', ['-c', `exec 2>&1; ${command}`], { cwd, stdio: ['ignore', 'pipe', 'inherit'], detached: true, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+  const out: Output = {
+    text: '',
+    child,
+    done: new Promise((resolve) => child.on('close', (code) => resolve(code))),
+  };
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => (out.text += chunk));
+  return out;
+}
+
+function stop(out: Output): Promise<unknown> {
+  if (out.child.exitCode !== null || out.child.signalCode !== null) return out.done;
+  try {
+    process.kill(-out.child.pid!, 'SIGINT');
+  } catch {
+    // already gone
+  }
+  const killer = setTimeout(() => {
+    try {
+      process.kill(-out.child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }, 8000);
+  return out.done.finally(() => clearTimeout(killer));
+}
+
+async function waitFor(what: string, check: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function run(command: string, timeoutMs: number): Promise<string> {
+  const out = start(command, ROOT);
+  const timer = setTimeout(() => void stop(out), timeoutMs);
+  await out.done;
+  clearTimeout(timer);
+  return out.text;
+}
+
+function lines(text: string): string[] {
+  return text.replace(/\r/g, '').split('\n');
+}
+
+function compare(where: string, command: string, expected: string[], actual: string, subs: Substitutions, maskHex: boolean): void {
+  const got = lines(subs.back(actual));
+  const { ok, at } = matchLines(expected, got, maskHex);
+  if (ok) return;
+  throw new Error(
+    `${where}: the output of \`${command}\` no longer matches the README (from the README's line ${at + 1} of this output on)\n` +
+      `--- README\n${expected.join('\n')}\n--- printed now (ports and temporary paths mapped back)\n${got.join('\n')}`,
+  );
+}
+
+const blocks = parseReadme(readFileSync(README, 'utf8'));
+const commandBlocks = blocks.filter((b) => b.commands.length > 0 && (b.lang === 'sh' || b.lang === 'text'));
+const work = mkdtempSync(path.join(tmpdir(), 'twinchain-readme-'));
+symlinkSync(path.join(ROOT, 'fixtures'), path.join(work, 'fixtures'));
+const files = new Substitutions();
+for (const block of blocks) {
+  const file = block.directives.get('file');
+  if (file === undefined) continue;
+  const target = path.join(work, file);
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, `${block.body.join('\n')}\n`);
+  files.add(file, target);
+}
+const openTemps: string[] = [work];
+
+afterAll(() => {
+  for (const dir of openTemps) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the README matcher', () => {
+  it('fails on a changed number and passes with wildcards and masked wall-clock figures', () => {
+    const readme = ['run: PASS (26.6× real time), trace digest 92f2275386a80d3a', '…', 'done in 2.3 s wall'];
+    expect(matchLines(readme, ['run: PASS (31.0× real time), trace digest 92f2275386a80d3a', 'a', 'b', 'done in 9.9 s wall']).ok).toBe(true);
+    expect(matchLines(readme, ['run: PASS (31.0× real time), trace digest 92f2275386a80d3b', 'done in 9.9 s wall']).ok).toBe(false);
+    expect(matchLines(['113 blocks, …'], ['114 blocks, 1 tx']).ok).toBe(false);
+    expect(matchLines(['block 1  1 tx  0x820c58'], ['block 1 1 tx 0xabcdef12'], true).ok).toBe(true);
+  });
+
+  it('finds the README command blocks and their markers', () => {
+    expect(commandBlocks.length).toBeGreaterThan(5);
+    for (const block of commandBlocks) {
+      const reason = block.directives.get('skip');
+      if (reason !== undefined) expect(reason, `README.md:${block.line}: a skip marker needs a reason`).not.toBe('');
+    }
+  });
+});
+
+describe.sequential('README command blocks', () => {
+  for (const block of commandBlocks) {
+    const name = `README.md:${block.line}: ${block.commands.map((c) => `$ ${c.text.split('\n')[0]}`).join(' ; ').slice(0, 140)}`;
+    const reason = block.directives.get('skip');
+    if (reason !== undefined) {
+      it.skip(`${name} — not run: ${reason}`, () => undefined);
+      continue;
+    }
+    it(name, { timeout: 240_000 }, async () => {
+      const subs = new Substitutions();
+      const background: { out: Output; command: Command }[] = [];
+      try {
+        for (const spec of (block.directives.get('ports') ?? '').split(/\s+/).filter(Boolean)) {
+          const [first, count] = spec.split('+').map(Number);
+          const base = await freePortRun(count ?? 1);
+          for (let i = 0; i < (count ?? 1); i++) subs.add(String(first! + i), String(base + i));
+        }
+        const tmp = block.directives.get('tmp');
+        if (tmp) {
+          const dir = mkdtempSync(path.join(tmpdir(), 'twinchain-readme-tmp-'));
+          openTemps.push(dir);
+          subs.add(tmp, dir);
+        }
+        const servePort = block.directives.get('serve');
+        if (servePort) {
+          const out = start(`node '${BIN}' serve --nodes 4 --rpc-port 0 --no-channel`, ROOT);
+          background.push({ out, command: { line: block.line, text: 'serve (for this block)', expected: [] } });
+          await waitFor('the serve for this block to be ready', () => /^ready:/m.test(out.text) || out.child.exitCode !== null, 60_000);
+          const port = /node0\s+JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//.exec(out.text)?.[1];
+          if (!port) throw new Error(`serve did not start:\n${out.text}`);
+          subs.add(servePort, port);
+        }
+        const maskHex = block.directives.get('mask') === 'hex';
+        for (const command of block.commands) {
+          const shell = shellCommand(files.forward(subs.forward(command.text)));
+          const where = `README.md:${command.line}`;
+          if (/twinchain\.js'? serve\b/.test(shell)) {
+            const out = start(shell, ROOT);
+            background.push({ out, command });
+            await waitFor(`${where}: serve's ready line`, () => /^ready:/m.test(out.text) || out.child.exitCode !== null, 60_000);
+            continue;
+          }
+          const printed = await run(shell, 180_000);
+          compare(where, command.text, command.expected, files.back(printed), subs, maskHex);
+        }
+        for (const { out, command } of background) {
+          if (command.expected.length === 0) continue;
+          const where = `README.md:${command.line}`;
+          // Block lines may follow the commands that caused them by a moment.
+          await waitFor(`${where}: serve's output`, () => matchLines(command.expected, lines(subs.back(out.text)), maskHex).ok, 10_000).catch(() => undefined);
+          compare(where, command.text, command.expected, out.text, subs, maskHex);
+        }
+      } finally {
+        await Promise.all(background.map(({ out }) => stop(out)));
+      }
+    });
+  }
+});
