@@ -4,7 +4,8 @@
 // the README shows under it, in substance:
 //   - a line `…` stands for any number of lines, a `…` inside a line for any text;
 //   - runs of blanks count as one blank (tables are padded to their content);
-//   - wall-clock figures are masked on both sides (`2.3 s wall`, `26.6×`, `63.5 blocks/s`);
+//   - wall-clock figures are masked on both sides (`2.3 s wall`, `26.6×`, `63.5 blocks/s`,
+//     `in 0.8 s`); others the README writes as `…`;
 //     everything else — simulated heights, trace digests, counts, verdicts — must be equal.
 // HTML comments right before a fence tell this test how to run the block:
 //   <!-- readme-test: skip: <reason> -->      not run; the reason is printed as the test's name
@@ -13,6 +14,8 @@
 //   <!-- readme-test: tmp: /tmp/serve-readme --> that path becomes a new temporary folder
 //   <!-- readme-test: serve: 18545 -->        a `twinchain serve --no-channel` runs for the block;
 //                                             port 18545 in the commands is its node0's port
+//   <!-- readme-test: http: 8080 -->         a loopback HTTP server that is not a node (every request
+//                                             gets 200 text/html "It works!") stands at port 8080
 //   <!-- readme-test: mask: hex -->           0x-hex values (wall-clock block hashes, random
 //                                             keys' addresses) are compared as "some hex"
 //   <!-- readme-test: file: scenarios/x.yaml --> (on any fence) the block's text is saved as that
@@ -22,6 +25,7 @@
 // are done; its printed lines are compared last. A command block without a marker is run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,7 +51,7 @@ interface Block {
   readonly commands: Command[];
 }
 
-const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'serve', 'mask', 'file']);
+const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'serve', 'http', 'mask', 'file']);
 
 /** Every fenced block of the README with the readme-test markers right above it. */
 export function parseReadme(text: string): Block[] {
@@ -91,6 +95,7 @@ const WALL_MASKS: [RegExp, string][] = [
   [/\d[\d,]*(?:\.\d+)?(?= s wall)/g, '#'],
   [/\d[\d,]*(?:\.\d+)?×/g, '#×'],
   [/\d[\d,]*(?:\.\d+)? (blocks|tx|seeds|requests)\/(s|min)/g, '# $1/$2'],
+  [/\bin \d+(?:\.\d+)? s\b/g, 'in # s'],
 ];
 
 function normalize(line: string, maskHex: boolean): string {
@@ -137,10 +142,6 @@ export function matchLines(expectedRaw: string[], actualRaw: string[], maskHex =
     return a < actual.length && lineMatches(expected[e]!, actual[a]!) && go(e + 1, a + 1);
   };
   return { ok: go(0, 0), at: furthest };
-}
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Literal substitutions from the README's text to this run's (ports, paths) and back. */
@@ -306,7 +307,18 @@ describe.sequential('README command blocks', () => {
     it(name, { timeout: 240_000 }, async () => {
       const subs = new Substitutions();
       const background: { out: Output; command: Command }[] = [];
+      let http: Server | undefined;
       try {
+        const httpPort = block.directives.get('http');
+        if (httpPort) {
+          http = createHttpServer((_req, res) => {
+            res.writeHead(200, { 'content-type': 'text/html' });
+            res.end('<!DOCTYPE html><html><body>It works!</body></html>');
+          });
+          const server = http;
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          subs.add(httpPort, String((server.address() as { port: number }).port));
+        }
         for (const spec of (block.directives.get('ports') ?? '').split(/\s+/).filter(Boolean)) {
           const [first, count] = spec.split('+').map(Number);
           const base = await freePortRun(count ?? 1);
@@ -349,6 +361,7 @@ describe.sequential('README command blocks', () => {
         }
       } finally {
         await Promise.all(background.map(({ out }) => stop(out)));
+        await new Promise((resolve) => (http ? http.close(resolve) : resolve(undefined)));
       }
     });
   }
