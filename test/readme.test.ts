@@ -263,6 +263,8 @@ const blocks = parseReadme(readFileSync(README, 'utf8'));
 const commandBlocks = blocks.filter((b) => b.commands.length > 0 && (b.lang === 'sh' || b.lang === 'text'));
 const work = mkdtempSync(path.join(tmpdir(), 'twinchain-readme-'));
 symlinkSync(path.join(ROOT, 'fixtures'), path.join(work, 'fixtures'));
+// saved scripts import the repository's dependencies
+symlinkSync(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
 const files = new Substitutions();
 for (const block of blocks) {
   const file = block.directives.get('file');
