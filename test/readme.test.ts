@@ -12,12 +12,19 @@
 //   <!-- readme-test: ports: 8545+4 20200+4 --> those ports (4 in a row from each) become free
 //                                             loopback ports in the commands, and back in the output
 //   <!-- readme-test: tmp: /tmp/serve-readme --> that path becomes a new temporary folder
+//                                             (ports and tmp: a later block naming the same ones
+//                                             gets the same ports and folder)
+//   <!-- readme-test: cwd: /tmp/readme -->    the commands run in that (tmp) folder, not the root
+//   <!-- readme-test: before: <command> -->   run first, its output not compared
+//   <!-- readme-test: after: <command> -->    run at the end even when the block fails, and
+//                                             again when the file ends (stop what a block started)
 //   <!-- readme-test: serve: 18545 -->        a `twinchain serve --no-channel` runs for the block;
 //                                             port 18545 in the commands is its node0's port
 //   <!-- readme-test: http: 8080 -->         a loopback HTTP server that is not a node (every request
 //                                             gets 200 text/html "It works!") stands at port 8080
-//   <!-- readme-test: mask: hex -->           0x-hex values (wall-clock block hashes, random
-//                                             keys' addresses) are compared as "some hex"
+//   <!-- readme-test: mask: hex time -->      hex values of 16 digits or more, or with 0x (block
+//                                             hashes, random keys' addresses, node ids), and
+//                                             timestamps are compared as "some hex", "some time"
 //   <!-- readme-test: file: scenarios/x.yaml --> (on any fence) the block's text is saved as that
 //                                             file (in a temporary tree beside the repository's
 //                                             fixtures/), and commands naming it get that copy
@@ -51,7 +58,7 @@ interface Block {
   readonly commands: Command[];
 }
 
-const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'serve', 'http', 'mask', 'file']);
+const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file']);
 
 /** Every fenced block of the README with the readme-test markers right above it. */
 export function parseReadme(text: string): Block[] {
@@ -98,10 +105,16 @@ const WALL_MASKS: [RegExp, string][] = [
   [/\bin \d+(?:\.\d+)? s\b/g, 'in # s'],
 ];
 
-function normalize(line: string, maskHex: boolean): string {
+export interface Masks {
+  readonly hex?: boolean;
+  readonly time?: boolean;
+}
+
+function normalize(line: string, masks: Masks): string {
   let out = line;
+  if (masks.time) out = out.replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?/g, '<time>');
   for (const [re, to] of WALL_MASKS) out = out.replace(re, to);
-  if (maskHex) out = out.replace(/0x[0-9a-fA-F]{6,}/g, '0x#');
+  if (masks.hex) out = out.replace(/0x[0-9a-fA-F]{6,}/g, '0x#').replace(/\b[0-9a-f]{16,}\b/g, '#');
   return out.replace(/\s+/g, ' ').trim();
 }
 
@@ -124,9 +137,9 @@ function lineMatches(expected: string, actual: string): boolean {
  * Whether the actual lines match the expected ones (`…` lines match any run of lines); when not,
  * the furthest expected line that could be matched, to name in the failure.
  */
-export function matchLines(expectedRaw: string[], actualRaw: string[], maskHex = false): { ok: boolean; at: number } {
-  const expected = trimEnd(expectedRaw.map((l) => normalize(l, maskHex)));
-  const actual = trimEnd(actualRaw.map((l) => normalize(l, maskHex)));
+export function matchLines(expectedRaw: string[], actualRaw: string[], masks: Masks = {}): { ok: boolean; at: number } {
+  const expected = trimEnd(expectedRaw.map((l) => normalize(l, masks)));
+  const actual = trimEnd(actualRaw.map((l) => normalize(l, masks)));
   let furthest = 0;
   const memo = new Set<string>();
   const go = (e: number, a: number): boolean => {
@@ -237,8 +250,8 @@ async function waitFor(what: string, check: () => boolean, ms: number): Promise<
   }
 }
 
-async function run(command: string, timeoutMs: number): Promise<string> {
-  const out = start(command, ROOT);
+async function run(command: string, timeoutMs: number, cwd = ROOT): Promise<string> {
+  const out = start(command, cwd);
   const timer = setTimeout(() => void stop(out), timeoutMs);
   await out.done;
   clearTimeout(timer);
@@ -249,9 +262,9 @@ function lines(text: string): string[] {
   return text.replace(/\r/g, '').split('\n');
 }
 
-function compare(where: string, command: string, expected: string[], actual: string, subs: Substitutions, maskHex: boolean): void {
+function compare(where: string, command: string, expected: string[], actual: string, subs: Substitutions, masks: Masks): void {
   const got = lines(subs.back(actual));
-  const { ok, at } = matchLines(expected, got, maskHex);
+  const { ok, at } = matchLines(expected, got, masks);
   if (ok) return;
   throw new Error(
     `${where}: the output of \`${command}\` no longer matches the README (from the README's line ${at + 1} of this output on)\n` +
@@ -275,18 +288,25 @@ for (const block of blocks) {
   files.add(file, target);
 }
 const openTemps: string[] = [work];
+/** Ports and temporary folders by the README's text, shared by the blocks that name them. */
+const sharedPorts = new Map<string, number>();
+const sharedTmp = new Map<string, string>();
+/** `after` commands of blocks that ran, with their substitutions: run again when the file ends. */
+const cleanups: { command: string; cwd: string }[] = [];
 
-afterAll(() => {
+afterAll(async () => {
+  for (const { command, cwd } of cleanups) await run(command, 60_000, cwd).catch(() => undefined);
   for (const dir of openTemps) rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('the README matcher', () => {
   it('fails on a changed number and passes with wildcards and masked wall-clock figures', () => {
     const readme = ['run: PASS (26.6× real time), trace digest 92f2275386a80d3a', '…', 'done in 2.3 s wall'];
+    expect(matchLines(['[2026-11-25 03:25:32] node id 48c5c637f05abe44…'], ['[2026-11-26 01:00:00] node id 0123456789abcdef…'], { hex: true, time: true }).ok).toBe(true);
     expect(matchLines(readme, ['run: PASS (31.0× real time), trace digest 92f2275386a80d3a', 'a', 'b', 'done in 9.9 s wall']).ok).toBe(true);
     expect(matchLines(readme, ['run: PASS (31.0× real time), trace digest 92f2275386a80d3b', 'done in 9.9 s wall']).ok).toBe(false);
     expect(matchLines(['113 blocks, …'], ['114 blocks, 1 tx']).ok).toBe(false);
-    expect(matchLines(['block 1  1 tx  0x820c58'], ['block 1 1 tx 0xabcdef12'], true).ok).toBe(true);
+    expect(matchLines(['block 1  1 tx  0x820c58'], ['block 1 1 tx 0xabcdef12'], { hex: true }).ok).toBe(true);
   });
 
   it('finds the README command blocks and their markers', () => {
@@ -310,6 +330,7 @@ describe.sequential('README command blocks', () => {
       const subs = new Substitutions();
       const background: { out: Output; command: Command }[] = [];
       let http: Server | undefined;
+      let afterCommand: { command: string; cwd: string } | undefined;
       try {
         const httpPort = block.directives.get('http');
         if (httpPort) {
@@ -323,15 +344,30 @@ describe.sequential('README command blocks', () => {
         }
         for (const spec of (block.directives.get('ports') ?? '').split(/\s+/).filter(Boolean)) {
           const [first, count] = spec.split('+').map(Number);
-          const base = await freePortRun(count ?? 1);
+          const base = sharedPorts.get(spec) ?? (await freePortRun(count ?? 1));
+          sharedPorts.set(spec, base);
           for (let i = 0; i < (count ?? 1); i++) subs.add(String(first! + i), String(base + i));
         }
         const tmp = block.directives.get('tmp');
         if (tmp) {
-          const dir = mkdtempSync(path.join(tmpdir(), 'twinchain-readme-tmp-'));
-          openTemps.push(dir);
+          let dir = sharedTmp.get(tmp);
+          if (dir === undefined) {
+            dir = mkdtempSync(path.join(tmpdir(), 'twinchain-readme-tmp-'));
+            openTemps.push(dir);
+            sharedTmp.set(tmp, dir);
+          }
           subs.add(tmp, dir);
         }
+        const cwdName = block.directives.get('cwd');
+        const cwd = cwdName === undefined ? ROOT : sharedTmp.get(cwdName);
+        if (cwd === undefined) throw new Error(`README.md:${block.line}: cwd ${cwdName} is not a tmp folder of this or an earlier block`);
+        const after = block.directives.get('after');
+        if (after) {
+          afterCommand = { command: shellCommand(subs.forward(after)), cwd };
+          cleanups.push(afterCommand);
+        }
+        const before = block.directives.get('before');
+        if (before) await run(shellCommand(subs.forward(before)), 120_000, cwd);
         const servePort = block.directives.get('serve');
         if (servePort) {
           const out = start(`node '${BIN}' serve --nodes 4 --rpc-port 0 --no-channel`, ROOT);
@@ -341,29 +377,31 @@ describe.sequential('README command blocks', () => {
           if (!port) throw new Error(`serve did not start:\n${out.text}`);
           subs.add(servePort, port);
         }
-        const maskHex = block.directives.get('mask') === 'hex';
+        const maskWords = (block.directives.get('mask') ?? '').split(/\s+/);
+        const masks: Masks = { hex: maskWords.includes('hex'), time: maskWords.includes('time') };
         for (const command of block.commands) {
           const shell = shellCommand(files.forward(subs.forward(command.text)));
           const where = `README.md:${command.line}`;
           if (/twinchain\.js'? serve\b/.test(shell)) {
-            const out = start(shell, ROOT);
+            const out = start(shell, cwd);
             background.push({ out, command });
             await waitFor(`${where}: serve's ready line`, () => /^ready:/m.test(out.text) || out.child.exitCode !== null, 60_000);
             continue;
           }
-          const printed = await run(shell, 180_000);
-          compare(where, command.text, command.expected, files.back(printed), subs, maskHex);
+          const printed = await run(shell, 180_000, cwd);
+          compare(where, command.text, command.expected, files.back(printed), subs, masks);
         }
         for (const { out, command } of background) {
           if (command.expected.length === 0) continue;
           const where = `README.md:${command.line}`;
           // Block lines may follow the commands that caused them by a moment.
-          await waitFor(`${where}: serve's output`, () => matchLines(command.expected, lines(subs.back(out.text)), maskHex).ok, 10_000).catch(() => undefined);
-          compare(where, command.text, command.expected, out.text, subs, maskHex);
+          await waitFor(`${where}: serve's output`, () => matchLines(command.expected, lines(subs.back(out.text)), masks).ok, 10_000).catch(() => undefined);
+          compare(where, command.text, command.expected, out.text, subs, masks);
         }
       } finally {
         await Promise.all(background.map(({ out }) => stop(out)));
         await new Promise((resolve) => (http ? http.close(resolve) : resolve(undefined)));
+        if (afterCommand) await run(afterCommand.command, 60_000, afterCommand.cwd);
       }
     });
   }
