@@ -5,7 +5,7 @@
 //   - a line `…` stands for any number of lines, a `…` inside a line for any text;
 //   - runs of blanks count as one blank (tables are padded to their content);
 //   - wall-clock figures are masked on both sides (`2.3 s wall`, `26.6×`, `63.5 blocks/s`,
-//     `in 0.8 s`); others the README writes as `…`;
+//     `in 0.8 s`, mutants' `after 7.3 s` and child `--budget 299s`); others the README writes as `…`;
 //     everything else — simulated heights, trace digests, counts, verdicts — must be equal.
 // HTML comments right before a fence tell this test how to run the block:
 //   <!-- readme-test: skip: <reason> -->      not run; the reason is printed as the test's name
@@ -103,6 +103,8 @@ const WALL_MASKS: [RegExp, string][] = [
   [/\d[\d,]*(?:\.\d+)?×/g, '#×'],
   [/\d[\d,]*(?:\.\d+)? (blocks|tx|seeds|requests)\/(s|min)/g, '# $1/$2'],
   [/\bin \d+(?:\.\d+)? s\b/g, 'in # s'],
+  [/\b(after|detection) \d+(?:\.\d+)? s\b/g, '$1 # s'],
+  [/--budget \d+s\b/g, '--budget #s'],
 ];
 
 export interface Masks {
