@@ -104,6 +104,8 @@ const WALL_MASKS: [RegExp, string][] = [
   [/\d[\d,]*(?:\.\d+)? (blocks|tx|seeds|requests)\/(s|min)/g, '# $1/$2'],
   [/\bin \d+(?:\.\d+)? s\b/g, 'in # s'],
   [/\b(after|detection) \d+(?:\.\d+)? s\b/g, '$1 # s'],
+  [/\bexecuting \d+(?:\.\d+)? s\b/g, 'executing # s'],
+  [/(\d transactions?), \d+(?:\.\d+)? s\)/g, '$1, # s)'],
   [/--budget \d+s\b/g, '--budget #s'],
 ];
 

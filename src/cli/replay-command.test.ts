@@ -55,7 +55,7 @@ describe('twinchain replay', () => {
     expect(printed[1]).toMatch(/^ {2}recorded: {5}0x08c379a0/);
     expect(printed[2]).toMatch(/^ {2}re-executed: {2}0x08c379a0/);
     expect(printed[3]).toMatch(/^ {2}call: {9}Reverter\.revertWithReason\(string\)\("no"\) at 0x/);
-    expect(printed[4]).toMatch(/^ {2}blocks 1–1 matched before it \(4 transactions/);
+    expect(printed[4]).toMatch(/^ {2}block 1 matched before it \(4 transactions/);
     const report = JSON.parse(await readFile(json, 'utf8')) as { verdict: string; divergence: { block: number; index: number; field: string } };
     expect(report).toMatchObject({ verdict: 'divergence', divergence: { block: 2, index: 3, field: 'receipt.output' } });
   });

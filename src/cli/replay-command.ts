@@ -35,7 +35,7 @@ export function divergenceLines(report: ReplayReport): string[] {
   if (d.detail) lines.push(`  note:         ${d.detail}`);
   lines.push(
     report.blocks > 0
-      ? `  blocks ${report.firstBlock}–${report.lastBlock} matched before it (${number(report.transactions)} transactions, ${number(report.seconds, 2)} s)`
+      ? `  ${report.blocks === 1 ? `block ${report.firstBlock}` : `blocks ${report.firstBlock}–${report.lastBlock}`} matched before it (${number(report.transactions)} transaction${report.transactions === 1 ? '' : 's'}, ${number(report.seconds, 2)} s)`
       : '  no block matched before it',
   );
   return lines;
