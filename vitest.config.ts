@@ -1,9 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that start real processes (node chains, the packed package, the README's examples): run
+ * one at a time after everything else, so two real chains never share the two cores with each
+ * other or with the rest of the suite (a start_all.sh waiting 60 s for a starved node).
+ */
+const PROCESSES = ['test/real/**/*.test.ts', 'test/package/**/*.test.ts', 'test/readme.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts', 'fixtures/**/*.test.ts', 'eslint/**/*.test.js'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'in-process',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts', 'fixtures/**/*.test.ts', 'eslint/**/*.test.js'],
+          exclude: [...PROCESSES, '**/node_modules/**'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: PROCESSES,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
