@@ -170,14 +170,15 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
 
   const source = reader.blockLines();
   // blocks read ahead, each handed to the crypto workers; a read error waits for its turn
-  const queue: Array<{ block: RecordedBlock } | { error: unknown }> = [];
+  const queue: Array<{ block: RecordedBlock; chars: number } | { error: unknown }> = [];
+  let queuedChars = 0;
   let exhausted = false;
-  // refilled in batches, each handed to the workers in one message per worker
+  const full = (share: number) => queue.length >= READ_AHEAD * share || (queue.length >= 2 && queuedChars >= READ_AHEAD_TEXT * share);
+  // refilled in batches (once half of what is read ahead is used), each handed to the workers in one message per worker
   const fill = async () => {
-    if (exhausted || queue.length > READ_AHEAD / 2) return;
+    if (exhausted || full(0.5)) return;
     const batch: Array<{ number: number; text: string; transactions: number }> = [];
-    let text = 0;
-    while (!exhausted && queue.length < READ_AHEAD && (queue.length < 2 || text < READ_AHEAD_TEXT)) {
+    while (!exhausted && !full(1)) {
       let next: IteratorResult<{ block: RecordedBlock; text: string }>;
       try {
         next = await source.next();
@@ -196,8 +197,8 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
         break;
       }
       batch.push({ number: block.number, text: line, transactions: transactionCount(block) });
-      text += line.length;
-      queue.push({ block });
+      queue.push({ block, chars: line.length });
+      queuedChars += line.length;
     }
     ahead.submit(batch);
   };
@@ -207,6 +208,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       const item = queue.shift();
       if (!item) break;
       if ('error' in item) throw item.error;
+      queuedChars -= item.chars;
       const recorded = item.block;
       const crypto = () => ahead.take(recorded.number, recorded.block, transactionCount(recorded));
       const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, clock, timing });
