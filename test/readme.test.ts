@@ -33,11 +33,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePortBlock } from '../src/bench/free-ports.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const README = path.join(ROOT, 'README.md');
@@ -183,27 +183,11 @@ class Substitutions {
   }
 }
 
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
 const taken = new Set<number>();
 async function freePortRun(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const base = 30_000 + Math.floor(Math.random() * 25_000);
-    const ports = Array.from({ length: count }, (_, i) => base + i);
-    if (ports.some((p) => taken.has(p))) continue;
-    let ok = true;
-    for (const p of ports) if (!(await portFree(p))) ok = false;
-    if (!ok) continue;
-    ports.forEach((p) => taken.add(p));
-    return base;
-  }
-  throw new Error(`no ${count} free loopback ports in a row`);
+  const base = await freePortBlock(count, ['127.0.0.1'], taken);
+  for (let p = base; p < base + count; p++) taken.add(p);
+  return base;
 }
 
 /** The command as a shell runs it: `npx twinchain` is this checkout's bin, `npm start` quiet. */

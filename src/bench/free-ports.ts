@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 async function portFree(host: string, port: number): Promise<boolean> {
@@ -9,16 +10,37 @@ async function portFree(host: string, port: number): Promise<boolean> {
 }
 
 /**
- * A start port with `count` consecutive ports free on every host, for a chain whose p2p,
- * channel and RPC ports follow each other (random in 20000–49999, retried). Another process
- * may still take one before the chain starts; callers treat EADDRINUSE as a retry.
+ * The ports a chain may be given: from 20000 up to the first ephemeral port. The kernel hands
+ * ports of its ephemeral range to outgoing connections (other tests', the nodes' own), so a
+ * port found free there can be taken as a source port before the node binds it.
  */
-export async function freePortBlock(count: number, hosts: readonly string[] = ['127.0.0.1']): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+export function listenPortRange(): { low: number; high: number } {
+  let ephemeralLow = 32_768;
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low !== undefined && Number.isInteger(low) && low > 0) ephemeralLow = low;
+  } catch {
+    // not Linux: the IANA ephemeral range starts at 49152, Linux's default at 32768; keep the lower
+  }
+  const low = ephemeralLow > 21_000 ? 20_000 : 1_024;
+  return { low, high: Math.max(low + 1_000, ephemeralLow) - 1 };
+}
+
+/**
+ * A start port with `count` consecutive ports free on every host, for a chain whose p2p,
+ * channel and RPC ports follow each other (random below the ephemeral range, retried), and
+ * none of them in `avoid`. Another process may still take one before the chain starts.
+ */
+export async function freePortBlock(count: number, hosts: readonly string[] = ['127.0.0.1'], avoid: ReadonlySet<number> = new Set()): Promise<number> {
+  const { low, high } = listenPortRange();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = low + Math.floor(Math.random() * (high - low + 1 - count));
     let ok = true;
-    for (let p = base; p < base + count && ok; p++) for (const host of hosts) if (!(await portFree(host, p))) ok = false;
+    for (let p = base; p < base + count && ok; p++) {
+      if (avoid.has(p)) ok = false;
+      for (const host of hosts) if (ok && !(await portFree(host, p))) ok = false;
+    }
     if (ok) return base;
   }
-  throw new Error(`no block of ${count} free ports found in 50 tries`);
+  throw new Error(`no block of ${count} free ports found in 200 tries`);
 }

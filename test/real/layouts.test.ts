@@ -6,7 +6,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockHashes } from './chain-checks.js';
 import { ChainClient } from './chain-client.js';
-import { BIN, blockNumber, chainNodes, freePortBlock, nodeLog, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode } from './real-chain.js';
+import { BIN, blockNumber, chainNodes, freePortBlock, nodeLog, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode, said } from './real-chain.js';
 
 describe.sequential('a two-IP layout, -i, refused peers', () => {
   let tmp: Awaited<ReturnType<typeof tempChainDir>>;
@@ -18,7 +18,7 @@ describe.sequential('a two-IP layout, -i, refused peers', () => {
     out = path.join(tmp.dir, 'nodes');
     const base = await freePortBlock(6, ['127.0.0.1', '127.0.0.2']);
     const built = await twinchain(['build-chain', '-l', '127.0.0.1:2,127.0.0.2:2', '-p', `${base},${base + 2},${base + 4}`, '-o', out]);
-    expect(built.code).toBe(0);
+    expect(built.code, said(built)).toBe(0);
     nodes = chainNodes(out);
     expect(nodes.map((n) => n.name)).toEqual(['127.0.0.1/node0', '127.0.0.1/node1', '127.0.0.2/node0', '127.0.0.2/node1']);
   }, 60_000);
@@ -27,7 +27,7 @@ describe.sequential('a two-IP layout, -i, refused peers', () => {
 
   it('-l 127.0.0.1:2,127.0.0.2:2 runs as one chain', async () => {
     const started = await Promise.all(['127.0.0.1', '127.0.0.2'].map((ip) => sh('bash', [path.join(out, ip, 'start_all.sh')], { timeoutMs: 120_000 })));
-    expect(started.map((s) => s.code)).toEqual([0, 0]);
+    expect(started.map((s) => s.code), started.map(said).join('\n')).toEqual([0, 0]);
     await waitFor('every node to see three peers', async () => (await Promise.all(nodes.map((n) => rpc<unknown[]>(n.rpcUrl, 'getPeers', [1])))).every((p) => p.length === 3), 30_000);
     const peers = await rpc<Array<{ IPAndPort: string }>>(nodes[0]!.rpcUrl, 'getPeers', [1]);
     expect(peers.some((p) => p.IPAndPort.startsWith('127.0.0.2:'))).toBe(true);
@@ -102,7 +102,7 @@ describe.sequential('a two-IP layout, -i, refused peers', () => {
     const conform = await twinchain(['conform', node!.rpcUrl], { timeoutMs: 120_000 });
     expect(conform.stdout).toMatch(/earlier interface variant/);
     expect(conform.stdout).toMatch(/\d+ passed, 0 failed/);
-    expect(conform.code).toBe(0);
+    expect(conform.code, said(conform)).toBe(0);
     expect((await sh('bash', [path.join(node!.dir, 'stop.sh')], { timeoutMs: 30_000 })).stdout).toMatch(/stop node0 success/);
     expect(runningPids(wide)).toEqual([]);
   }, 120_000);
@@ -119,7 +119,7 @@ describe.sequential('an SM2/SM3 chain (-g): SM node ids from the SM2 keys, p2p o
     expect((await twinchain(['build-chain', '-l', '127.0.0.1:2', '-p', `${base},${base + 2},${base + 4}`, '-o', out, '-g'])).code).toBe(0);
     const nodes = chainNodes(out);
     const started = await sh('bash', [path.join(out, '127.0.0.1', 'start_all.sh')], { timeoutMs: 120_000 });
-    expect(started.code).toBe(0);
+    expect(started.code, said(started)).toBe(0);
     const peers = await waitFor('the two SM nodes to see each other', async () => {
       const list = await rpc<Array<{ nodeId: string }>>(nodes[0]!.rpcUrl, 'getPeers', [1]);
       return list.length === 1 ? list : undefined;

@@ -17,6 +17,7 @@ import {
   twinchain,
   waitFor,
   type ChainNode,
+  said,
 } from './real-chain.js';
 import { blockHashes, killAndRecover } from './chain-checks.js';
 
@@ -37,7 +38,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     const base = await freePortBlock(12);
     const built = await twinchain(['build-chain', '-l', '127.0.0.1:4', '-p', `${base},${base + 4},${base + 8}`, '-o', out]);
     expect(built.stderr).toBe('');
-    expect(built.code).toBe(0);
+    expect(built.code, said(built)).toBe(0);
     expect(built.stdout).toContain(`[INFO] All completed. Files in ${out}`);
     nodes = chainNodes(out);
     expect(nodes.map((n) => n.rpcUrl)).toEqual([0, 1, 2, 3].map((i) => `http://127.0.0.1:${base + 8 + i}/`));
@@ -48,7 +49,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
   it('start_all.sh starts every node; each log shows connected count=3', async () => {
     const started = await sh('bash', [path.join(ipDir, 'start_all.sh')], { timeoutMs: 120_000, cwd: tmp.dir });
     for (const i of [0, 1, 2, 3]) expect(started.stdout).toContain(` node${i} start successfully`);
-    expect(started.code).toBe(0);
+    expect(started.code, said(started)).toBe(0);
     expect(nodes.every((n) => pidOf(n) !== undefined)).toBe(true);
     // the heartbeat is logged every 10 s once the peers are connected
     await waitFor('"connected count=3" in every node\'s log', () => nodes.every((n) => /\[P2P\]\[Service\] heartBeat,connected count=3/.test(nodeLog(n))), 30_000, 500);
@@ -152,7 +153,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     const script = 'call HelloWorld latest set "from stdin"\ngetBlockNumber\ncall HelloWorld latest get\n';
     const piped = await sh('bash', ['-c', `printf '%s' "$SCRIPT" | "${process.execPath}" bin/twinchain.js console "${dir}"`], { env: { ...process.env, SCRIPT: script }, timeoutMs: 60_000 });
     expect(piped.stderr).toBe('');
-    expect(piped.code).toBe(0);
+    expect(piped.code, said(piped)).toBe(0);
     expect(piped.stdout).toContain(`\n${before + 2}\n`);
     expect(piped.stdout).toContain('Return values:(from stdin)');
   }, 120_000);
@@ -160,7 +161,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
   it('twinchain conform passes against node0\'s real port', async () => {
     const result = await twinchain(['conform', nodes[0]!.rpcUrl], { timeoutMs: 120_000 });
     expect(result.stdout).toMatch(/\d+ passed, 0 failed/);
-    expect(result.code).toBe(0);
+    expect(result.code, said(result)).toBe(0);
   }, 130_000);
 
   for (const role of ['a follower', 'the leader'] as const) {
@@ -177,7 +178,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     expect(runningPids(out)).toEqual([]);
     for (const n of nodes) expect(readFileSync(path.join(n.dir, 'nohup.out'), 'utf8')).toMatch(/Twinchain program exit normally\./);
     const again = await sh('bash', [path.join(ipDir, 'start_all.sh')], { timeoutMs: 120_000 });
-    expect(again.code).toBe(0);
+    expect(again.code, said(again)).toBe(0);
     const after = await Promise.all(nodes.map((n) => blockNumber(n.rpcUrl)));
     for (const [i, h] of after.entries()) expect(h).toBeGreaterThanOrEqual(heights[i]!);
     const top = Math.min(...heights);

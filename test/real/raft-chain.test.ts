@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAndRecover } from './chain-checks.js';
 import { ChainClient } from './chain-client.js';
-import { blockNumber, chainNodes, freePortBlock, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode } from './real-chain.js';
+import { blockNumber, chainNodes, freePortBlock, rpc, runningPids, sh, tempChainDir, twinchain, waitFor, type ChainNode, said } from './real-chain.js';
 
 describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the leader under load', () => {
   let tmp: Awaited<ReturnType<typeof tempChainDir>>;
@@ -19,10 +19,10 @@ describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the 
     const base = await freePortBlock(9);
     // this chain keeps a trie (--state mpt); the PBFT suite's chain keeps FISCO's storage state
     const built = await twinchain(['build-chain', '-l', '127.0.0.1:3', '-p', `${base},${base + 3},${base + 6}`, '-o', out, '-c', 'raft', '--state', 'mpt']);
-    expect(built.code).toBe(0);
+    expect(built.code, said(built)).toBe(0);
     nodes = chainNodes(out);
     const started = await sh('bash', [path.join(out, '127.0.0.1', 'start_all.sh')], { timeoutMs: 120_000 });
-    expect(started.code).toBe(0);
+    expect(started.code, said(started)).toBe(0);
     await waitFor('every node to see two peers', async () => (await Promise.all(nodes.map((n) => rpc<unknown[]>(n.rpcUrl, 'getPeers', [1])))).every((p) => p.length === 2), 30_000);
     contract = await client.deploy(nodes[0]!.rpcUrl);
   }, 180_000);
@@ -64,7 +64,7 @@ describe.sequential('a real 3-node Raft chain: kill -9 of a follower and of the 
     await expect(rpc(`http://127.0.0.3:${port}/`, 'getBlockNumber', [1])).rejects.toThrow();
     expect(await blockNumber(nodes[0]!.rpcUrl)).toBeGreaterThan(0);
     const stopped = await sh('bash', [path.join(out, '127.0.0.1', 'stop_all.sh')], { timeoutMs: 60_000 });
-    expect(stopped.code).toBe(0);
+    expect(stopped.code, said(stopped)).toBe(0);
     expect(runningPids(out)).toEqual([]);
   }, 90_000);
 });

@@ -31,6 +31,11 @@ export async function sh(file: string, args: readonly string[], options: { cwd?:
   }
 }
 
+/** What a command said, for an assertion's message: a failed start should show why. */
+export function said(result: CommandResult): string {
+  return `exit ${result.code}\n--- stdout\n${result.stdout.slice(-4_000)}\n--- stderr\n${result.stderr.slice(-4_000)}`;
+}
+
 export function twinchain(args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<CommandResult> {
   return sh(process.execPath, [BIN, ...args], options);
 }
