@@ -8,6 +8,7 @@ import { openGroupState } from '../ledger/index.js';
 import { MemoryStore } from '../storage/index.js';
 import type { BenchIo } from './bench-io.js';
 import { formatRate, table, verdict } from './measure.js';
+import { cpuNow, cpuSince, type CpuSample } from './thread-cpu.js';
 import { helloWorldSet, rawHelloWorldCalls } from './raw-evm.js';
 
 const BLOCK_SIZE = 1000;
@@ -23,7 +24,7 @@ function seeded(seed: number) {
  * Executor throughput on one core: HelloWorld set(string) blocks, signed up front, committed per
  * block, on FISCO's storage state or the trie.
  */
-export async function measureExecutor(stateType: 'storage' | 'mpt' = 'mpt'): Promise<{ rate: number; seconds: number; failed: number }> {
+export async function measureExecutor(stateType: 'storage' | 'mpt' = 'mpt'): Promise<{ rate: number; seconds: number; failed: number; cpu: CpuSample }> {
   const suite = getSuite('ecdsa');
   const version = ProtocolVersion.parse('2.11.0');
   const store = new MemoryStore();
@@ -51,6 +52,7 @@ export async function measureExecutor(stateType: 'storage' | 'mpt' = 'mpt'): Pro
     Array.from({ length: BLOCK_SIZE }, (_, i) => builders[i % SENDERS]!.build({ to: contract, data: calldata(b * BLOCK_SIZE + i), blockLimit: 500n })),
   );
   await commitBlock(blocks[0]!.slice(0, 50)); // warm-up
+  const cpuBefore = cpuNow();
   const start = performance.now();
   let failed = 0;
   for (const txs of blocks) {
@@ -58,7 +60,7 @@ export async function measureExecutor(stateType: 'storage' | 'mpt' = 'mpt'): Pro
     failed += executed.block.receipts.filter((r) => r.status !== 0).length;
   }
   const seconds = (performance.now() - start) / 1000;
-  return { rate: (BLOCKS * BLOCK_SIZE) / seconds, seconds, failed };
+  return { rate: (BLOCKS * BLOCK_SIZE) / seconds, seconds, failed, cpu: cpuSince(cpuBefore) };
 }
 
 export async function run(io: BenchIo): Promise<void> {

@@ -3,7 +3,7 @@
 // reading a local dev node over real HTTP.
 import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import type { BenchIo } from './bench-io.js';
 import { measureExecutor } from './exec-bench.js';
 import { formatRate, table, verdict } from './measure.js';
+import { cpuNow, cpuSince, type CpuSample } from './thread-cpu.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
 /** Replay's tx/s at least this share of the executor's. */
@@ -91,6 +92,27 @@ const ROUNDS = 3;
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/**
+ * Why the dense replay trails the executor, measured: the CPU each used per run (all threads, and
+ * the main thread alone where /proc tells it) against the cores there are.
+ */
+function cpuLine(executor: ReadonlyArray<{ cpu: CpuSample; seconds: number }>, replay: ReadonlyArray<{ cpu: CpuSample; seconds: number }>, allowed: number): string {
+  const cores = availableParallelism();
+  const m = (xs: number[]) => median(xs).toFixed(2);
+  const describe = (runs: ReadonlyArray<{ cpu: CpuSample; seconds: number }>, own: string) => {
+    const mains = runs.flatMap((r) => (r.cpu.main === undefined ? [] : [r.cpu.main]));
+    const mainPart = mains.length === runs.length ? ` (${m(mains)} s on ${own})` : '';
+    return `${m(runs.map((r) => r.cpu.process))} s of CPU${mainPart} in ${m(runs.map((r) => r.seconds))} s, ${median(runs.map((r) => r.cpu.process / r.seconds)).toFixed(2)} of the ${cores} cores busy`;
+  };
+  const replayMains = replay.flatMap((r) => (r.cpu.main === undefined ? [] : [r.cpu.main]));
+  const executorMains = executor.flatMap((e) => (e.cpu.main === undefined ? [] : [e.cpu.main]));
+  const why =
+    replayMains.length === replay.length && executorMains.length === executor.length
+      ? ` ${REPLAY_SHARE * 100}% of the executor means at most ${allowed.toFixed(2)} s of wall time. The replay's own thread alone used ${(median(replayMains) / median(executorMains)).toFixed(2)}× the CPU of the executor's: on that thread by itself, with every other core free for the rest, the replay would reach at most ${((median(executorMains) / median(replayMains)) * 100).toFixed(0)}% of the executor.`
+      : '';
+  return `CPU by run (medians): the executor ${describe(executor, 'its thread')}; the replay of its workload ${describe(replay, "the replay's own thread; the rest is the crypto workers, V8's garbage-collector threads and gunzip")}.${why}`;
+}
+
 /** A dev node served over HTTP on a free loopback port, loaded with `blocks` blocks, then recorded over HTTP. */
 export async function measureRecord(dir: string, blocks = RECORD_BLOCKS, perBlock = RECORD_TX_PER_BLOCK): Promise<{ blocks: number; transactions: number; seconds: number; blocksPerSecond: number }> {
   const node = await loadedDevNode('bench-record', blocks - 1, perBlock);
@@ -114,9 +136,16 @@ export async function run(io: BenchIo): Promise<void> {
     await measureReplay(dense, true);
     const rates: number[] = [];
     const replays: ReplayMeasurement[] = [];
+    const executorCpu: Array<{ cpu: CpuSample; seconds: number }> = [];
+    const replayCpu: Array<{ cpu: CpuSample; seconds: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      rates.push((await measureExecutor('storage')).rate);
-      replays.push({ ...(await measureReplay(dense)), file: DENSE_NAME });
+      const executed = await measureExecutor('storage');
+      executorCpu.push({ cpu: executed.cpu, seconds: executed.seconds });
+      rates.push(executed.rate);
+      const before = cpuNow();
+      const replayed = await measureReplay(dense);
+      replayCpu.push({ cpu: cpuSince(before), seconds: replayed.seconds });
+      replays.push({ ...replayed, file: DENSE_NAME });
     }
     const executor = { rate: median(rates) };
     const denseReplay = replays.find((r) => r.seconds === median(replays.map((m) => m.seconds)))!;
@@ -125,6 +154,7 @@ export async function run(io: BenchIo): Promise<void> {
     io.out(
       `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below)\n`,
     );
+    io.out(`${cpuLine(executorCpu, replayCpu, denseReplay.transactions / floor)}\n`);
     const measured = [denseReplay];
     for (const f of files) measured.push(await measureReplay(path.join(FIXTURES, f), true));
     const rows = measured.map((m) => {
