@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildChain, parseBuildChainArgs } from './index.js';
+import { ALIVE } from './scripts.js';
 
 // start.sh runs "<TWINCHAIN_NODE_EXE> <TWINCHAIN_BIN> node -c config.ini"; a bash stand-in
 // for the node prints the lines the real one prints and exits on SIGTERM.
@@ -115,5 +116,36 @@ describe('start.sh / stop.sh', () => {
     expect(stop.stdout).toContain(' stop node0 success.');
     expect(stop.stdout).toContain(' stop node1 success.');
     for (const pid of pids) expect(alive(pid)).toBe(false);
+  });
+});
+
+describe("the scripts' alive check", () => {
+  const aliveSays = (pid: number) => spawnSync('bash', ['-c', `${ALIVE}\nalive ${pid} && echo alive || echo gone`], { encoding: 'utf8' }).stdout.trim();
+
+  it('a running process is alive; a pid no process has is gone', () => {
+    expect(aliveSays(process.pid)).toBe('alive');
+    expect(aliveSays(999_999_999)).toBe('gone');
+  });
+
+  it('a zombie (exited, not yet reaped) is gone', () => {
+    // the exec'd sleep never reaps the short sleep started before it
+    const r = spawnSync('bash', ['-c', `${ALIVE}\nf=$(mktemp); bash -c "sleep 0.01 & echo \\$! > $f; exec sleep 2" & p=$!; sleep 0.3; z=$(cat $f); rm -f $f; echo "$(cut -d' ' -f3 /proc/$z/stat) $(alive $z && echo alive || echo gone)"; kill $p`], { encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('Z gone');
+  });
+
+  it('a live process whose /proc cmdline reads empty (as during execve, when nohup starts the node) is alive', () => {
+    // kernel threads read an empty cmdline all the time; the check once took that for a dead node
+    const emptyCmdline = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)
+      .find((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === '' && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+        } catch {
+          return false;
+        }
+      });
+    if (emptyCmdline === undefined) return void expect.soft(emptyCmdline, 'no process with an empty cmdline to check here').toBeUndefined();
+    expect(aliveSays(emptyCmdline)).toBe('alive');
   });
 });

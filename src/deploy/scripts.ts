@@ -36,12 +36,24 @@ say_ok() { if [ -t 1 ]; then echo -e "\\033[32m$1\\033[0m"; else echo "$1"; fi; 
 say_error() { if [ -t 1 ]; then echo -e "\\033[31m$1\\033[0m"; else echo "$1"; fi; }
 `;
 
+/**
+ * alive PID: the process exists and is not a zombie. Not read from /proc/PID/cmdline: that reads
+ * empty while the process is in execve (nohup starting node), which made start.sh give up on a
+ * node that was starting.
+ */
+export const ALIVE = `alive() {
+    kill -0 "$1" 2>/dev/null || return 1
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || { [ ! -d /proc/self ]; return; }
+    stat=\${stat##*) }
+    [ "\${stat%% *}" != Z ]
+}`;
+
 /** Shared by start.sh and stop.sh: the pid in node.pid if that process is this node. */
 const NODE_PROCESS = `node=$(basename "\${SHELL_FOLDER}")
 cd "\${SHELL_FOLDER}" || exit 1
 
-# a live process (a zombie has an empty cmdline)
-alive() { [ -n "$({ tr -d '\\0' < "/proc/$1/cmdline"; } 2>/dev/null)" ]; }
+${ALIVE}
 
 # the pid in node.pid if it is alive, runs "node -c config.ini" and works in this folder
 running_pid() {
