@@ -73,7 +73,7 @@ export function transactionFor(t: RecordedTransaction, i: number, number: number
   return tx;
 }
 
-function checkTxHash(t: RecordedTransaction, hash: Uint8Array, i: number, number: number, ctx: BlockContext): void {
+export function checkTxHash(t: RecordedTransaction, hash: Uint8Array, i: number, number: number, ctx: BlockContext): void {
   if (bytesEqual(t.hash, hash)) ctx.tally.pass('tx hash');
   else {
     const call = () => describeCall(t.to, t.input, ctx.realSuite);
@@ -81,7 +81,7 @@ function checkTxHash(t: RecordedTransaction, hash: Uint8Array, i: number, number
   }
 }
 
-function checkTxSender(t: RecordedTransaction, sender: Uint8Array, i: number, number: number, ctx: BlockContext): void {
+export function checkTxSender(t: RecordedTransaction, sender: Uint8Array, i: number, number: number, ctx: BlockContext): void {
   if (bytesEqual(t.from, sender)) ctx.tally.pass('tx sender (signature)');
   else {
     const call = () => describeCall(t.to, t.input, ctx.realSuite);

@@ -9,19 +9,24 @@ import { getSuite, keccak256 } from '../crypto/index.js';
 import { createRpcService, inProcessFetch } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import { cryptoRangeCounts, cryptoWorkersReady } from './crypto-ahead.js';
-import { chunkRanges, computeChunk } from './crypto-chunk.js';
+import { partRange } from './block-prep.js';
+import { computeChunk } from './crypto-chunk.js';
 import { record } from './recorder.js';
 import type { JsonObject } from './recording.js';
-import { replayRecording } from './replayer.js';
+import { replayPaths, replayRecording } from './replayer.js';
 
-describe('chunkRanges', () => {
-  it('keeps small blocks whole and splits big ones between the workers, covering every transaction once', () => {
-    expect(chunkRanges(0, 2)).toEqual([{ from: 0, to: 0, signatures: true }]);
-    expect(chunkRanges(255, 2)).toEqual([{ from: 0, to: 255, signatures: true }]);
-    expect(chunkRanges(1000, 1)).toEqual([{ from: 0, to: 1000, signatures: true }]);
-    expect(chunkRanges(301, 2)).toEqual([
-      { from: 0, to: 151, signatures: true },
-      { from: 151, to: 301, signatures: false },
+describe('partRange', () => {
+  it('splits a block into parts that cover every transaction once, in order', () => {
+    expect(partRange(0, 0, 1)).toEqual({ from: 0, to: 0 });
+    expect(partRange(1000, 0, 1)).toEqual({ from: 0, to: 1000 });
+    expect([0, 1].map((p) => partRange(301, p, 2))).toEqual([
+      { from: 0, to: 150 },
+      { from: 150, to: 301 },
+    ]);
+    expect([0, 1, 2].map((p) => partRange(2, p, 3))).toEqual([
+      { from: 0, to: 0 },
+      { from: 0, to: 1 },
+      { from: 1, to: 2 },
     ]);
   });
 });
@@ -70,7 +75,7 @@ describe('replay with the crypto computed ahead: the workers, this thread, or bo
     const version = ProtocolVersion.parse(lines[0]!.supportedVersion as string);
     const block = lines[2]!.block as JsonObject;
     const whole = computeChunk(block, 2, { from: 0, to: SIZE, signatures: true }, suite, version);
-    const [a, b] = chunkRanges(SIZE, 2).map((r) => computeChunk(block, 2, r, suite, version));
+    const [a, b] = [0, 1].map((p) => computeChunk(block, 2, { ...partRange(SIZE, p, 2), signatures: p === 0 }, suite, version));
     expect(whole.computed.every((c) => c === 1)).toBe(true);
     expect(Buffer.concat([a!.hashes, b!.hashes]).equals(Buffer.from(whole.hashes))).toBe(true);
     expect(Buffer.concat([a!.senders, b!.senders]).equals(Buffer.from(whole.senders))).toBe(true);
@@ -90,21 +95,23 @@ describe('replay with the crypto computed ahead: the workers, this thread, or bo
   }
 
   const edits: Array<[title: string, edit: (copy: Line[]) => void, index: number, field: string]> = [
-    ['a sender in the second worker\'s range', (c) => (c[2]!.block.transactions[290].from = `0x${'ab'.repeat(20)}`), 290, 'tx.from'],
+    ['a sender near the end of the block (the second part where the block is split)', (c) => (c[2]!.block.transactions[290].from = `0x${'ab'.repeat(20)}`), 290, 'tx.from'],
     ['a signature s (the hash covers it)', (c) => (c[2]!.block.transactions[150].signature.s = '0x1234'), 150, 'tx.hash'],
     ['a recorded hash', (c) => (c[2]!.block.transactions[7].hash = `0x${'cd'.repeat(32)}`), 7, 'tx.hash'],
     ['a signature with r = 0 (refused in the decoder\'s words)', (c) => (c[2]!.block.transactions[200].signature.r = '0x0'), 200, 'tx.r'],
   ];
 
-  it('the workers answer the ranges of a block read ahead, and the replay passes', async () => {
+  it('the workers prepare the blocks read ahead and answer their crypto, and the replay passes', async () => {
     expect(await cryptoWorkersReady()).toBeGreaterThan(0);
     const before = { ...cryptoRangeCounts };
+    const paths = { ...replayPaths };
     const report = await replayRecording(file);
     expect(report.divergence).toBeUndefined();
     expect(report).toMatchObject({ verdict: 'pass', blocks: 2, transactions: SIZE + 1 });
     expect(report.checks['tx sender (signature)']).toBe(SIZE + 1);
     expect(report.checks['signatures']).toBeGreaterThan(0);
-    expect(cryptoRangeCounts.workers + cryptoRangeCounts.here - before.workers - before.here).toBeGreaterThanOrEqual(3);
+    expect(cryptoRangeCounts.workers - before.workers).toBeGreaterThanOrEqual(2);
+    expect(replayPaths.prepared - paths.prepared).toBe(2);
   });
 
   for (const [title, edit, index, field] of edits) {

@@ -1,9 +1,9 @@
 // The pure crypto of one recorded block, or of a range of its transactions: each signed
 // transaction re-encoded from its recorded fields, hashed, and its sender recovered from the
 // signature; and (for the first range) every signatureList entry verified against the recorded
-// block hash and the recorded sealer at its index. Run on replay's worker threads
-// (crypto-worker.ts) for blocks read ahead, and on the replay's own thread for any range no
-// worker started. The results are positional: the replayer compares them with the very
+// block hash and the recorded sealer at its index. Computed on the replay's own thread for a part
+// of a block no worker started (the workers compute the same from what they prepared:
+// block-prep.ts). The results are positional: the replayer compares them with the very
 // transactions it parsed from the same block object.
 import { decodeTransaction, encodeSignedTransaction, type ProtocolVersion } from '../chain/index.js';
 import { toHexNoPrefix } from '../codec/index.js';
@@ -33,6 +33,19 @@ export interface ChunkResult {
   readonly senders: Uint8Array;
   /** blockSignatureKey → whether that signatureList entry verifies. */
   readonly signatures: ReadonlyArray<readonly [string, boolean]>;
+  /** The recorded receipts, encoded (block-prep.ts; absent where this part was computed here). */
+  readonly receipts?: ReceiptEncodings;
+}
+
+/** Recorded receipts encoded as FISCO encodes receipts, by transaction of a range. */
+export interface ReceiptEncodings {
+  /** 1 where the receipt could be encoded (see receiptEncoding). */
+  readonly encoded: Uint8Array;
+  readonly bytes: Uint8Array;
+  /** Where each receipt's encoding starts, then the end. */
+  readonly offsets: Uint32Array;
+  /** Each encoded receipt's log count. */
+  readonly logCounts: Uint32Array;
 }
 
 /** verify's inputs: the block hash, the signature bytes and the sealer's key. */
@@ -82,11 +95,4 @@ export function computeChunk(block: JsonObject, number: number, range: ChunkRang
     // a block the replay rejects in its own words
   }
   return { from: range.from, computed, hashes, senders, signatures };
-}
-
-/** How a block's transactions are split between the workers: big blocks in one range per worker. */
-export function chunkRanges(transactions: number, workers: number): ChunkRange[] {
-  const parts = transactions >= 256 && workers > 1 ? workers : 1;
-  const size = Math.ceil(transactions / parts);
-  return Array.from({ length: parts }, (_, p) => ({ from: p * size, to: Math.min(transactions, (p + 1) * size), signatures: p === 0 }));
 }

@@ -1,35 +1,69 @@
-// Replay's crypto worker (a worker thread): the pure crypto of recorded blocks read ahead
-// (crypto-chunk.ts), done on another core while the replay executes earlier blocks. It is sent
-// batches of requests, each a block line's text as read from the recording and a range of its
-// transactions, and answers each with positional results the replay compares against the same block.
+// Replay's worker (a worker thread): recorded blocks read ahead are prepared (block-prep.ts) and
+// their crypto done on another core while the replay executes earlier blocks. It is sent batches
+// of requests, each a block line's text as read from the recording and a part of its
+// transactions, and answers each twice: the part prepared, then its crypto.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
-import type { AheadRequest, AheadResult } from './crypto-ahead.js';
-import { computeChunk } from './crypto-chunk.js';
-import type { JsonObject } from './recording.js';
+import { cryptoOfRange, prepareRange } from './block-prep.js';
+import type { AheadAnswer, AheadRequest } from './crypto-ahead.js';
+
+/** Niceness of this thread: the replay's own thread, which waits for nothing else, goes first when the cores are busy. */
+const NICENESS = 10;
+
+function lowerPriority(): void {
+  try {
+    // Linux: this thread's id, which setpriority takes for the thread alone
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, NICENESS);
+  } catch {
+    // elsewhere: the same priority as the replay
+  }
+}
 
 const versions = new Map<string, ProtocolVersion>();
 
-function work(request: AheadRequest): AheadResult {
-  // the replay got there first and computes it itself
-  if (Atomics.compareExchange(request.claim, 0, 0, 1) !== 0) return { id: request.id };
-  let version = versions.get(request.version);
-  if (!version) versions.set(request.version, (version = ProtocolVersion.parse(request.version)));
-  let block: JsonObject;
-  try {
-    block = (JSON.parse(request.text) as { block: JsonObject }).block;
-  } catch {
-    return { id: request.id };
+function post(answer: AheadAnswer): void {
+  const transfer: ArrayBuffer[] = [];
+  if (answer.step === 'prepared' && answer.prepared) {
+    const p = answer.prepared;
+    for (const a of [p.bytes, p.offsets]) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
+  } else if (answer.step === 'crypto' && answer.result) {
+    const r = answer.result;
+    transfer.push(r.computed.buffer as ArrayBuffer, r.hashes.buffer as ArrayBuffer, r.senders.buffer as ArrayBuffer);
+    if (r.receipts) for (const a of [r.receipts.encoded, r.receipts.bytes, r.receipts.offsets, r.receipts.logCounts]) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
   }
-  return { id: request.id, result: computeChunk(block, request.number, request.range, getSuite(request.suite), version) };
+  parentPort!.postMessage(answer, transfer);
 }
 
-parentPort!.on('message', (requests: AheadRequest[]) => {
-  for (const request of requests) {
-    const answer = work(request);
-    const r = answer.result;
-    parentPort!.postMessage(answer, r ? [r.computed.buffer as ArrayBuffer, r.hashes.buffer as ArrayBuffer, r.senders.buffer as ArrayBuffer] : []);
+function work(request: AheadRequest): void {
+  const { id } = request;
+  // the replay stopped, or got to this part's crypto first and computes it itself
+  if (Atomics.load(request.claim, 0) !== 0) {
+    post({ id, step: 'prepared' });
+    post({ id, step: 'crypto' });
+    return;
   }
+  let version = versions.get(request.version);
+  if (!version) versions.set(request.version, (version = ProtocolVersion.parse(request.version)));
+  const suite = getSuite(request.suite);
+  let value: unknown;
+  try {
+    value = JSON.parse(request.text);
+  } catch {
+    post({ id, step: 'prepared' });
+    post({ id, step: 'crypto' });
+    return;
+  }
+  const { prepared, work: range } = prepareRange(value, request.number, request.part, request.parts, suite, version);
+  post({ id, step: 'prepared', prepared });
+  post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { id, step: 'crypto', result: cryptoOfRange(range, suite, version) } : { id, step: 'crypto' });
+}
+
+lowerPriority();
+parentPort!.on('message', (requests: AheadRequest[]) => {
+  for (const request of requests) work(request);
 });
 parentPort!.postMessage('ready');

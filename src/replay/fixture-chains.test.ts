@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LATER_CHECKS } from './recording-chain.test-helper.js';
-import { replayRecording } from './replayer.js';
+import { cryptoWorkersReady } from './crypto-ahead.js';
+import { replayPaths, replayRecording } from './replayer.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
 const FILES = readdirSync(DIR)
@@ -34,12 +35,15 @@ describe('fixtures/chains: every recording replays with every check passing', ()
     expect(FILES.filter((f) => GENERATED.test(f))).toHaveLength(8);
   });
 
-  it('the signature worker changes nothing: the same report with and without it', async () => {
-    const file = path.join(DIR, 'pbft-ecdsa-later.jsonl.gz');
+  it.each(['pbft-ecdsa-later.jsonl.gz', 'raft-sm-later.jsonl.gz'])('%s: the workers change nothing but the speed: the same report with every block they prepared as without them', async (name) => {
+    const file = path.join(DIR, name);
     const strip = (r: Awaited<ReturnType<typeof replayRecording>>) => ({ ...r, seconds: 0, executionSeconds: 0 });
     const inline = await replayRecording(file, { signatureWorker: false });
-    await replayRecording(file); // the worker has booted by the next one
-    expect(strip(await replayRecording(file))).toEqual(strip(inline));
+    expect(await cryptoWorkersReady()).toBeGreaterThan(0);
+    const paths = { ...replayPaths };
+    const ahead = await replayRecording(file);
+    expect(strip(ahead)).toEqual(strip(inline));
+    expect(replayPaths.prepared - paths.prepared).toBe(ahead.blocks);
   }, 60_000);
 
   for (const file of FILES) {

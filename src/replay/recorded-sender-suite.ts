@@ -12,9 +12,11 @@ import type { CryptoSuite, KeyPair, RandomSource, Signature, SignatureFormError 
  */
 export class RecordedSenderSuite implements CryptoSuite {
   readonly name: CryptoSuite['name'];
-  /** signing hash (hex) → marker key; marker key (hex) → recorded sender. */
-  private readonly markers = new Map<string, Uint8Array>();
-  private readonly senders = new Map<string, Uint8Array>();
+  /** signing hash → marker key; marker key → recorded sender: by object (what the executor hands back). */
+  private readonly markerOf = new Map<Uint8Array, Uint8Array>();
+  private readonly senderOf = new Map<Uint8Array, Uint8Array>();
+  /** The same by hex, made only when a lookup by object misses (another object with the same bytes). */
+  private byHex: { markers: Map<string, Uint8Array>; senders: Map<string, Uint8Array> } | undefined;
 
   constructor(readonly inner: CryptoSuite) {
     this.name = inner.name;
@@ -26,15 +28,31 @@ export class RecordedSenderSuite implements CryptoSuite {
     marker.set(digest, 0);
     marker.set(digest, 32);
     marker[0]! ^= 0xff; // never a real key's bytes by accident of layout
-    this.markers.set(toHexNoPrefix(digest), marker);
-    this.senders.set(toHexNoPrefix(marker), sender);
+    this.markerOf.set(digest, marker);
+    this.senderOf.set(marker, sender);
+    if (this.byHex) {
+      this.byHex.markers.set(toHexNoPrefix(digest), marker);
+      this.byHex.senders.set(toHexNoPrefix(marker), sender);
+    }
     return this.name === 'ecdsa' ? { kind: 'ecdsa', r: 1n, s: 1n, v: 0 } : { kind: 'sm', r: 1n, s: 1n, publicKey: marker };
   }
 
   /** Forget the registered transactions (after their block). */
   clear(): void {
-    this.markers.clear();
-    this.senders.clear();
+    this.markerOf.clear();
+    this.senderOf.clear();
+    this.byHex = undefined;
+  }
+
+  private hexMaps(): { markers: Map<string, Uint8Array>; senders: Map<string, Uint8Array> } {
+    if (!this.byHex) {
+      const markers = new Map<string, Uint8Array>();
+      for (const [digest, marker] of this.markerOf) markers.set(toHexNoPrefix(digest), marker);
+      const senders = new Map<string, Uint8Array>();
+      for (const [marker, sender] of this.senderOf) senders.set(toHexNoPrefix(marker), sender);
+      this.byHex = { markers, senders };
+    }
+    return this.byHex;
   }
 
   hash(data: Uint8Array): Uint8Array {
@@ -50,8 +68,8 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.inner.sign(digest, key);
   }
   recoverSigner(digest: Uint8Array, signature: Signature): Uint8Array | null {
-    if (this.markers.size > 0) {
-      const marker = this.markers.get(toHexNoPrefix(digest));
+    if (this.markerOf.size > 0) {
+      const marker = this.markerOf.get(digest) ?? this.hexMaps().markers.get(toHexNoPrefix(digest));
       if (marker) return marker;
     }
     return this.inner.recoverSigner(digest, signature);
@@ -63,8 +81,8 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.inner.signatureFormError(signature);
   }
   address(publicKey: Uint8Array): Uint8Array {
-    if (this.senders.size > 0) {
-      const sender = this.senders.get(toHexNoPrefix(publicKey));
+    if (this.senderOf.size > 0) {
+      const sender = this.senderOf.get(publicKey) ?? this.hexMaps().senders.get(toHexNoPrefix(publicKey));
       if (sender) return sender;
     }
     return this.inner.address(publicKey);

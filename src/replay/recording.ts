@@ -178,6 +178,15 @@ export class RecordingReader {
   /** Like blocks(), with each block's line as read (to hand to another thread as it is). */
   async *blockLines(): AsyncGenerator<{ readonly block: RecordedBlock; readonly text: string }> {
     let expected = this.header.from;
+    for await (const line of this.blockTexts()) yield { block: line.parse(expected++), text: line.text };
+  }
+
+  /**
+   * Every block line in order, not yet parsed: its text, its line number, the block number its
+   * text starts with (`{"number":N,`, as RecordingWriter writes it), and `parse`, which checks it
+   * as blocks() does (throwing file:line on a malformed line). For a reader that parses elsewhere.
+   */
+  async *blockTexts(): AsyncGenerator<BlockText> {
     try {
       for (;;) {
         let next: IteratorResult<string>;
@@ -188,13 +197,42 @@ export class RecordingReader {
         }
         if (next.done) return;
         this.lineNumber++;
-        if (next.value.trim() === '') continue;
-        yield { block: parseBlockLine(parseJson(next.value, this.file, this.lineNumber), this.file, this.lineNumber, expected++), text: next.value };
+        const text = next.value;
+        if (isBlank(text)) continue;
+        const line = this.lineNumber;
+        const file = this.file;
+        const leading = LEADING_NUMBER.exec(text.slice(0, 32));
+        yield {
+          text,
+          line,
+          ...(leading ? { number: Number(leading[1]) } : {}),
+          parse: (expected: number) => parseBlockLine(parseJson(text, file, line), file, line, expected),
+        };
       }
     } finally {
       this.close();
     }
   }
+}
+
+/** A block line as read: see RecordingReader.blockTexts. */
+export interface BlockText {
+  readonly text: string;
+  readonly line: number;
+  /** The number the line starts with, where it starts as RecordingWriter writes (else parse to know). */
+  readonly number?: number;
+  readonly parse: (expectedNumber: number) => RecordedBlock;
+}
+
+const LEADING_NUMBER = /^\{"number":(\d{1,15}),/;
+
+/** Only whitespace (without copying a long line, as trim() would). */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return true;
 }
 
 /** The lines of a byte stream (LF or CRLF), split on the bytes: UTF-8 never has 0x0a inside a character. */

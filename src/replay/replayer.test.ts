@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATER_CHECKS, TestChain } from './recording-chain.test-helper.js';
-import { replayRecording, type ReplayReport } from './replayer.js';
+import { cryptoWorkersReady } from './crypto-ahead.js';
+import { replayPaths, replayRecording, type ReplayReport } from './replayer.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -98,10 +99,27 @@ describe('replay tampering: one byte changed in the recording is reported at exa
   beforeAll(async () => {
     file = (await recorded({}, 'base.jsonl')).file;
     original = await readLines(file);
+    expect(await cryptoWorkersReady()).toBeGreaterThan(0);
   });
 
-  /** Change one hex digit of the string at `keys` (in line `line`: 0 = header). */
+  /**
+   * Change one hex digit of the string at `keys` (in line `line`: 0 = header) and replay, twice:
+   * with the blocks prepared by the workers (each block's receipts compared by their encodings)
+   * and parsed on the replay's thread alone. Both must say the same.
+   */
   async function tamper(line: number, keys: Array<string | number>, change?: (value: string) => string): Promise<ReplayReport> {
+    const out = await tampered(line, keys, change);
+    const paths = { ...replayPaths };
+    const prepared = await replayRecording(out);
+    if (line > 0) expect(replayPaths.prepared - paths.prepared, 'blocks replayed from what the workers prepared').toBeGreaterThan(0);
+    const parsed = await replayRecording(out, { signatureWorker: false });
+    expect(prepared.divergence).toEqual(parsed.divergence);
+    expect(prepared.checks).toEqual(parsed.checks);
+    expect(prepared.skipped).toEqual(parsed.skipped);
+    return prepared;
+  }
+
+  async function tampered(line: number, keys: Array<string | number>, change?: (value: string) => string): Promise<string> {
     const lines = structuredClone(original);
     let holder: Line = lines[line]!;
     for (const k of keys.slice(0, -1)) holder = holder[k] as Line;
@@ -115,7 +133,7 @@ describe('replay tampering: one byte changed in the recording is reported at exa
     holder[last] = (change ?? flip)(value);
     const out = await tempFile('tampered.jsonl');
     await writeFile(out, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-    return replayRecording(out);
+    return out;
   }
 
   const cases: Array<[title: string, line: number, keys: Array<string | number>, block: number, index: number | undefined, field: string]> = [
@@ -208,5 +226,69 @@ describe('replay refuses what it cannot replay, in words', () => {
     );
     await expect(replayRecording(await write((l) => delete l[2]!.receipts[1].gasUsed))).rejects.toThrow('block 2, receipt 1: "gasUsed" is missing');
     await expect(replayRecording(await write((l) => (l[0]!.supportedVersion = '2.5.0')))).rejects.toThrow(/the genesis cannot be rebuilt from its mark at supported version 2.5.0: genesis mark: unexpected "3"/);
+  });
+});
+
+describe('blocks the workers cannot take whole are checked from their JSON on the replay\'s thread, with the same verdicts', () => {
+  let lines: Line[];
+  beforeAll(async () => {
+    lines = await readLines((await recorded({}, 'paths.jsonl')).file);
+    expect(await cryptoWorkersReady()).toBeGreaterThan(0);
+  });
+  const write = async (edit: (l: Line[]) => void, text?: (l: Line[]) => string) => {
+    const copy = structuredClone(lines);
+    edit(copy);
+    const out = await tempFile('paths.jsonl');
+    await writeFile(out, text ? text(copy) : `${copy.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    return out;
+  };
+  const bothWays = async (file: string) => {
+    const paths = { ...replayPaths };
+    const prepared = await replayRecording(file);
+    const used = { prepared: replayPaths.prepared - paths.prepared, parsed: replayPaths.parsed - paths.parsed };
+    const parsed = await replayRecording(file, { signatureWorker: false });
+    expect({ ...prepared, seconds: 0, executionSeconds: 0 }).toEqual({ ...parsed, seconds: 0, executionSeconds: 0 });
+    return { report: prepared, used };
+  };
+
+  it('a block line whose keys are not in the order the recorder writes them: read on this thread, the rest prepared', async () => {
+    const file = await write(
+      () => undefined,
+      (l) => `${l.map((line, i) => JSON.stringify(i === 3 ? { receipts: line.receipts, block: line.block, number: line.number } : line)).join('\n')}\n`,
+    );
+    const { report, used } = await bothWays(file);
+    expect(report.verdict).toBe('pass');
+    expect(used.parsed).toBe(1);
+    expect(used.prepared).toBe(report.blocks - 1);
+  });
+
+  it('a later-variant receipt without logsBloom cannot be encoded: compared field by field, the missing field said as skipped', async () => {
+    const { report, used } = await bothWays(await write((l) => delete l[2]!.receipts[1].logsBloom));
+    expect(report.verdict).toBe('pass');
+    expect(used.parsed).toBe(0);
+    expect(report.skipped).toContainEqual({ check: 'receipt logsBloom', reason: 'the recorded receipt has no logsBloom', count: 1, firstBlock: 2 });
+  });
+
+  it('a transaction without its signature: its block is read on this thread and executed as the recorded sender, the skipped checks said', async () => {
+    const { report, used } = await bothWays(await write((l) => delete l[2]!.block.transactions[1].signature));
+    expect(used.parsed).toBe(1);
+    // merkle16's transactionsRoot reads the recorded hashes: only that transaction's own checks are skipped
+    expect(report.verdict).toBe('pass');
+    const reason = 'the recorded transaction lacks signature: it cannot be re-encoded; executed as the recorded "from"';
+    expect(report.skipped).toEqual(
+      expect.arrayContaining([
+        { check: 'tx hash', reason, count: 1, firstBlock: 2 },
+        { check: 'tx sender (signature)', reason, count: 1, firstBlock: 2 },
+      ]),
+    );
+  });
+
+  it('a line that is not JSON: the blocks before it replay, then file:line says what is wrong', async () => {
+    const file = await write(
+      () => undefined,
+      (l) => `${l.map((line, i) => (i === 4 ? JSON.stringify(line).slice(0, -40) : JSON.stringify(line))).join('\n')}\n`,
+    );
+    await expect(replayRecording(file)).rejects.toThrow(`${file}:5: not JSON`);
+    await expect(replayRecording(file, { signatureWorker: false })).rejects.toThrow(`${file}:5: not JSON`);
   });
 });

@@ -5,7 +5,7 @@
 // next. The first difference stops the replay with block, transaction index, field, recorded and
 // re-executed values (divergence.ts). A check the recording gives no data for is listed as
 // skipped, with the reason; nothing is assumed.
-import { blockHash, computeTransactionsRoot, genesisHeader, ProtocolVersion } from '../chain/index.js';
+import { blockHash, computeTransactionsRoot, genesisHeader, ProtocolVersion, type Receipt, type Transaction } from '../chain/index.js';
 import { bytesEqual, toHexNoPrefix, toQuantity } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { BlockExecutor, ExecutionError, type ExecutedBlock } from '../exec/index.js';
@@ -16,8 +16,9 @@ import { CryptoAhead, type BlockCrypto } from './crypto-ahead.js';
 import { expectSame, hex, Stop, Tally, type Divergence, type SkippedCheck } from './divergence.js';
 import { genesisDifference, rebuildGenesis } from './genesis-rebuild.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
-import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects } from './recorded-json.js';
-import { RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
+import { buildPreparedBlock, comparePreparedReceipts, verifyPreparedSenders, type LazyBlock, type PreparedBlock } from './prepared-block.js';
+import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects, type RecordedHeader } from './recorded-json.js';
+import { RecordingReader, unsupportedVersion, type BlockText, type JsonObject, type RecordedBlock } from './recording.js';
 
 export { rebuildGenesis } from './genesis-rebuild.js';
 export type { Divergence, SkippedCheck } from './divergence.js';
@@ -66,6 +67,8 @@ export interface ReplayOptions {
 
 /** Blocks read (and handed to the crypto workers) ahead of the one being replayed. */
 const READ_AHEAD = 32;
+/** Block lines go to the workers in batches of this many characters (or the lines read ahead, if fewer). */
+const SUBMIT_CHARS = 200_000;
 /** …and at most this many characters of block lines (big blocks: a few ahead keep the workers busy; more only grow the heap). */
 const READ_AHEAD_TEXT = 4_000_000;
 
@@ -168,20 +171,30 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const executor = new BlockExecutor(await openGroupState(genesis, store, suite, version), suite, version);
   await executor.applyGenesis(genesis, (writes) => store.batch(writes));
 
-  const source = reader.blockLines();
-  // blocks read ahead, each handed to the crypto workers; a read error waits for its turn
-  const queue: Array<{ block: RecordedBlock; chars: number } | { error: unknown }> = [];
+  const source = reader.blockTexts();
+  // blocks read ahead, each handed to the workers; a read error waits for its turn
+  const queue: Array<{ line: BlockText; number: number; parsed?: RecordedBlock } | { error: unknown }> = [];
   let queuedChars = 0;
   let exhausted = false;
+  let expected = header.from;
   const full = (share: number) => queue.length >= READ_AHEAD * share || (queue.length >= 2 && queuedChars >= READ_AHEAD_TEXT * share);
   // refilled in batches (once half of what is read ahead is used), each handed to the workers in one message per worker
   const fill = async () => {
     if (exhausted || full(0.5)) return;
-    const batch: Array<{ number: number; text: string; transactions: number }> = [];
+    let batch: Array<{ number: number; text: string }> = [];
+    let batchChars = 0;
+    const submit = () => {
+      ahead.submit(batch);
+      batch = [];
+      batchChars = 0;
+    };
     while (!exhausted && !full(1)) {
-      let next: IteratorResult<{ block: RecordedBlock; text: string }>;
+      let next: IteratorResult<BlockText>;
+      let parsed: RecordedBlock | undefined;
       try {
         next = await source.next();
+        // a line that does not start as the writer writes it is parsed here, to know its number (or say what is wrong)
+        if (!next.done && next.value.number !== expected) parsed = next.value.parse(expected);
       } catch (error) {
         queue.push({ error });
         exhausted = true;
@@ -191,16 +204,20 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
         exhausted = true;
         break;
       }
-      const { block, text: line } = next.value;
-      if (options.to !== undefined && block.number > options.to) {
+      const line = next.value;
+      const number = expected++;
+      if (options.to !== undefined && number > options.to) {
         exhausted = true;
         break;
       }
-      batch.push({ number: block.number, text: line, transactions: transactionCount(block) });
-      queue.push({ block, chars: line.length });
-      queuedChars += line.length;
+      batch.push({ number, text: line.text });
+      batchChars += line.text.length;
+      queue.push({ line, number, ...(parsed ? { parsed } : {}) });
+      queuedChars += line.text.length;
+      // a long line goes to the workers at once, while the next is read
+      if (batchChars >= SUBMIT_CHARS) submit();
     }
-    ahead.submit(batch);
+    submit();
   };
   try {
     for (;;) {
@@ -208,15 +225,33 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       const item = queue.shift();
       if (!item) break;
       if ('error' in item) throw item.error;
-      queuedChars -= item.chars;
-      const recorded = item.block;
-      const crypto = () => ahead.take(recorded.number, recorded.block, transactionCount(recorded));
-      const count = await replayBlock(recorded, { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, clock, timing });
+      queuedChars -= item.line.text.length;
+      const { number } = item;
+      let parsed = item.parsed;
+      const lazy = () => (parsed ??= item.line.parse(number));
+      // the count of transactions is known once the block is prepared or parsed, before its crypto is taken
+      let transactionsInBlock = 0;
+      let taken: Promise<BlockCrypto> | undefined;
+      const crypto = () => (taken ??= ahead.take(number, () => lazy().block, transactionsInBlock));
+      const ctx: BlockContext = { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, clock, timing };
+      const parts = item.parsed ? undefined : await ahead.prepared(number);
+      const prepared = parts ? buildPreparedBlock(parts, ctx) : undefined;
+      let count: { hash: Uint8Array; transactions: number };
+      if (prepared) {
+        replayPaths.prepared++;
+        transactionsInBlock = prepared.transactions.length;
+        count = await replayPreparedBlock(number, prepared, lazy, ctx);
+      } else {
+        replayPaths.parsed++;
+        const recorded = lazy();
+        transactionsInBlock = transactionCount(recorded);
+        count = await replayBlock(recorded, ctx);
+      }
       previousHash = count.hash;
       blocks++;
       transactions += count.transactions;
-      lastBlock = recorded.number;
-      options.onProgress?.({ block: recorded.number, blocks, transactions, elapsedMs: clock() - started });
+      lastBlock = number;
+      options.onProgress?.({ block: number, blocks, transactions, elapsedMs: clock() - started });
     }
   } catch (e) {
     if (e instanceof Stop) return report(e.divergence);
@@ -228,13 +263,41 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   return report();
 }
 
+/** Blocks replayed from what the workers prepared, and from their JSON parsed on the replay's thread, since the process started. */
+export const replayPaths = { prepared: 0, parsed: 0 };
+
 function transactionCount(recorded: RecordedBlock): number {
   const txs = recorded.block.transactions;
   return Array.isArray(txs) ? txs.length : 0;
 }
 
+/** What executeAndCheck needs of a block, however it was read. */
+interface BlockInputs {
+  readonly header: RecordedHeader;
+  /** The transactions to execute, in order. */
+  readonly transactions: Transaction[];
+  /** Whether every transaction was re-encoded from its recorded fields (else the older root schemes cannot be recomputed). */
+  readonly allEncoded: boolean;
+  /** The transaction hash and sender checks not made yet (of transactions executed as their recorded senders). */
+  readonly verifyTransactions: (() => Promise<void>) | undefined;
+  readonly compareReceipts: (mine: readonly Receipt[]) => void | Promise<void>;
+}
+
+/** A block the workers prepared: see prepared-block.ts. */
+async function replayPreparedBlock(number: number, block: PreparedBlock, lazy: LazyBlock, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
+  let crypto: BlockCrypto | undefined;
+  return executeAndCheck(number, {
+    header: block.header,
+    transactions: block.transactions,
+    allEncoded: true,
+    verifyTransactions: async () => verifyPreparedSenders(block, (crypto ??= await ctx.crypto()), number, ctx, lazy),
+    compareReceipts: async (mine) => comparePreparedReceipts(mine, (crypto ??= await ctx.crypto()), number, ctx, lazy),
+  }, ctx);
+}
+
+/** A block from its JSON, parsed on this thread. */
 async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
-  const { executor, store, suite, realSuite, version, tally } = ctx;
+  const { suite, realSuite, version } = ctx;
   const number = recorded.number;
   const place = { block: number };
   const header = parseHeader(recorded.block, place, { hashRequired: true });
@@ -246,10 +309,6 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   const txs = txJson.map((t, i) => parseTransaction(t, { block: number, index: i }, realSuite, version.txGeneration));
   const receipts = recorded.receipts.map((r: JsonObject, i) => parseReceipt(r, { block: number, index: i }));
 
-  if (ctx.previousHash) {
-    expectSame(tally, 'parentHash', hex(header.parentHash), hex(ctx.previousHash), { block: number, field: 'block.parentHash', detail: 'the parent link: the hash of the block before' });
-  } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
-
   // merkle16 roots read only the hashes: execute as recorded while the workers check the signatures
   const provisional = version.rootScheme === 'merkle16';
   let crypto: BlockCrypto | undefined;
@@ -260,6 +319,22 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
     const known = await joinCrypto();
     for (let i = 0; i < txs.length; i++) transactions.push(transactionFor(txs[i]!, i, number, ctx, known));
   }
+  return executeAndCheck(number, {
+    header,
+    transactions,
+    allEncoded: txs.every((t) => t.body),
+    verifyTransactions: provisional ? async () => verifyProvisional(txs, await joinCrypto(), number, ctx) : undefined,
+    compareReceipts: (mine) => mine.forEach((receipt, i) => compareReceipt(receipts[i]!, receipt, txs[i]!, i, number, ctx)),
+  }, ctx);
+}
+
+/** Execute the block, check it against the recording (transactions, receipts, roots, hash, signatures) and commit it. */
+async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
+  const { executor, store, suite, realSuite, version, tally } = ctx;
+  const { header, transactions, verifyTransactions } = inputs;
+  if (ctx.previousHash) {
+    expectSame(tally, 'parentHash', hex(header.parentHash), hex(ctx.previousHash), { block: number, field: 'block.parentHash', detail: 'the parent link: the hash of the block before' });
+  } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
 
   let executed: ExecutedBlock;
   const executing = ctx.clock();
@@ -270,24 +345,23 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
     );
   } catch (e) {
     if (!(e instanceof ExecutionError)) throw e;
-    if (provisional) verifyProvisional(txs, await joinCrypto(), number, ctx);
+    await verifyTransactions?.();
     throw new Stop({ block: number, field: 'execution', recorded: 'the block executes', replayed: `fails: ${e.message}` });
   }
   ctx.timing.executionMs += ctx.clock() - executing;
   try {
-    if (provisional) verifyProvisional(txs, await joinCrypto(), number, ctx);
+    await verifyTransactions?.();
     const mine = executed.block.header;
     // transactionsRoot: merkle16 is over the tx hashes (recorded ones where a tx could not be re-encoded); the older schemes need every payload
-    const allEncoded = txs.every((t) => t.body);
     let transactionsRoot: Uint8Array;
-    if (allEncoded || version.rootScheme === 'merkle16') {
-      transactionsRoot = allEncoded ? mine.transactionsRoot : await computeTransactionsRoot(transactions, 'merkle16', realSuite);
+    if (inputs.allEncoded || version.rootScheme === 'merkle16') {
+      transactionsRoot = inputs.allEncoded ? mine.transactionsRoot : await computeTransactionsRoot(transactions, 'merkle16', realSuite);
       expectSame(tally, 'transactionsRoot', hex(header.transactionsRoot), hex(transactionsRoot), { block: number, field: 'block.transactionsRoot' });
     } else {
       tally.skip('transactionsRoot', `the ${version.rootScheme} root scheme (supported version ${version.text}) hashes the signed payloads, which the recording does not hold; the block hash is computed with the recorded transactionsRoot`, number);
       transactionsRoot = header.transactionsRoot;
     }
-    executed.block.receipts.forEach((receipt, i) => compareReceipt(receipts[i]!, receipt, txs[i]!, i, number, ctx));
+    await inputs.compareReceipts(executed.block.receipts);
     if (header.receiptsRoot) expectSame(tally, 'receiptsRoot', hex(header.receiptsRoot), hex(mine.receiptsRoot), { block: number, field: 'block.receiptsRoot' });
     else tally.skip('receiptsRoot', 'the earlier interface variant prints no receiptsRoot (the block hash covers it)', number);
     expectSame(tally, 'stateRoot', hex(header.stateRoot), hex(mine.stateRoot), {
@@ -311,7 +385,7 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
       field: 'block.sealerList',
       detail: 'the sealers in force at this block in the replayed state',
     });
-    checkSignatures(header, hash, inForce, number, ctx, await joinCrypto());
+    checkSignatures(header, hash, inForce, number, ctx, await ctx.crypto());
   } catch (e) {
     await executor.discard();
     throw e;
@@ -322,4 +396,3 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   suite.clear();
   return { hash: header.hash!, transactions: transactions.length };
 }
-

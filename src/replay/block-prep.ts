@@ -1,0 +1,251 @@
+// A recorded block made ready for the replay's own thread by a worker (crypto-worker.ts), in two
+// steps of one range of its transactions:
+//  1. prepareRange: the line parsed and the recorded fields of every transaction packed into a
+//     few transferable arrays, so that the replay builds its Transactions without parsing JSON
+//     (prepared-block.ts) and can start executing them, as recorded. Whatever does not fit that
+//     shape (a missing or malformed field) marks the range `slow`: the replay then checks the
+//     block itself from the JSON and reports in its own words (block-checks.ts).
+//  2. cryptoOfRange: each transaction re-encoded from its recorded fields and hashed, its sender
+//     recovered from its signature, the block's signatureList entries verified (by the range that
+//     has the header), and every recorded receipt encoded as FISCO encodes receipts, so that the
+//     replay checks each with one byte comparison (a ChunkResult, as crypto-chunk.ts's; a receipt
+//     it cannot encode is compared field by field).
+import { decodeTransaction, encodeReceipt, encodeSignedTransaction, type LogEntry, type ProtocolVersion, type Receipt } from '../chain/index.js';
+import { bytesEqual } from '../codec/index.js';
+import type { CryptoSuite } from '../crypto/index.js';
+import { blockSignatureKey, type ChunkResult, type ReceiptEncodings } from './crypto-chunk.js';
+import { parseHeader, parseTransaction, transactionObjects, type RecordedHeader, type RecordedTransaction } from './recorded-json.js';
+import type { JsonObject } from './recording.js';
+
+/** Byte fields of one prepared transaction, in this order, in PreparedRange.bytes. */
+export const TxField = {
+  To: 0,
+  Data: 1,
+  ExtraData: 2,
+  /** The signed payload re-encoded from the recorded fields (only for the root schemes that hash payloads: empty for merkle16). */
+  Raw: 3,
+  /** The recorded hash. */
+  Hash: 4,
+  /** The recorded sender. */
+  From: 5,
+} as const;
+export const TX_FIELDS = 6;
+/** Quantities of one prepared transaction, in this order, in PreparedRange.quantities: nonce, gasPrice, gas, blockLimit, value, chainId, groupId. */
+export const TX_QUANTITIES = 7;
+
+/** One range of a block, prepared: see the module comment. */
+export interface PreparedRange {
+  /** First transaction index, one past the last, and the block's transaction count. */
+  readonly from: number;
+  readonly to: number;
+  readonly count: number;
+  /** Why the replay must check this block from its JSON itself; absent when it need not. */
+  readonly slow?: string;
+  /** The block's header (the first range only). */
+  readonly header?: RecordedHeader;
+  /** TX_QUANTITIES per transaction. */
+  readonly quantities: bigint[];
+  /** TX_FIELDS byte fields per transaction, one after the other. */
+  readonly bytes: Uint8Array;
+  /** Where each field starts: TX_FIELDS per transaction, then the end. */
+  readonly offsets: Uint32Array;
+}
+
+/** The transactions of part `part` of `parts` of a block of `count`. */
+export function partRange(count: number, part: number, parts: number): { from: number; to: number } {
+  return { from: Math.floor((count * part) / parts), to: Math.floor((count * (part + 1)) / parts) };
+}
+
+/** What prepareRange leaves for cryptoOfRange: the range's recorded transactions (undefined where one could not be read) and receipts. */
+export interface RangeWork {
+  readonly from: number;
+  readonly to: number;
+  readonly txs: ReadonlyArray<RecordedTransaction | undefined>;
+  readonly receipts: readonly unknown[];
+  readonly header?: RecordedHeader;
+}
+
+const NONE = new Uint8Array(0);
+
+/**
+ * Step 1 for part `part` of `parts` of a block line's `value` (its JSON, parsed), whose number
+ * is `number`.
+ */
+export function prepareRange(
+  value: unknown,
+  number: number,
+  part: number,
+  parts: number,
+  suite: CryptoSuite,
+  version: ProtocolVersion,
+): { prepared: PreparedRange; work: RangeWork } {
+  const slowRange = (slow: string, work: RangeWork = { from: 0, to: 0, txs: [], receipts: [] }, count = 0) => ({
+    prepared: { from: work.from, to: work.to, count, slow, quantities: [], bytes: NONE, offsets: new Uint32Array(0) },
+    work,
+  });
+  const line = value as { number?: unknown; block?: unknown; receipts?: unknown };
+  if (typeof line !== 'object' || line === null || line.number !== number) return slowRange('not the expected block line');
+  const block = line.block as JsonObject;
+  const receipts = line.receipts;
+  if (typeof block !== 'object' || block === null || !Array.isArray(receipts)) return slowRange('no block or receipts');
+  const place = { block: number };
+  let objects: JsonObject[];
+  let header: RecordedHeader | undefined;
+  try {
+    objects = transactionObjects(block, place);
+    if (part === 0) header = parseHeader(block, place, { hashRequired: true });
+  } catch (e) {
+    return slowRange((e as Error).message);
+  }
+  const count = objects.length;
+  const { from, to } = partRange(count, part, parts);
+  const txs: Array<RecordedTransaction | undefined> = [];
+  let slow: string | undefined = receipts.length === count ? undefined : `${count} transactions, ${receipts.length} receipts`;
+  if (header && header.number !== number) slow ??= `its block says number ${header.number}`;
+  const withRaw = version.rootScheme !== 'merkle16';
+
+  const quantities: bigint[] = [];
+  const fields: Uint8Array[] = [];
+  for (let i = from; i < to; i++) {
+    let t: RecordedTransaction | undefined;
+    try {
+      t = parseTransaction(objects[i]!, { block: number, index: i }, suite, version.txGeneration);
+      const body = t.body;
+      if (body && t.signature) {
+        if (slow === undefined) {
+          quantities.push(body.nonce, body.gasPrice, body.gas, body.blockLimit, body.value, body.chainId ?? 0n, body.groupId ?? 0n);
+          fields.push(body.to ?? NONE, body.data, body.extraData ?? NONE, withRaw ? encodeSignedTransaction(body, version.txGeneration, t.signature) : NONE, t.hash, t.from);
+        }
+      } else slow ??= `transaction ${i} lacks ${t.missing.join(', ')}`;
+    } catch (e) {
+      slow ??= `transaction ${i}: ${(e as Error).message}`;
+    }
+    txs.push(t);
+  }
+  const work: RangeWork = { from, to, txs, receipts: receipts.slice(from, to), ...(header ? { header } : {}) };
+  if (slow !== undefined) return slowRange(slow, work, count);
+
+  const offsets = new Uint32Array(fields.length + 1);
+  let size = 0;
+  fields.forEach((f, k) => {
+    offsets[k] = size;
+    size += f.length;
+  });
+  offsets[fields.length] = size;
+  const bytes = new Uint8Array(size);
+  fields.forEach((f, k) => bytes.set(f, offsets[k]!));
+  return { prepared: { from, to, count, ...(header ? { header } : {}), quantities, bytes, offsets }, work };
+}
+
+/**
+ * A recorded receipt encoded as FISCO encodes receipts (what the receiptsRoot hashes), when it
+ * carries every field the encoding holds, each well formed, and names `txHash`; else why not (the
+ * replay then compares it field by field and says what is wrong). Equal encodings mean equal
+ * status, output, logs, gasUsed, contractAddress, remainGas, logsBloom and root: every field
+ * replay compares.
+ */
+export function receiptEncoding(json: unknown, txHash: Uint8Array, version: ProtocolVersion): { bytes: Uint8Array; logs: number } | string {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return 'not a JSON object';
+  const r = json as JsonObject;
+  const transactionHash = hexBytes(r.transactionHash, 32);
+  if (!transactionHash || !bytesEqual(transactionHash, txHash)) return 'another or no transactionHash';
+  const root = hexBytes(r.root, 32);
+  const logsBloom = hexBytes(r.logsBloom, 256);
+  if (!root || !logsBloom) return 'no root or logsBloom';
+  const status = quantity(r.status);
+  const gasUsed = quantity(r.gasUsed);
+  const remainGas = r.remainGas === undefined ? undefined : quantity(r.remainGas);
+  const output = hexBytes(r.output);
+  const contractAddress = hexBytes(r.contractAddress, 20);
+  if (typeof status !== 'bigint' || status > MAX_STATUS || typeof gasUsed !== 'bigint' || remainGas === null || !output || !contractAddress) return 'a malformed field';
+  if ((remainGas !== undefined) !== version.receiptHasRemainGas) return 'remainGas does not fit the version';
+  if (!Array.isArray(r.logs)) return 'no logs';
+  const logs: LogEntry[] = [];
+  for (const entry of r.logs as unknown[]) {
+    const log = entry as JsonObject | null;
+    if (typeof log !== 'object' || log === null || !Array.isArray(log.topics)) return 'a malformed log';
+    const address = hexBytes(log.address, 20);
+    const data = hexBytes(log.data);
+    const topics = (log.topics as unknown[]).map((t) => hexBytes(t, 32));
+    if (!address || !data || topics.some((t) => !t)) return 'a malformed log';
+    logs.push({ address, topics: topics as Uint8Array[], data });
+  }
+  const receipt: Receipt = { stateRoot: root, gasUsed, contractAddress, logsBloom, status: Number(status), output, ...(remainGas === undefined ? {} : { remainGas }), logs };
+  return { bytes: encodeReceipt(receipt, version.receiptHasRemainGas), logs: logs.length };
+}
+
+const MAX_STATUS = BigInt(Number.MAX_SAFE_INTEGER);
+const HEX_TEXT = /^0x(?:[0-9a-fA-F]{2})*$/;
+const QUANTITY_TEXT = /^(?:0x[0-9a-fA-F]+|[0-9]+)$/;
+
+/** 0x hex of whole bytes (of `length` bytes when given), or undefined. */
+function hexBytes(value: unknown, length?: number): Uint8Array | undefined {
+  if (typeof value !== 'string' || (length !== undefined && value.length !== 2 + 2 * length) || !HEX_TEXT.test(value)) return undefined;
+  return Buffer.from(value.slice(2), 'hex');
+}
+
+/** A quantity as recorded-json.ts's quantityOf reads it (0x hex or decimal, text or a JSON number); null when malformed. */
+function quantity(value: unknown): bigint | undefined | null {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : null;
+  return typeof value === 'string' && QUANTITY_TEXT.test(value) ? BigInt(value) : null;
+}
+
+/** Step 2: hashes and senders, the signatureList verified by the range that has the header, and the receipts encoded. */
+export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion): ChunkResult {
+  const size = work.to - work.from;
+  const computed = new Uint8Array(size);
+  const hashes = new Uint8Array(32 * size);
+  const senders = new Uint8Array(20 * size);
+  work.txs.forEach((t, k) => {
+    if (!t?.body || !t.signature) return;
+    try {
+      const tx = decodeTransaction(encodeSignedTransaction(t.body, version.txGeneration, t.signature), { suite, generation: version.txGeneration });
+      const key = suite.recoverSigner(tx.signingHash, tx.signature);
+      if (!key) return;
+      hashes.set(tx.hash, 32 * k);
+      senders.set(suite.address(key), 20 * k);
+      computed[k] = 1;
+    } catch {
+      // a transaction the replay rejects in its own words
+    }
+  });
+  const signatures: Array<[string, boolean]> = [];
+  const header = work.header;
+  for (const entry of header?.signatureList ?? []) {
+    const sealer = header!.sealerList[entry.index];
+    if (!sealer || !header!.hash) continue;
+    try {
+      signatures.push([blockSignatureKey(header!.hash, entry.signature, sealer), suite.verify(header!.hash, suite.signatureFromBytes(entry.signature), sealer)]);
+    } catch {
+      // an entry the replay rejects in its own words
+    }
+  }
+  return { from: work.from, computed, hashes, senders, signatures, receipts: encodeReceipts(work, version) };
+}
+
+function encodeReceipts(work: RangeWork, version: ProtocolVersion): ReceiptEncodings {
+  const size = work.to - work.from;
+  const encoded = new Uint8Array(size);
+  const logCounts = new Uint32Array(size);
+  const parts: Uint8Array[] = [];
+  for (let k = 0; k < size; k++) {
+    const hash = work.txs[k]?.hash;
+    const receipt = hash ? receiptEncoding(work.receipts[k], hash, version) : undefined;
+    if (receipt && typeof receipt !== 'string') {
+      encoded[k] = 1;
+      logCounts[k] = receipt.logs;
+      parts.push(receipt.bytes);
+    } else parts.push(NONE);
+  }
+  const offsets = new Uint32Array(size + 1);
+  let total = 0;
+  parts.forEach((p, k) => {
+    offsets[k] = total;
+    total += p.length;
+  });
+  offsets[size] = total;
+  const bytes = new Uint8Array(total);
+  parts.forEach((p, k) => bytes.set(p, offsets[k]!));
+  return { encoded, bytes, offsets, logCounts };
+}

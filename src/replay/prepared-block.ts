@@ -1,0 +1,130 @@
+// A block the workers prepared (block-prep.ts), on the replay's own thread: its Transactions
+// built from the packed fields without any JSON (executed as their recorded senders until the
+// workers' recovered senders are compared), and each receipt checked by comparing its encoding
+// with the recorded receipt's, which the workers encoded. Where a comparison fails, the block's JSON is parsed after all and
+// the field-by-field checks of block-checks.ts say what differs, in the same words as for a
+// block replayed from its JSON.
+import { encodeReceipt, Transaction, type Receipt, type TxBody } from '../chain/index.js';
+import { bytesEqual, toHex } from '../codec/index.js';
+import { checkTxHash, checkTxSender, compareReceipt, transactionFor, type BlockContext } from './block-checks.js';
+import { TX_FIELDS, TX_QUANTITIES, TxField, type PreparedRange } from './block-prep.js';
+import type { BlockCrypto } from './crypto-ahead.js';
+import { Stop, type Tally } from './divergence.js';
+import { parseReceipt, parseTransaction, transactionObjects, type RecordedHeader } from './recorded-json.js';
+import type { JsonObject, RecordedBlock } from './recording.js';
+
+/** The recorded block, as block-checks.ts's slow path needs it (parsed on first use). */
+export type LazyBlock = () => RecordedBlock;
+
+export interface PreparedBlock {
+  readonly header: RecordedHeader;
+  readonly transactions: Transaction[];
+  /** The recorded senders, by index. */
+  readonly from: Uint8Array[];
+}
+
+/**
+ * The block of these parts (every part of it, in order), its Transactions registered with the
+ * context's suite as their recorded senders; undefined where the parts do not make one block.
+ */
+export function buildPreparedBlock(parts: readonly PreparedRange[], ctx: BlockContext): PreparedBlock | undefined {
+  const header = parts[0]?.header;
+  if (!header || parts.some((p, k) => p.slow !== undefined || p.count !== parts[0]!.count || p.from !== (k === 0 ? 0 : parts[k - 1]!.to))) return undefined;
+  if (parts[parts.length - 1]!.to !== parts[0]!.count) return undefined;
+  const rc2 = ctx.version.txGeneration === 'rc2';
+  ctx.suite.clear();
+  const transactions: Transaction[] = [];
+  const from: Uint8Array[] = [];
+  for (const part of parts) {
+    const { bytes, offsets, quantities: q } = part;
+    for (let k = 0; k < part.to - part.from; k++) {
+      const base = k * TX_FIELDS;
+      const field = (f: number) => bytes.subarray(offsets[base + f]!, offsets[base + f + 1]!);
+      const at = k * TX_QUANTITIES;
+      const to = field(TxField.To);
+      const body: TxBody = rc2
+        ? { nonce: q[at]!, gasPrice: q[at + 1]!, gas: q[at + 2]!, blockLimit: q[at + 3]!, to: to.length === 0 ? null : to, value: q[at + 4]!, data: field(TxField.Data), chainId: q[at + 5]!, groupId: q[at + 6]!, extraData: field(TxField.ExtraData) }
+        : { nonce: q[at]!, gasPrice: q[at + 1]!, gas: q[at + 2]!, blockLimit: q[at + 3]!, to: to.length === 0 ? null : to, value: q[at + 4]!, data: field(TxField.Data) };
+      const hash = field(TxField.Hash);
+      const sender = field(TxField.From);
+      // executed as the recorded sender; verifyPreparedSenders compares it with the recovered one
+      const signature = ctx.suite.register(hash, sender);
+      transactions.push(new Transaction(ctx.version.txGeneration, ctx.realSuite.name, body, signature, field(TxField.Raw), hash, hash));
+      from.push(sender);
+    }
+  }
+  return { header, transactions, from };
+}
+
+/** Every transaction's hash and sender, as the workers computed them from its recorded fields, against the recorded ones. */
+export function verifyPreparedSenders(block: PreparedBlock, crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
+  const { tally } = ctx;
+  block.transactions.forEach((tx, i) => {
+    const hash = crypto.hashes.subarray(32 * i, 32 * i + 32);
+    const sender = crypto.senders.subarray(20 * i, 20 * i + 20);
+    if (crypto.computed[i] && bytesEqual(hash, tx.hash) && bytesEqual(sender, block.from[i]!)) {
+      tally.pass('tx hash');
+      tally.pass('tx sender (signature)');
+      return;
+    }
+    // a difference, or a transaction the workers could not decode: said as for a block replayed from its JSON
+    const t = recordedTransaction(lazy, number, i, ctx);
+    if (!crypto.computed[i]) {
+      transactionFor(t, i, number, ctx);
+      return;
+    }
+    checkTxHash(t, hash, i, number, ctx);
+    checkTxSender(t, sender, i, number, ctx);
+  });
+}
+
+/**
+ * Each re-executed receipt against the recorded one: by their encodings where the workers encoded
+ * the recorded one, else (or where they differ) field by field from the block's JSON, which says
+ * what differs.
+ */
+export function comparePreparedReceipts(mine: readonly Receipt[], crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
+  const withRemainGas = ctx.version.receiptHasRemainGas;
+  mine.forEach((receipt, i) => {
+    const recorded = crypto.receipts[i];
+    if (recorded && (receipt.remainGas !== undefined) === withRemainGas && bytesEqual(encodeReceipt(receipt, withRemainGas), recorded.bytes)) {
+      passReceiptChecks(ctx.tally, recorded.logs, receipt.remainGas !== undefined);
+      return;
+    }
+    const t = recordedTransaction(lazy, number, i, ctx);
+    compareReceipt(parseReceipt(lazy().receipts[i]! as JsonObject, { block: number, index: i }), receipt, t, i, number, ctx);
+    if (!recorded) return;
+    // every field compared equal, yet the encodings differ: say so rather than pass it
+    throw new Stop({
+      block: number,
+      index: i,
+      field: 'receipt',
+      recorded: toHex(recorded.bytes),
+      replayed: toHex(encodeReceipt(receipt, withRemainGas)),
+      detail: 'the receipt encodings differ though every compared field is equal',
+    });
+  });
+}
+
+/** The checks compareReceipt passes for a receipt equal to the recorded one (later variant, every field recorded). */
+function passReceiptChecks(tally: Tally, logs: number, remainGas: boolean): void {
+  tally.pass('receipt transactionHash');
+  tally.pass('receipt status');
+  tally.pass('receipt output');
+  for (let k = 0; k < Math.max(1, 3 * logs); k++) tally.pass('receipt logs');
+  tally.pass('receipt gasUsed');
+  tally.pass('receipt contractAddress');
+  if (remainGas) tally.pass('receipt remainGas');
+  tally.pass('receipt logsBloom');
+  tally.pass('receipt root');
+}
+
+/** The recorded transaction `i` of the block, parsed from its JSON (the block's list read once). */
+function recordedTransaction(lazy: LazyBlock, number: number, i: number, ctx: BlockContext) {
+  const recorded = lazy();
+  let objects = transactionLists.get(recorded);
+  if (!objects) transactionLists.set(recorded, (objects = transactionObjects(recorded.block, { block: number })));
+  return parseTransaction(objects[i]!, { block: number, index: i }, ctx.realSuite, ctx.version.txGeneration);
+}
+
+const transactionLists = new WeakMap<RecordedBlock, JsonObject[]>();
