@@ -1,46 +1,25 @@
-// Replay's work done ahead on other cores: blocks read ahead of the one being executed are sent
-// (as their line's text) to worker threads (crypto-worker.ts), which answer each part of a block
-// twice: first the part prepared (block-prep.ts: parsed, re-encoded, hashed), then its crypto
-// (senders recovered, signatureList verified, receipts encoded). A big block is split
-// between the workers. The replay takes the answers by position for the block it is at, and
-// computes itself any part no worker has started (or every part, where no worker runs). The
-// workers are shared by every replay in the process, started on first use, unref'd, and run at a
-// lower priority than the replay's own thread, which is the one everything waits for.
+// Replay's work done ahead on other cores: blocks read ahead of the one being executed go (their
+// line's bytes, shared) to worker threads (crypto-worker.ts), which answer each part of a block
+// twice: first the part prepared (block-prep.ts: parsed and packed), then its crypto (hashes and
+// senders recomputed, signatureList verified, receipts encoded). A big block is split between
+// the workers. The requests come from the reader thread directly (block-feed.ts), through a
+// message channel to each worker, or from the replay's thread where it reads itself; the answers
+// come to the replay's thread, which takes them by position for the block it is at and computes
+// itself the crypto of any part no worker has started. The workers are shared by every replay in
+// the process, started on first use, unref'd while idle, and run at a lower priority than the
+// replay's own thread, which is the one everything waits for.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ProtocolVersion } from '../chain/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
 import { partRange, type PreparedRange } from './block-prep.js';
+import { planParts, requestKey, type AheadAnswer, type AheadRequest } from './ahead-protocol.js';
 import { computeChunk, type ChunkResult } from './crypto-chunk.js';
 import type { JsonObject } from './recording.js';
 
 // Compiled (dist/), the worker runs crypto-worker.js itself; from the sources it starts through
 // crypto-worker-boot.js, which registers tsx in the worker first.
 const BOOT = new URL(import.meta.url.endsWith('.ts') ? './crypto-worker-boot.js' : './crypto-worker.js', import.meta.url);
-
-/** Lines at least this long (a few hundred transactions) are split between the workers. */
-const SPLIT_CHARS = 300_000;
-
-export interface AheadRequest {
-  readonly id: number;
-  readonly number: number;
-  readonly suite: 'ecdsa' | 'sm';
-  readonly version: string;
-  /** The block's line in the recording, as read. */
-  readonly text: string;
-  /** Which part of the block's transactions (partRange). */
-  readonly part: number;
-  readonly parts: number;
-  /**
-   * Who computes this part's crypto, claimed with compareExchange from 0: 1 = the worker (the
-   * replay waits for its answer), 2 = the replay itself (it got there first, or stopped: the
-   * worker skips it, and skips preparing it too if it has not started that).
-   */
-  readonly claim: Int32Array;
-}
-
-/** A worker's answers to one request: `prepared` first, then `crypto`; each absent when the worker skipped the part or could not read the line. */
-export type AheadAnswer = { readonly id: number; readonly step: 'prepared'; readonly prepared?: PreparedRange } | { readonly id: number; readonly step: 'crypto'; readonly result?: ChunkResult };
 
 /** A block's crypto, by transaction index. */
 export interface BlockCrypto {
@@ -54,6 +33,11 @@ export interface BlockCrypto {
   readonly receipts: ReadonlyArray<{ readonly bytes: Uint8Array; readonly logs: number } | undefined>;
 }
 
+interface Answers {
+  readonly prepared: Promise<PreparedRange | undefined>;
+  readonly crypto: Promise<ChunkResult | undefined>;
+}
+
 interface Waiting {
   prepared: (prepared: PreparedRange | undefined) => void;
   crypto: (result: ChunkResult | undefined) => void;
@@ -65,8 +49,9 @@ class SharedWorker {
   /** Settles once the worker is up or has failed. */
   readonly booted: Promise<void>;
   private settleBoot!: () => void;
-  private nextId = 1;
-  private readonly waiting = new Map<number, Waiting>();
+  private readonly waiting = new Map<string, Waiting>();
+  /** Answers to requests the reader thread sent before this thread heard of them. */
+  private readonly early = new Map<string, AheadAnswer[]>();
   private readonly worker: Worker;
 
   constructor() {
@@ -76,16 +61,17 @@ class SharedWorker {
       if (message === 'ready') {
         this.ready = true;
         this.settleBoot();
+        if (this.waiting.size === 0) this.worker.unref();
         return;
       }
-      const waiting = this.waiting.get(message.id);
-      if (message.step === 'prepared') {
-        waiting?.prepared(message.prepared);
+      const waiting = this.waiting.get(message.key);
+      if (!waiting) {
+        const known = this.early.get(message.key);
+        if (known) known.push(message);
+        else this.early.set(message.key, [message]);
         return;
       }
-      this.waiting.delete(message.id);
-      waiting?.crypto(message.result);
-      if (this.waiting.size === 0) this.worker.unref();
+      this.deliver(waiting, message);
     });
     const fail = () => {
       this.failed = true;
@@ -99,28 +85,62 @@ class SharedWorker {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', fail);
-    // after the listeners: adding a 'message' listener refs the worker's port again
-    this.worker.unref();
+    // referenced while it boots (cryptoWorkersReady waits for that), then only while answers are due
   }
 
-  /** Sends the requests in one message (one wake-up of the worker); each is answered on its own, twice. */
-  request(requests: ReadonlyArray<Omit<AheadRequest, 'id'>>): Array<{ prepared: Promise<PreparedRange | undefined>; crypto: Promise<ChunkResult | undefined> }> {
-    const sent: AheadRequest[] = [];
-    const answers = requests.map((request) => {
-      const id = this.nextId++;
-      let waiting!: Waiting;
-      const prepared = new Promise<PreparedRange | undefined>((resolve) => (waiting = { prepared: resolve, crypto: () => undefined }));
-      const crypto = new Promise<ChunkResult | undefined>((resolve) => (waiting.crypto = resolve));
-      this.waiting.set(id, waiting);
-      sent.push({ ...request, id });
-      return { prepared, crypto };
-    });
-    if (sent.length > 0) {
-      // referenced while answers are due, so that a replay waiting on one is not left hanging
-      this.worker.ref();
-      this.worker.postMessage(sent);
+  private deliver(waiting: Waiting, message: AheadAnswer): void {
+    if (message.step === 'prepared') {
+      waiting.prepared(message.prepared);
+      return;
     }
-    return answers;
+    this.waiting.delete(message.key);
+    waiting.crypto(message.result);
+    if (this.waiting.size === 0) this.worker.unref();
+  }
+
+  /** The answers to the request `key` (sent by this thread or by the reader thread). */
+  expect(key: string): Answers {
+    let waiting!: Waiting;
+    const prepared = new Promise<PreparedRange | undefined>((resolve) => (waiting = { prepared: resolve, crypto: () => undefined }));
+    const crypto = new Promise<ChunkResult | undefined>((resolve) => (waiting.crypto = resolve));
+    if (this.failed) {
+      waiting.prepared(undefined);
+      waiting.crypto(undefined);
+      return { prepared, crypto };
+    }
+    // referenced while answers are due, so that a replay waiting on one is not left hanging
+    this.worker.ref();
+    this.waiting.set(key, waiting);
+    const early = this.early.get(key);
+    if (early) {
+      this.early.delete(key);
+      for (const message of early) this.deliver(waiting, message);
+    }
+    return { prepared, crypto };
+  }
+
+  /** Sends the requests in one message (one wake-up of the worker). */
+  request(requests: readonly AheadRequest[]): void {
+    if (requests.length > 0) this.worker.postMessage(requests);
+  }
+
+  /** A channel for another thread (the reader) to send requests on; its end is returned. */
+  channel(): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    this.worker.postMessage({ port: port1 }, [port1]);
+    return port2;
+  }
+
+  /** Drop what is kept for the requests of a replay that stopped (keys starting `prefix`). */
+  forget(prefix: string): void {
+    for (const key of this.early.keys()) if (key.startsWith(prefix)) this.early.delete(key);
+    for (const [key, waiting] of this.waiting) {
+      if (!key.startsWith(prefix)) continue;
+      this.waiting.delete(key);
+      waiting.prepared(undefined);
+      waiting.crypto(undefined);
+    }
+    if (this.waiting.size === 0 && this.ready) this.worker.unref();
   }
 }
 
@@ -157,51 +177,69 @@ export async function cryptoWorkersReady(): Promise<number> {
 /** Parts of blocks whose crypto the workers answered, and those computed on the replay's thread, since the process started. */
 export const cryptoRangeCounts = { workers: 0, here: 0 };
 
-interface Job {
+interface Job extends Answers {
   readonly part: number;
   readonly parts: number;
   readonly claim: Int32Array;
-  readonly prepared: Promise<PreparedRange | undefined>;
-  readonly crypto: Promise<ChunkResult | undefined>;
 }
+
+let replays = 0;
 
 /** One replay's view of the shared workers. */
 export class CryptoAhead {
+  /** This replay's number in the process: the first part of its request keys. */
+  readonly id = ++replays;
   private readonly pending = new Map<number, Job[]>();
-  private readonly workers: SharedWorker[] = [];
+  private readonly workers: SharedWorker[];
   private turn = 0;
 
-  constructor(
-    private readonly suite: CryptoSuite,
-    private readonly version: ProtocolVersion,
-    enabled: boolean,
+  private constructor(
+    readonly suite: CryptoSuite,
+    readonly version: ProtocolVersion,
+    workers: SharedWorker[],
   ) {
-    if (!enabled) return;
-    startPool();
-    this.workers = shared.filter((w) => !w.failed).slice(0, workersFor(suite));
+    this.workers = workers;
   }
 
-  /** Hand block lines read ahead to the workers that are up, long ones split between them, one message per worker. */
-  submit(blocks: ReadonlyArray<{ readonly number: number; readonly text: string }>): void {
-    const ready = this.workers.filter((w) => w.ready);
-    if (ready.length === 0 || blocks.length === 0) return;
-    const perWorker = ready.map(() => [] as Array<{ request: Omit<AheadRequest, 'id'>; place: { number: number; part: number } }>);
-    for (const { number, text } of blocks) {
-      const parts = text.length >= SPLIT_CHARS ? ready.length : 1;
-      const claims = Array.from({ length: parts }, () => new Int32Array(new SharedArrayBuffer(4)));
-      for (let part = 0; part < parts; part++) {
-        const request = { number, suite: this.suite.name, version: this.version.text, text, part, parts, claim: claims[part]! };
-        perWorker[this.turn++ % ready.length]!.push({ request, place: { number, part } });
+  /** A replay's view of the workers once they are up (none when `enabled` is false or no worker starts). */
+  static async start(suite: CryptoSuite, version: ProtocolVersion, enabled: boolean): Promise<CryptoAhead> {
+    if (!enabled) return new CryptoAhead(suite, version, []);
+    await cryptoWorkersReady();
+    return new CryptoAhead(suite, version, shared.filter((w) => w.ready).slice(0, workersFor(suite)));
+  }
+
+  /** How many workers this replay uses. */
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** A message port to each worker this replay uses, for the reader thread to send it requests. */
+  channels(): MessagePort[] {
+    return this.workers.map((w) => w.channel());
+  }
+
+  /** Send block lines to the workers (this thread read them), long ones split between them, one message per worker. */
+  submit(blocks: ReadonlyArray<{ readonly number: number; readonly bytes: Uint8Array }>): void {
+    if (this.workers.length === 0 || blocks.length === 0) return;
+    const perWorker = this.workers.map(() => [] as AheadRequest[]);
+    for (const { number, bytes } of blocks) {
+      const plan = planParts(bytes.length, this.workers.length, this.turn);
+      this.turn += plan.length;
+      for (const p of plan) {
+        perWorker[p.worker]!.push({ key: requestKey(this.id, number, p.part), number, suite: this.suite.name, version: this.version.text, bytes, part: p.part, parts: p.parts, claim: p.claim });
       }
-      this.pending.set(number, []);
+      this.expect(number, plan);
     }
-    perWorker.forEach((items, w) => {
-      const answers = ready[w]!.request(items.map((i) => i.request));
-      items.forEach(({ request, place }, k) => {
-        const jobs = this.pending.get(place.number)!;
-        jobs[place.part] = { part: place.part, parts: request.parts, claim: request.claim, ...answers[k]! };
-      });
-    });
+    perWorker.forEach((requests, w) => this.workers[w]!.request(requests));
+  }
+
+  /** Expect the answers to the parts of block `number` that were sent to the workers (by the reader thread, or submit). */
+  expect(number: number, plan: ReadonlyArray<{ readonly worker: number; readonly part: number; readonly parts: number; readonly claim: Int32Array }>): void {
+    if (plan.length === 0 || this.workers.length === 0) return;
+    this.pending.set(
+      number,
+      plan.map((p) => ({ part: p.part, parts: p.parts, claim: p.claim, ...this.workers[p.worker]!.expect(requestKey(this.id, number, p.part)) })),
+    );
   }
 
   /**
@@ -253,9 +291,10 @@ export class CryptoAhead {
     return { computed, hashes, senders, signatures, receipts };
   }
 
-  /** Forget results not taken (the replay stopped early). */
+  /** Forget results not taken (the replay stopped early); the workers skip what they have not started. */
   close(): void {
     for (const jobs of this.pending.values()) for (const { claim } of jobs) Atomics.compareExchange(claim, 0, 0, 2);
     this.pending.clear();
+    for (const w of this.workers) w.forget(`${this.id}:`);
   }
 }

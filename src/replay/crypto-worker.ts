@@ -1,14 +1,16 @@
 // Replay's worker (a worker thread): recorded blocks read ahead are prepared (block-prep.ts) and
 // their crypto done on another core while the replay executes earlier blocks. It is sent batches
-// of requests, each a block line's text as read from the recording and a part of its
-// transactions, and answers each twice: the part prepared, then its crypto.
+// of requests, each a block line's bytes as read from the recording and a part of its
+// transactions, by the replay's thread or, on a channel of their own, by the reader thread, and
+// answers each twice to the replay's thread: the part prepared, then its crypto.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
 import { cryptoOfRange, prepareRange } from './block-prep.js';
-import type { AheadAnswer, AheadRequest } from './crypto-ahead.js';
+import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
+import { utf8 } from './recording.js';
 
 /** Niceness of this thread: the replay's own thread, which waits for nothing else, goes first when the cores are busy. */
 const NICENESS = 10;
@@ -39,11 +41,11 @@ function post(answer: AheadAnswer): void {
 }
 
 function work(request: AheadRequest): void {
-  const { id } = request;
+  const { key } = request;
   // the replay stopped, or got to this part's crypto first and computes it itself
   if (Atomics.load(request.claim, 0) !== 0) {
-    post({ id, step: 'prepared' });
-    post({ id, step: 'crypto' });
+    post({ key, step: 'prepared' });
+    post({ key, step: 'crypto' });
     return;
   }
   let version = versions.get(request.version);
@@ -51,19 +53,24 @@ function work(request: AheadRequest): void {
   const suite = getSuite(request.suite);
   let value: unknown;
   try {
-    value = JSON.parse(request.text);
+    value = JSON.parse(utf8(request.bytes));
   } catch {
-    post({ id, step: 'prepared' });
-    post({ id, step: 'crypto' });
+    post({ key, step: 'prepared' });
+    post({ key, step: 'crypto' });
     return;
   }
   const { prepared, work: range } = prepareRange(value, request.number, request.part, request.parts, suite, version);
-  post({ id, step: 'prepared', prepared });
-  post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { id, step: 'crypto', result: cryptoOfRange(range, suite, version) } : { id, step: 'crypto' });
+  post({ key, step: 'prepared', prepared });
+  post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { key, step: 'crypto', result: cryptoOfRange(range, suite, version) } : { key, step: 'crypto' });
 }
 
-lowerPriority();
-parentPort!.on('message', (requests: AheadRequest[]) => {
+const onRequests = (requests: AheadRequest[]) => {
   for (const request of requests) work(request);
+};
+
+lowerPriority();
+parentPort!.on('message', (message: AheadRequest[] | { port: MessagePort }) => {
+  if (Array.isArray(message)) onRequests(message);
+  else message.port.on('message', onRequests);
 });
 parentPort!.postMessage('ready');

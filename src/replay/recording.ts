@@ -60,7 +60,7 @@ export class RecordingError extends Error {
   constructor(
     readonly file: string,
     readonly line: number,
-    problem: string,
+    readonly problem: string,
   ) {
     super(`${file}:${line}: ${problem}`);
   }
@@ -138,8 +138,8 @@ export class RecordingReader {
   private constructor(
     readonly file: string,
     readonly header: RecordingHeader,
-    private readonly lines: AsyncIterator<string>,
-    private readonly close: () => void,
+    private readonly lines: AsyncIterator<Uint8Array>,
+    private readonly closeStreams: () => void,
     private lineNumber: number,
   ) {}
 
@@ -157,12 +157,17 @@ export class RecordingReader {
     try {
       const first = await lines.next();
       if (first.done) throw new RecordingError(file, 1, 'the file is empty (no header line)');
-      const header = parseHeader(parseJson(first.value, file, 1), file);
+      const header = parseHeader(parseJson(utf8(first.value), file, 1), file);
       return new RecordingReader(file, header, lines, close, 1);
     } catch (e) {
       close();
       throw e instanceof RecordingError ? e : new RecordingError(file, 1, `cannot read: ${(e as Error).message}`);
     }
+  }
+
+  /** Stop reading and close the file (also when no block was read: a generator never started has nothing to close). */
+  close(): void {
+    this.closeStreams();
   }
 
   /** The line of the block last yielded by blocks() (1: the header). */
@@ -172,24 +177,20 @@ export class RecordingReader {
 
   /** Every block line in order; a malformed line stops with its file:line. */
   async *blocks(): AsyncGenerator<RecordedBlock> {
-    for await (const { block } of this.blockLines()) yield block;
-  }
-
-  /** Like blocks(), with each block's line as read (to hand to another thread as it is). */
-  async *blockLines(): AsyncGenerator<{ readonly block: RecordedBlock; readonly text: string }> {
     let expected = this.header.from;
-    for await (const line of this.blockTexts()) yield { block: line.parse(expected++), text: line.text };
+    for await (const line of this.rawBlockLines()) yield line.parse(expected++);
   }
 
   /**
-   * Every block line in order, not yet parsed: its text, its line number, the block number its
-   * text starts with (`{"number":N,`, as RecordingWriter writes it), and `parse`, which checks it
-   * as blocks() does (throwing file:line on a malformed line). For a reader that parses elsewhere.
+   * Every block line in order, not yet parsed: its bytes, its line number, the block number it
+   * starts with (`{"number":N,`, as RecordingWriter writes it), and `parse`, which checks it as
+   * blocks() does (throwing file:line on a malformed line). For a reader that parses elsewhere:
+   * each line's bytes are in a SharedArrayBuffer of their own, for other threads to read.
    */
-  async *blockTexts(): AsyncGenerator<BlockText> {
+  async *rawBlockLines(): AsyncGenerator<RawBlockLine> {
     try {
       for (;;) {
-        let next: IteratorResult<string>;
+        let next: IteratorResult<Uint8Array>;
         try {
           next = await this.lines.next();
         } catch (e) {
@@ -197,63 +198,94 @@ export class RecordingReader {
         }
         if (next.done) return;
         this.lineNumber++;
-        const text = next.value;
-        if (isBlank(text)) continue;
-        const line = this.lineNumber;
-        const file = this.file;
-        const leading = LEADING_NUMBER.exec(text.slice(0, 32));
-        yield {
-          text,
-          line,
-          ...(leading ? { number: Number(leading[1]) } : {}),
-          parse: (expected: number) => parseBlockLine(parseJson(text, file, line), file, line, expected),
-        };
+        const bytes = next.value;
+        if (isBlank(bytes)) continue;
+        yield rawBlockLine(bytes, this.file, this.lineNumber);
       }
     } finally {
-      this.close();
+      this.closeStreams();
     }
   }
 }
 
-/** A block line as read: see RecordingReader.blockTexts. */
-export interface BlockText {
-  readonly text: string;
+/** A block line as read: see RecordingReader.rawBlockLines. */
+export interface RawBlockLine {
+  readonly bytes: Uint8Array;
   readonly line: number;
   /** The number the line starts with, where it starts as RecordingWriter writes (else parse to know). */
   readonly number?: number;
   readonly parse: (expectedNumber: number) => RecordedBlock;
 }
 
-const LEADING_NUMBER = /^\{"number":(\d{1,15}),/;
+/** The RawBlockLine of these bytes, line `line` of `file` (also for bytes read on another thread). */
+export function rawBlockLine(bytes: Uint8Array, file: string, line: number): RawBlockLine {
+  const number = leadingNumber(bytes);
+  return {
+    bytes,
+    line,
+    ...(number === undefined ? {} : { number }),
+    parse: (expected: number) => parseBlockLine(parseJson(utf8(bytes), file, line), file, line, expected),
+  };
+}
 
-/** Only whitespace (without copying a long line, as trim() would). */
-function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+const LEADING = '{"number":';
+
+/** N of a line that starts `{"number":N,` (N in decimal, without leading zeros). */
+function leadingNumber(bytes: Uint8Array): number | undefined {
+  for (let i = 0; i < LEADING.length; i++) if (bytes[i] !== LEADING.charCodeAt(i)) return undefined;
+  let n = 0;
+  let i = LEADING.length;
+  for (; i < bytes.length && i < LEADING.length + 15 && bytes[i]! >= 0x30 && bytes[i]! <= 0x39; i++) n = n * 10 + (bytes[i]! - 0x30);
+  const digits = i - LEADING.length;
+  if (digits === 0 || bytes[i] !== 0x2c || (digits > 1 && bytes[LEADING.length] === 0x30)) return undefined;
+  return n;
+}
+
+/** The text of UTF-8 bytes. */
+export function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/** Only whitespace. */
+function isBlank(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
   }
   return true;
 }
 
-/** The lines of a byte stream (LF or CRLF), split on the bytes: UTF-8 never has 0x0a inside a character. */
-async function* splitLines(input: AsyncIterable<Buffer>): AsyncGenerator<string> {
+/**
+ * The lines of a byte stream (LF or CRLF), split on the bytes (UTF-8 never has 0x0a inside a
+ * character); each line without its line end, in a SharedArrayBuffer of its own, so that other
+ * threads read it without a copy.
+ */
+async function* splitLines(input: AsyncIterable<Buffer>): AsyncGenerator<Uint8Array> {
   let partial: Buffer[] = [];
-  const text = (parts: Buffer[]) => {
-    const whole = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    const end = whole.length > 0 && whole[whole.length - 1] === 0x0d ? whole.length - 1 : whole.length;
-    return whole.toString('utf8', 0, end);
+  const line = (parts: Buffer[]) => {
+    let size = 0;
+    for (const p of parts) size += p.length;
+    const last = parts[parts.length - 1];
+    const crlf = size > 0 && last !== undefined && last.length > 0 && last[last.length - 1] === 0x0d;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let at = 0;
+    for (const p of parts) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    return crlf ? bytes.subarray(0, size - 1) : bytes;
   };
   for await (const chunk of input) {
     let start = 0;
     for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, start)) {
       partial.push(chunk.subarray(start, at));
-      yield text(partial);
+      yield line(partial);
       partial = [];
       start = at + 1;
     }
     if (start < chunk.length) partial.push(chunk.subarray(start));
   }
-  if (partial.length > 0) yield text(partial);
+  if (partial.length > 0) yield line(partial);
 }
 
 function parseJson(text: string, file: string, line: number): unknown {

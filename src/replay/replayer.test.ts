@@ -1,8 +1,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATER_CHECKS, TestChain } from './recording-chain.test-helper.js';
+import { feedCounts } from './block-feed.js';
 import { cryptoWorkersReady } from './crypto-ahead.js';
 import { replayPaths, replayRecording, type ReplayReport } from './replayer.js';
 
@@ -290,5 +292,29 @@ describe('blocks the workers cannot take whole are checked from their JSON on th
     );
     await expect(replayRecording(file)).rejects.toThrow(`${file}:5: not JSON`);
     await expect(replayRecording(file, { signatureWorker: false })).rejects.toThrow(`${file}:5: not JSON`);
+  });
+});
+
+describe('reading: on the reader thread where worker threads run, on the replay\'s thread where not, the same either way', () => {
+  it('reads on the reader thread by default and on its own thread without workers; a gzip recording cut short is "cannot read" at the line after the last whole one, both ways', async () => {
+    const { file } = await recorded({}, 'cut.jsonl');
+    const text = await readFile(file, 'utf8');
+    const whole = text.split('\n').filter((l) => l !== '').length;
+    const gz = await tempFile('cut.jsonl.gz');
+    const zipped = gzipSync(Buffer.from(text));
+    // cut inside the compressed stream: the last line or more never arrive whole
+    await writeFile(gz, zipped.subarray(0, Math.floor(zipped.length * 0.8)));
+    await cryptoWorkersReady();
+    const before = { ...feedCounts };
+    const onThread = await replayRecording(gz).catch((e: Error) => e);
+    const here = await replayRecording(gz, { signatureWorker: false }).catch((e: Error) => e);
+    expect(feedCounts.readerThread - before.readerThread).toBe(1);
+    expect(feedCounts.replayThread - before.replayThread).toBe(1);
+    for (const outcome of [onThread, here]) {
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toMatch(new RegExp(`^${gz.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: cannot read: `));
+    }
+    expect((onThread as Error).message).toBe((here as Error).message);
+    expect(Number(/:(\d+): cannot read/.exec((here as Error).message)![1])).toBeLessThanOrEqual(whole + 1);
   });
 });

@@ -18,7 +18,8 @@ import { genesisDifference, rebuildGenesis } from './genesis-rebuild.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
 import { buildPreparedBlock, comparePreparedReceipts, verifyPreparedSenders, type LazyBlock, type PreparedBlock } from './prepared-block.js';
 import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects, type RecordedHeader } from './recorded-json.js';
-import { RecordingReader, unsupportedVersion, type BlockText, type JsonObject, type RecordedBlock } from './recording.js';
+import { RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
+import { readerThread, ThreadFeed, WorkerFeed, type BlockFeed } from './block-feed.js';
 
 export { rebuildGenesis } from './genesis-rebuild.js';
 export type { Divergence, SkippedCheck } from './divergence.js';
@@ -67,10 +68,8 @@ export interface ReplayOptions {
 
 /** Blocks read (and handed to the crypto workers) ahead of the one being replayed. */
 const READ_AHEAD = 32;
-/** Block lines go to the workers in batches of this many characters (or the lines read ahead, if fewer). */
-const SUBMIT_CHARS = 200_000;
-/** …and at most this many characters of block lines (big blocks: a few ahead keep the workers busy; more only grow the heap). */
-const READ_AHEAD_TEXT = 4_000_000;
+/** …and at most this many bytes of block lines (big blocks: a few ahead keep the workers busy; more only grow the heap). */
+const READ_AHEAD_BYTES = 4_000_000;
 
 
 /** Replays one recording. Throws RecordingError / ReplayInputError for a file it cannot replay. */
@@ -81,26 +80,35 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const reader = await RecordingReader.open(file);
   const header = reader.header;
   if (header.from !== 1) {
-    // read nothing more: the generator's finally closes the file
-    await reader.blocks().return(undefined);
+    reader.close();
     throw new ReplayInputError(
       `${file}: the recording starts at block ${header.from}; replay re-executes from the genesis and cannot rebuild the state of blocks 1–${header.from - 1}, which are not in it. Record the chain from block 1 (record --from 1).`,
     );
   }
   if (options.to !== undefined && options.to < header.from) {
-    await reader.blocks().return(undefined);
+    reader.close();
     throw new ReplayInputError(`--to ${options.to} is before the recording's first block ${header.from}`);
   }
   let version: ProtocolVersion;
   try {
     version = ProtocolVersion.parse(header.supportedVersion);
   } catch (e) {
-    await reader.blocks().return(undefined);
+    reader.close();
     throw new ReplayInputError(`${file}:1: ${unsupportedVersion(header.supportedVersion, e)}`);
   }
   const realSuite = getSuite(header.suite);
-  // started first: the workers boot (the crypto modules) while the genesis and the state are set up
-  const ahead = new CryptoAhead(realSuite, version, options.signatureWorker ?? true);
+  // started first: the workers boot (the crypto modules) and the first blocks are read while the genesis and the state are set up
+  const workers = options.signatureWorker ?? true;
+  // read on the reader thread where worker threads run, else on this thread
+  const [ahead, thread] = await Promise.all([CryptoAhead.start(realSuite, version, workers), workers ? readerThread() : undefined]);
+  if (thread) reader.close();
+  const limits = { lines: READ_AHEAD, bytes: READ_AHEAD_BYTES };
+  const feed: BlockFeed = thread ? new WorkerFeed(thread, file, header.from, options.to, ahead, limits) : new ThreadFeed(reader, options.to, ahead, limits);
+  const stopReading = async () => {
+    ahead.close();
+    await feed.close();
+    reader.close();
+  };
   const suite = new RecordedSenderSuite(realSuite);
   const tally = new Tally();
   const variant = header.interfaceVariant;
@@ -109,7 +117,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   try {
     rebuilt = rebuildGenesis(header, version);
   } catch (e) {
-    await reader.blocks().return(undefined);
+    await stopReading();
     throw e;
   }
   const { genesis } = rebuilt;
@@ -155,7 +163,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       tally.skip('genesis hash', 'the recording\'s block 0 has no hash (a reconstructed block 0); block 1\'s parentHash is not checked either', 0);
     }
   } catch (e) {
-    await reader.blocks().return(undefined);
+    await stopReading();
     if (e instanceof Stop) return report(e.divergence);
     throw e;
   }
@@ -168,64 +176,19 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     );
   }
   const store = new MemoryStore();
-  const executor = new BlockExecutor(await openGroupState(genesis, store, suite, version), suite, version);
-  await executor.applyGenesis(genesis, (writes) => store.batch(writes));
+  let executor: BlockExecutor;
+  try {
+    executor = new BlockExecutor(await openGroupState(genesis, store, suite, version), suite, version);
+    await executor.applyGenesis(genesis, (writes) => store.batch(writes));
+  } catch (e) {
+    await stopReading();
+    throw e;
+  }
 
-  const source = reader.blockTexts();
-  // blocks read ahead, each handed to the workers; a read error waits for its turn
-  const queue: Array<{ line: BlockText; number: number; parsed?: RecordedBlock } | { error: unknown }> = [];
-  let queuedChars = 0;
-  let exhausted = false;
-  let expected = header.from;
-  const full = (share: number) => queue.length >= READ_AHEAD * share || (queue.length >= 2 && queuedChars >= READ_AHEAD_TEXT * share);
-  // refilled in batches (once half of what is read ahead is used), each handed to the workers in one message per worker
-  const fill = async () => {
-    if (exhausted || full(0.5)) return;
-    let batch: Array<{ number: number; text: string }> = [];
-    let batchChars = 0;
-    const submit = () => {
-      ahead.submit(batch);
-      batch = [];
-      batchChars = 0;
-    };
-    while (!exhausted && !full(1)) {
-      let next: IteratorResult<BlockText>;
-      let parsed: RecordedBlock | undefined;
-      try {
-        next = await source.next();
-        // a line that does not start as the writer writes it is parsed here, to know its number (or say what is wrong)
-        if (!next.done && next.value.number !== expected) parsed = next.value.parse(expected);
-      } catch (error) {
-        queue.push({ error });
-        exhausted = true;
-        break;
-      }
-      if (next.done) {
-        exhausted = true;
-        break;
-      }
-      const line = next.value;
-      const number = expected++;
-      if (options.to !== undefined && number > options.to) {
-        exhausted = true;
-        break;
-      }
-      batch.push({ number, text: line.text });
-      batchChars += line.text.length;
-      queue.push({ line, number, ...(parsed ? { parsed } : {}) });
-      queuedChars += line.text.length;
-      // a long line goes to the workers at once, while the next is read
-      if (batchChars >= SUBMIT_CHARS) submit();
-    }
-    submit();
-  };
   try {
     for (;;) {
-      await fill();
-      const item = queue.shift();
+      const item = await feed.next();
       if (!item) break;
-      if ('error' in item) throw item.error;
-      queuedChars -= item.line.text.length;
       const { number } = item;
       let parsed = item.parsed;
       const lazy = () => (parsed ??= item.line.parse(number));
@@ -257,8 +220,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     if (e instanceof Stop) return report(e.divergence);
     throw e;
   } finally {
-    ahead.close();
-    await source.return(undefined);
+    await stopReading();
   }
   return report();
 }

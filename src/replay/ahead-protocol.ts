@@ -1,0 +1,40 @@
+// What the replay's thread, its reader thread and its workers say to each other about block
+// lines (crypto-ahead.ts, line-reader-worker.ts, crypto-worker.ts): the requests and answers, and
+// how a line is split between the workers. Light on imports: the reader thread loads it too.
+import type { PreparedRange } from './block-prep.js';
+import type { ChunkResult } from './crypto-chunk.js';
+
+/** Lines at least this long (a few hundred transactions) are split between the workers. */
+export const SPLIT_BYTES = 300_000;
+
+export interface AheadRequest {
+  /** requestKey(replay, number, part): the replay's thread matches the answers by it. */
+  readonly key: string;
+  readonly number: number;
+  readonly suite: 'ecdsa' | 'sm';
+  readonly version: string;
+  /** The block's line in the recording, as read (in a SharedArrayBuffer: not copied). */
+  readonly bytes: Uint8Array;
+  /** Which part of the block's transactions (partRange). */
+  readonly part: number;
+  readonly parts: number;
+  /**
+   * Who computes this part's crypto, claimed with compareExchange from 0: 1 = the worker (the
+   * replay waits for its answer), 2 = the replay itself (it got there first, or stopped: the
+   * worker skips it, and skips preparing it too if it has not started that).
+   */
+  readonly claim: Int32Array;
+}
+
+/** A worker's answers to one request: `prepared` first, then `crypto`; each absent when the worker skipped the part or could not read the line. */
+export type AheadAnswer = { readonly key: string; readonly step: 'prepared'; readonly prepared?: PreparedRange } | { readonly key: string; readonly step: 'crypto'; readonly result?: ChunkResult };
+
+export function requestKey(replay: number, number: number, part: number): string {
+  return `${replay}:${number}:${part}`;
+}
+
+/** How a block line is split between `workers` workers, each part's worker by turn from `turn`, and the claims. */
+export function planParts(bytes: number, workers: number, turn: number): Array<{ worker: number; part: number; parts: number; claim: Int32Array }> {
+  const parts = workers > 1 && bytes >= SPLIT_BYTES ? workers : 1;
+  return Array.from({ length: parts }, (_, part) => ({ worker: (turn + part) % workers, part, parts, claim: new Int32Array(new SharedArrayBuffer(4)) }));
+}
