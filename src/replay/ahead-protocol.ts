@@ -1,8 +1,7 @@
 // What the replay's thread, its reader thread and its workers say to each other about block
 // lines (crypto-ahead.ts, line-reader-worker.ts, crypto-worker.ts): the requests and answers, and
 // how a line is split between the workers. Light on imports: the reader thread loads it too.
-import type { PreparedRange } from './block-prep.js';
-import type { ChunkResult } from './crypto-chunk.js';
+import type { ChunkResult, PreparedRange } from './block-prep.js';
 
 /** Lines at least this long (a few hundred transactions) are split between the workers. */
 export const SPLIT_BYTES = 300_000;

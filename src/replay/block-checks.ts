@@ -8,7 +8,7 @@ import type { BlockExecutor } from '../exec/index.js';
 import type { MemoryStore } from '../storage/index.js';
 import { describeCall } from './call-decoder.js';
 import type { BlockCrypto } from './crypto-ahead.js';
-import { blockSignatureKey } from './crypto-chunk.js';
+import { blockSignatureKey } from './block-prep.js';
 import { expectSame, hex, Stop, type Divergence, type Tally } from './divergence.js';
 import type { RecordedSenderSuite } from './recorded-sender-suite.js';
 import type { RecordedHeader, RecordedReceipt, RecordedTransaction } from './recorded-json.js';

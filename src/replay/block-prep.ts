@@ -8,14 +8,71 @@
 //  2. cryptoOfRange: each transaction re-encoded from its recorded fields and hashed, its sender
 //     recovered from its signature, the block's signatureList entries verified (by the range that
 //     has the header), and every recorded receipt encoded as FISCO encodes receipts, so that the
-//     replay checks each with one byte comparison (a ChunkResult, as crypto-chunk.ts's; a receipt
-//     it cannot encode is compared field by field).
+//     replay checks each with one byte comparison (a ChunkResult; a receipt it cannot encode is
+//     compared field by field). computeChunk does the same on the replay's own thread, from the
+//     block's JSON, for a part no worker started.
 import { decodeTransaction, encodeReceipt, encodeSignedTransaction, type LogEntry, type ProtocolVersion, type Receipt } from '../chain/index.js';
-import { bytesEqual } from '../codec/index.js';
+import { bytesEqual, toHexNoPrefix } from '../codec/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
-import { blockSignatureKey, type ChunkResult, type ReceiptEncodings } from './crypto-chunk.js';
 import { parseHeader, parseTransaction, transactionObjects, type RecordedHeader, type RecordedTransaction } from './recorded-json.js';
 import type { JsonObject } from './recording.js';
+
+export interface ChunkRange {
+  /** First transaction index, and one past the last. */
+  readonly from: number;
+  readonly to: number;
+  /** Verify the block's signatureList too (one range of a block does). */
+  readonly signatures: boolean;
+}
+
+export interface ChunkResult {
+  readonly from: number;
+  /**
+   * Per transaction of the range: 1 when its hash and sender were computed; 0 when the replay
+   * must look itself (no signed fields recorded, a malformed transaction, or no signer recovers),
+   * so that it reports the problem in its own words.
+   */
+  readonly computed: Uint8Array;
+  /** 32 bytes per transaction: the hash of the re-encoded signed payload. */
+  readonly hashes: Uint8Array;
+  /** 20 bytes per transaction: the address the signature recovers to. */
+  readonly senders: Uint8Array;
+  /** blockSignatureKey → whether that signatureList entry verifies. */
+  readonly signatures: ReadonlyArray<readonly [string, boolean]>;
+  /** The recorded receipts, encoded (absent where computeChunk computed this part on the replay's thread). */
+  readonly receipts?: ReceiptEncodings;
+}
+
+/** Recorded receipts encoded as FISCO encodes receipts, by transaction of a range. */
+export interface ReceiptEncodings {
+  /** 1 where the receipt could be encoded (see receiptEncoding). */
+  readonly encoded: Uint8Array;
+  readonly bytes: Uint8Array;
+  /** Where each receipt's encoding starts, then the end. */
+  readonly offsets: Uint32Array;
+  /** Each encoded receipt's log count. */
+  readonly logCounts: Uint32Array;
+}
+
+/** verify's inputs: the block hash, the signature bytes and the sealer's key. */
+export function blockSignatureKey(hash: Uint8Array, signature: Uint8Array, sealer: Uint8Array): string {
+  return `${toHexNoPrefix(hash)}:${toHexNoPrefix(signature)}:${toHexNoPrefix(sealer)}`;
+}
+
+/**
+ * Step 2 done from a block's JSON on the replay's own thread, for a part no worker started: each
+ * signed transaction re-encoded, hashed and its sender recovered, and (for the first range) the
+ * signatureList verified. The results are positional: the replayer compares them with the very
+ * transactions it parsed from the same block object.
+ */
+export function computeChunk(block: JsonObject, number: number, range: ChunkRange, suite: CryptoSuite, version: ProtocolVersion): ChunkResult {
+  const { work } = rangeWork(block, [], number, range, range.signatures, suite, version);
+  const result = cryptoOfRange(work, suite, version, false);
+  // sized to the range asked for, whatever the block holds
+  const size = Math.max(0, range.to - range.from);
+  const fit = (a: Uint8Array, width: number) => (a.length === width * size ? a : Uint8Array.from({ length: width * size }, (_, k) => a[k] ?? 0));
+  return { ...result, from: range.from, computed: fit(result.computed, 1), hashes: fit(result.hashes, 32), senders: fit(result.senders, 20) };
+}
 
 /** Byte fields of one prepared transaction, in this order, in PreparedRange.bytes. */
 export const TxField = {
@@ -68,6 +125,44 @@ export interface RangeWork {
 const NONE = new Uint8Array(0);
 
 /**
+ * The recorded transactions `from`..`to` of a block's JSON (undefined where one cannot be read),
+ * its receipts, and its header when `withHeader`; `problem` says why the range cannot be taken
+ * whole (the first thing wrong), if anything is.
+ */
+export function rangeWork(block: JsonObject, receipts: readonly unknown[], number: number, range: { from: number; to: number }, withHeader: boolean, suite: CryptoSuite, version: ProtocolVersion): { work: RangeWork; count: number; problem?: string } {
+  const place = { block: number };
+  let objects: JsonObject[];
+  let header: RecordedHeader | undefined;
+  let problem: string | undefined;
+  try {
+    objects = transactionObjects(block, place);
+  } catch (e) {
+    return { work: { from: 0, to: 0, txs: [], receipts: [] }, count: 0, problem: (e as Error).message };
+  }
+  try {
+    if (withHeader) header = parseHeader(block, place, { hashRequired: true });
+  } catch (e) {
+    problem = (e as Error).message;
+  }
+  const count = objects.length;
+  const to = Math.min(range.to, count);
+  if (receipts.length !== count) problem ??= `${count} transactions, ${receipts.length} receipts`;
+  if (header && header.number !== number) problem ??= `its block says number ${header.number}`;
+  const txs: Array<RecordedTransaction | undefined> = [];
+  for (let i = range.from; i < to; i++) {
+    let t: RecordedTransaction | undefined;
+    try {
+      t = parseTransaction(objects[i]!, { block: number, index: i }, suite, version.txGeneration);
+      if (!t.body || !t.signature) problem ??= `transaction ${i} lacks ${t.missing.join(', ')}`;
+    } catch (e) {
+      problem ??= `transaction ${i}: ${(e as Error).message}`;
+    }
+    txs.push(t);
+  }
+  return { work: { from: range.from, to, txs, receipts: receipts.slice(range.from, to), ...(header ? { header } : {}) }, count, ...(problem === undefined ? {} : { problem }) };
+}
+
+/**
  * Step 1 for part `part` of `parts` of a block line's `value` (its JSON, parsed), whose number
  * is `number`.
  */
@@ -88,43 +183,18 @@ export function prepareRange(
   const block = line.block as JsonObject;
   const receipts = line.receipts;
   if (typeof block !== 'object' || block === null || !Array.isArray(receipts)) return slowRange('no block or receipts');
-  const place = { block: number };
-  let objects: JsonObject[];
-  let header: RecordedHeader | undefined;
-  try {
-    objects = transactionObjects(block, place);
-    if (part === 0) header = parseHeader(block, place, { hashRequired: true });
-  } catch (e) {
-    return slowRange((e as Error).message);
-  }
-  const count = objects.length;
-  const { from, to } = partRange(count, part, parts);
-  const txs: Array<RecordedTransaction | undefined> = [];
-  let slow: string | undefined = receipts.length === count ? undefined : `${count} transactions, ${receipts.length} receipts`;
-  if (header && header.number !== number) slow ??= `its block says number ${header.number}`;
-  const withRaw = version.rootScheme !== 'merkle16';
+  const count = Array.isArray(block.transactions) ? block.transactions.length : 0;
+  const { work, problem } = rangeWork(block, receipts, number, partRange(count, part, parts), part === 0, suite, version);
+  if (problem !== undefined) return slowRange(problem, work, count);
 
+  const withRaw = version.rootScheme !== 'merkle16';
   const quantities: bigint[] = [];
   const fields: Uint8Array[] = [];
-  for (let i = from; i < to; i++) {
-    let t: RecordedTransaction | undefined;
-    try {
-      t = parseTransaction(objects[i]!, { block: number, index: i }, suite, version.txGeneration);
-      const body = t.body;
-      if (body && t.signature) {
-        if (slow === undefined) {
-          quantities.push(body.nonce, body.gasPrice, body.gas, body.blockLimit, body.value, body.chainId ?? 0n, body.groupId ?? 0n);
-          fields.push(body.to ?? NONE, body.data, body.extraData ?? NONE, withRaw ? encodeSignedTransaction(body, version.txGeneration, t.signature) : NONE, t.hash, t.from);
-        }
-      } else slow ??= `transaction ${i} lacks ${t.missing.join(', ')}`;
-    } catch (e) {
-      slow ??= `transaction ${i}: ${(e as Error).message}`;
-    }
-    txs.push(t);
+  for (const t of work.txs) {
+    const body = t!.body!;
+    quantities.push(body.nonce, body.gasPrice, body.gas, body.blockLimit, body.value, body.chainId ?? 0n, body.groupId ?? 0n);
+    fields.push(body.to ?? NONE, body.data, body.extraData ?? NONE, withRaw ? encodeSignedTransaction(body, version.txGeneration, t!.signature!) : NONE, t!.hash, t!.from);
   }
-  const work: RangeWork = { from, to, txs, receipts: receipts.slice(from, to), ...(header ? { header } : {}) };
-  if (slow !== undefined) return slowRange(slow, work, count);
-
   const offsets = new Uint32Array(fields.length + 1);
   let size = 0;
   fields.forEach((f, k) => {
@@ -134,7 +204,7 @@ export function prepareRange(
   offsets[fields.length] = size;
   const bytes = new Uint8Array(size);
   fields.forEach((f, k) => bytes.set(f, offsets[k]!));
-  return { prepared: { from, to, count, ...(header ? { header } : {}), quantities, bytes, offsets }, work };
+  return { prepared: { from: work.from, to: work.to, count, ...(work.header ? { header: work.header } : {}), quantities, bytes, offsets }, work };
 }
 
 /**
@@ -191,8 +261,8 @@ function quantity(value: unknown): bigint | undefined | null {
   return typeof value === 'string' && QUANTITY_TEXT.test(value) ? BigInt(value) : null;
 }
 
-/** Step 2: hashes and senders, the signatureList verified by the range that has the header, and the receipts encoded. */
-export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion): ChunkResult {
+/** Step 2: hashes and senders, the signatureList verified by the range that has the header, and (unless told not to) the receipts encoded. */
+export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion, receipts = true): ChunkResult {
   const size = work.to - work.from;
   const computed = new Uint8Array(size);
   const hashes = new Uint8Array(32 * size);
@@ -221,7 +291,7 @@ export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: Prot
       // an entry the replay rejects in its own words
     }
   }
-  return { from: work.from, computed, hashes, senders, signatures, receipts: encodeReceipts(work, version) };
+  return { from: work.from, computed, hashes, senders, signatures, ...(receipts ? { receipts: encodeReceipts(work, version) } : {}) };
 }
 
 function encodeReceipts(work: RangeWork, version: ProtocolVersion): ReceiptEncodings {

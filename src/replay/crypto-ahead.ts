@@ -12,9 +12,8 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ProtocolVersion } from '../chain/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
-import { partRange, type PreparedRange } from './block-prep.js';
+import { computeChunk, partRange, type ChunkResult, type PreparedRange } from './block-prep.js';
 import { planParts, requestKey, type AheadAnswer, type AheadRequest } from './ahead-protocol.js';
-import { computeChunk, type ChunkResult } from './crypto-chunk.js';
 import type { JsonObject } from './recording.js';
 
 // Compiled (dist/), the worker runs crypto-worker.js itself; from the sources it starts through
