@@ -27,7 +27,7 @@ export interface BlockContext {
   readonly genesis: GroupGenesis;
   readonly tally: Tally;
   readonly previousHash: Uint8Array | undefined;
-  /** The block's transaction hashes, senders and block signatures, computed ahead by the workers where they got to it. */
+  /** The block's transaction hashes, senders, block signatures and receipt encodings, computed ahead by the workers where they got to it (taken once: later calls give the same). */
   readonly crypto: () => Promise<BlockCrypto>;
   readonly clock: () => number;
   /** Milliseconds spent in execute and commit, over the whole replay. */

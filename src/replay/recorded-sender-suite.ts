@@ -1,4 +1,3 @@
-import { toHexNoPrefix } from '../codec/index.js';
 import type { CryptoSuite, KeyPair, RandomSource, Signature, SignatureFormError } from '../crypto/index.js';
 
 /**
@@ -12,17 +11,18 @@ import type { CryptoSuite, KeyPair, RandomSource, Signature, SignatureFormError 
  */
 export class RecordedSenderSuite implements CryptoSuite {
   readonly name: CryptoSuite['name'];
-  /** signing hash → marker key; marker key → recorded sender: by object (what the executor hands back). */
+  /**
+   * signing hash → marker key; marker key → recorded sender. By object: the executor asks with the
+   * very Transaction.signingHash registered, and asks address() with the marker returned.
+   */
   private readonly markerOf = new Map<Uint8Array, Uint8Array>();
   private readonly senderOf = new Map<Uint8Array, Uint8Array>();
-  /** The same by hex, made only when a lookup by object misses (another object with the same bytes). */
-  private byHex: { markers: Map<string, Uint8Array>; senders: Map<string, Uint8Array> } | undefined;
 
   constructor(readonly inner: CryptoSuite) {
     this.name = inner.name;
   }
 
-  /** Register a transaction (by the unique digest it carries as signing hash); returns the signature to give it. */
+  /** Register a transaction (by the unique digest object it carries as signing hash); returns the signature to give it. */
   register(digest: Uint8Array, sender: Uint8Array): Signature {
     const marker = new Uint8Array(64);
     marker.set(digest, 0);
@@ -30,10 +30,6 @@ export class RecordedSenderSuite implements CryptoSuite {
     marker[0]! ^= 0xff; // never a real key's bytes by accident of layout
     this.markerOf.set(digest, marker);
     this.senderOf.set(marker, sender);
-    if (this.byHex) {
-      this.byHex.markers.set(toHexNoPrefix(digest), marker);
-      this.byHex.senders.set(toHexNoPrefix(marker), sender);
-    }
     return this.name === 'ecdsa' ? { kind: 'ecdsa', r: 1n, s: 1n, v: 0 } : { kind: 'sm', r: 1n, s: 1n, publicKey: marker };
   }
 
@@ -41,18 +37,6 @@ export class RecordedSenderSuite implements CryptoSuite {
   clear(): void {
     this.markerOf.clear();
     this.senderOf.clear();
-    this.byHex = undefined;
-  }
-
-  private hexMaps(): { markers: Map<string, Uint8Array>; senders: Map<string, Uint8Array> } {
-    if (!this.byHex) {
-      const markers = new Map<string, Uint8Array>();
-      for (const [digest, marker] of this.markerOf) markers.set(toHexNoPrefix(digest), marker);
-      const senders = new Map<string, Uint8Array>();
-      for (const [marker, sender] of this.senderOf) senders.set(toHexNoPrefix(marker), sender);
-      this.byHex = { markers, senders };
-    }
-    return this.byHex;
   }
 
   hash(data: Uint8Array): Uint8Array {
@@ -68,10 +52,8 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.inner.sign(digest, key);
   }
   recoverSigner(digest: Uint8Array, signature: Signature): Uint8Array | null {
-    if (this.markerOf.size > 0) {
-      const marker = this.markerOf.get(digest) ?? this.hexMaps().markers.get(toHexNoPrefix(digest));
-      if (marker) return marker;
-    }
+    const marker = this.markerOf.get(digest);
+    if (marker) return marker;
     return this.inner.recoverSigner(digest, signature);
   }
   verify(digest: Uint8Array, signature: Signature, publicKey: Uint8Array): boolean {
@@ -81,10 +63,8 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.inner.signatureFormError(signature);
   }
   address(publicKey: Uint8Array): Uint8Array {
-    if (this.senderOf.size > 0) {
-      const sender = this.senderOf.get(publicKey) ?? this.hexMaps().senders.get(toHexNoPrefix(publicKey));
-      if (sender) return sender;
-    }
+    const sender = this.senderOf.get(publicKey);
+    if (sender) return sender;
     return this.inner.address(publicKey);
   }
   signatureToBytes(signature: Signature): Uint8Array {

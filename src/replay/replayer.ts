@@ -247,13 +247,12 @@ interface BlockInputs {
 
 /** A block the workers prepared: see prepared-block.ts. */
 async function replayPreparedBlock(number: number, block: PreparedBlock, lazy: LazyBlock, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
-  let crypto: BlockCrypto | undefined;
   return executeAndCheck(number, {
     header: block.header,
     transactions: block.transactions,
     allEncoded: true,
-    verifyTransactions: async () => verifyPreparedSenders(block, (crypto ??= await ctx.crypto()), number, ctx, lazy),
-    compareReceipts: async (mine) => comparePreparedReceipts(mine, (crypto ??= await ctx.crypto()), number, ctx, lazy),
+    verifyTransactions: async () => verifyPreparedSenders(block, await ctx.crypto(), number, ctx, lazy),
+    compareReceipts: async (mine) => comparePreparedReceipts(mine, await ctx.crypto(), number, ctx, lazy),
   }, ctx);
 }
 
@@ -273,19 +272,17 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
 
   // merkle16 roots read only the hashes: execute as recorded while the workers check the signatures
   const provisional = version.rootScheme === 'merkle16';
-  let crypto: BlockCrypto | undefined;
-  const joinCrypto = async () => (crypto ??= await ctx.crypto());
   suite.clear();
   const transactions = provisional ? txs.map((t, i) => provisionalTransaction(t, i, number, ctx)) : [];
   if (!provisional) {
-    const known = await joinCrypto();
+    const known = await ctx.crypto();
     for (let i = 0; i < txs.length; i++) transactions.push(transactionFor(txs[i]!, i, number, ctx, known));
   }
   return executeAndCheck(number, {
     header,
     transactions,
     allEncoded: txs.every((t) => t.body),
-    verifyTransactions: provisional ? async () => verifyProvisional(txs, await joinCrypto(), number, ctx) : undefined,
+    verifyTransactions: provisional ? async () => verifyProvisional(txs, await ctx.crypto(), number, ctx) : undefined,
     compareReceipts: (mine) => mine.forEach((receipt, i) => compareReceipt(receipts[i]!, receipt, txs[i]!, i, number, ctx)),
   }, ctx);
 }
