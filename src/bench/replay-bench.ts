@@ -37,9 +37,11 @@ export interface ReplayMeasurement {
 
 /** Replays `file` (warm: once untimed first when `warm`) and times it. */
 export async function measureReplay(file: string, warm = false): Promise<ReplayMeasurement> {
-  if (warm) await replayRecording(file);
+  // as `twinchain replay` runs it
+  const options = { prioritize: true };
+  if (warm) await replayRecording(file, options);
   const started = performance.now();
-  const report = await replayRecording(file);
+  const report = await replayRecording(file, options);
   const seconds = (performance.now() - started) / 1000;
   if (report.verdict !== 'pass') throw new Error(`${file} does not replay: ${JSON.stringify(report.divergence)}`);
   return { file: path.basename(file), blocks: report.blocks, transactions: report.transactions, seconds, executionSeconds: report.executionSeconds };

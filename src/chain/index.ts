@@ -12,6 +12,7 @@ export {
   decodeTransaction,
   decodeTransactionHex,
   encodeSignedTransaction,
+  signedTransactionDigests,
   encodeUnsignedTransaction,
   recoverSender,
   signTransaction,
@@ -51,7 +52,7 @@ export {
 } from './block.js';
 export { computeReceiptsRoot, computeTransactionsRoot } from './block-roots.js';
 export { merkleRoot16, orderedTrieRoot } from './merkle-root.js';
-export { decodeReceipt, encodeReceipt, receiptFromRlp, type LogEntry, type Receipt } from './receipt.js';
+export { decodeReceipt, encodeReceipt, receiptFromRlp, receiptItems, type LogEntry, type Receipt } from './receipt.js';
 export { BLOOM_BYTES, bloomAdd, bloomMayContain, bloomOr, logsBloom } from './log-bloom.js';
 export {
   GENESIS_DEFAULTS,

@@ -1,6 +1,9 @@
 import { CodecError } from '../codec/index.js';
 import type { InterfaceVariant } from '../codec/index.js';
 
+/** The numbers of the versions compared against (a handful of literals, asked per transaction and receipt). */
+const thresholds = new Map<string, number>();
+
 /**
  * A `[compatibility] supported_version` as FISCO numbers it: 2.0.0-rc1 → 1, -rc2 → 2, -rc3 → 3,
  * x.y.z → 0xXXYYZZ00 (2.11.0 = 0x020b0000). Comparisons follow the number.
@@ -24,7 +27,9 @@ export class ProtocolVersion {
   }
 
   atLeast(text: string): boolean {
-    return this.number >= ProtocolVersion.parse(text).number;
+    let threshold = thresholds.get(text);
+    if (threshold === undefined) thresholds.set(text, (threshold = ProtocolVersion.parse(text).number));
+    return this.number >= threshold;
   }
 
   /** rc1 payloads (7 + 3 fields) before 2.0.0-rc2, rc2 payloads (10 + 3) from then on. */

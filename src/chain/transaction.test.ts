@@ -9,6 +9,7 @@ import {
   decodeTransactionHex,
   encodeSignedTransaction,
   recoverSender,
+  signedTransactionDigests,
   transactionToJson,
 } from './transaction.js';
 import { vectors } from './vectors.test-helper.js';
@@ -102,6 +103,26 @@ describe.each([
     const tx = builder.build({ blockLimit: 10n });
     const other = generation === 'rc1' ? 'rc2' : 'rc1';
     expect(() => decodeTransaction(tx.raw, { suite, generation: other })).toThrowError(/InvalidFormat: an rc\d transaction has \d+ fields/);
+  });
+
+  it('signedTransactionDigests gives the payload, hash and signing hash decoding it would', () => {
+    for (const tx of [builder.build({ to: fromHex('22'.repeat(20)), data: Uint8Array.of(9, 8), blockLimit: 77n }), builder.build({ data: Uint8Array.of(0x60), blockLimit: 5n })]) {
+      const digests = signedTransactionDigests(tx.body, generation, tx.signature, suite)!;
+      const decoded = decodeTransaction(encodeSignedTransaction(tx.body, generation, tx.signature), { suite, generation });
+      expect(toHex(digests.raw)).toBe(toHex(decoded.raw));
+      expect(toHex(digests.hash)).toBe(toHex(decoded.hash));
+      expect(toHex(digests.signingHash)).toBe(toHex(decoded.signingHash));
+    }
+  });
+
+  it('signedTransactionDigests refuses what decoding the payload refuses', () => {
+    const tx = builder.build({ blockLimit: 10n });
+    const wide = { ...tx.body, nonce: 1n << 256n };
+    expect(() => decodeTransaction(encodeSignedTransaction(wide, generation, tx.signature), { suite, generation })).toThrowError(TxDecodeError);
+    expect(signedTransactionDigests(wide, generation, tx.signature, suite)).toBeUndefined();
+    const outOfForm = { ...tx.signature, s: SECP256K1_N - 1n };
+    expect(() => decodeTransaction(encodeSignedTransaction(tx.body, generation, outOfForm), { suite, generation })).toThrowError(TxDecodeError);
+    expect(signedTransactionDigests(tx.body, generation, outOfForm, suite)).toBeUndefined();
   });
 
   it('adoptSender carries the verified sender to an identical payload only', () => {

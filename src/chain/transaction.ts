@@ -14,6 +14,7 @@ import {
   toHex,
   type RlpInput,
   type RlpValue,
+  UINT256_MAX,
 } from '../codec/index.js';
 import type { CryptoSuite, Signature } from '../crypto/index.js';
 import type { TxGeneration } from './protocol-version.js';
@@ -236,11 +237,34 @@ export function transactionFromRlp(decoded: RlpValue, raw: Uint8Array, options: 
   };
   const [v, r, s] = fields.slice(names.length) as [Uint8Array, Uint8Array, Uint8Array];
   const signature = decodeSignature(v, r, s, suite);
-  // the unsigned field list is the signed payload's first items, byte for byte
-  let unsignedEnd = rlpListPayload(raw).start;
-  for (let i = 0; i < names.length; i++) unsignedEnd = rlpItemEnd(raw, unsignedEnd);
-  const signingHash = suite.hash(rlpListOfEncodedRange(raw, rlpListPayload(raw).start, unsignedEnd));
-  return new Transaction(generation, suite.name, body, signature, raw, suite.hash(raw), signingHash);
+  return new Transaction(generation, suite.name, body, signature, raw, suite.hash(raw), signingHashOfRaw(raw, generation, suite));
+}
+
+/** The hash of the unsigned field list, which is the signed payload's first items, byte for byte. */
+function signingHashOfRaw(raw: Uint8Array, generation: TxGeneration, suite: CryptoSuite): Uint8Array {
+  const start = rlpListPayload(raw).start;
+  let unsignedEnd = start;
+  for (let i = 0; i < UNSIGNED_FIELDS[generation].length; i++) unsignedEnd = rlpItemEnd(raw, unsignedEnd);
+  return suite.hash(rlpListOfEncodedRange(raw, start, unsignedEnd));
+}
+
+/**
+ * The signed payload of a body and signature, its hash and its signing hash: what
+ * decodeTransaction(encodeSignedTransaction(…)) would give, without decoding it again. Undefined
+ * where that decode would refuse the payload (a quantity wider than 256 bits, or a signature out
+ * of the suite's form), so that a caller reports it as decodeTransaction does.
+ */
+export function signedTransactionDigests(
+  body: TxBody,
+  generation: TxGeneration,
+  signature: Signature,
+  suite: CryptoSuite,
+): { raw: Uint8Array; hash: Uint8Array; signingHash: Uint8Array } | undefined {
+  const quantities = [body.nonce, body.gasPrice, body.gas, body.blockLimit, body.value, body.chainId ?? 0n, body.groupId ?? 0n];
+  if (quantities.some((q) => q > UINT256_MAX) || (body.to !== null && body.to.length !== 20)) return undefined;
+  if (signature.kind !== suite.name || suite.signatureFormError(signature)) return undefined;
+  const raw = encodeSignedTransaction(body, generation, signature);
+  return { raw, hash: suite.hash(raw), signingHash: signingHashOfRaw(raw, generation, suite) };
 }
 
 function decodeSignature(v: Uint8Array, r: Uint8Array, s: Uint8Array, suite: CryptoSuite): Signature {

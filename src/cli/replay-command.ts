@@ -83,7 +83,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const total = tty ? await countBlocks(file, to) : undefined;
   let report: ReplayReport;
   try {
-    report = await replayRecording(file, { ...(to === undefined ? {} : { to }), ...(tty ? { onProgress: progressBar(total) } : {}) });
+    report = await replayRecording(file, { prioritize: io.ownsProcess === true, ...(to === undefined ? {} : { to }), ...(tty ? { onProgress: progressBar(total) } : {}) });
   } catch (e) {
     if (e instanceof RecordingError || e instanceof ReplayInputError) throw new CliError(e.message);
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`${file}: no such file`);

@@ -11,8 +11,8 @@
 //     replay checks each with one byte comparison (a ChunkResult; a receipt it cannot encode is
 //     compared field by field). computeChunk does the same on the replay's own thread, from the
 //     block's JSON, for a part no worker started.
-import { decodeTransaction, encodeReceipt, encodeSignedTransaction, type LogEntry, type ProtocolVersion, type Receipt } from '../chain/index.js';
-import { bytesEqual, toHexNoPrefix } from '../codec/index.js';
+import { encodeSignedTransaction, receiptItems, signedTransactionDigests, type LogEntry, type ProtocolVersion, type Receipt } from '../chain/index.js';
+import { bytesEqual, rlpEncode, toHexNoPrefix } from '../codec/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
 import { parseHeader, parseTransaction, transactionObjects, type RecordedHeader, type RecordedTransaction } from './recorded-json.js';
 import type { JsonObject } from './recording.js';
@@ -241,17 +241,20 @@ export function receiptEncoding(json: unknown, txHash: Uint8Array, version: Prot
     logs.push({ address, topics: topics as Uint8Array[], data });
   }
   const receipt: Receipt = { stateRoot: root, gasUsed, contractAddress, logsBloom, status: Number(status), output, ...(remainGas === undefined ? {} : { remainGas }), logs };
-  return { bytes: encodeReceipt(receipt, version.receiptHasRemainGas), logs: logs.length };
+  // encodeReceipt's bytes, without its cache: a recorded receipt is encoded once and let go
+  return { bytes: rlpEncode(receiptItems(receipt, version.receiptHasRemainGas)), logs: logs.length };
 }
 
 const MAX_STATUS = BigInt(Number.MAX_SAFE_INTEGER);
-const HEX_TEXT = /^0x(?:[0-9a-fA-F]{2})*$/;
 const QUANTITY_TEXT = /^(?:0x[0-9a-fA-F]+|[0-9]+)$/;
 
 /** 0x hex of whole bytes (of `length` bytes when given), or undefined. */
 function hexBytes(value: unknown, length?: number): Uint8Array | undefined {
-  if (typeof value !== 'string' || (length !== undefined && value.length !== 2 + 2 * length) || !HEX_TEXT.test(value)) return undefined;
-  return Buffer.from(value.slice(2), 'hex');
+  if (typeof value !== 'string' || value.length % 2 !== 0 || value.charCodeAt(0) !== 0x30 || value.charCodeAt(1) !== 0x78) return undefined;
+  if (length !== undefined && value.length !== 2 + 2 * length) return undefined;
+  // Buffer stops at the first pair that is not hex: only a full-length result was hex throughout
+  const bytes = Buffer.from(value.slice(2), 'hex');
+  return bytes.length * 2 === value.length - 2 ? bytes : undefined;
 }
 
 /** A quantity as recorded-json.ts's quantityOf reads it (0x hex or decimal, text or a JSON number); null when malformed. */
@@ -270,9 +273,9 @@ export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: Prot
   work.txs.forEach((t, k) => {
     if (!t?.body || !t.signature) return;
     try {
-      const tx = decodeTransaction(encodeSignedTransaction(t.body, version.txGeneration, t.signature), { suite, generation: version.txGeneration });
-      const key = suite.recoverSigner(tx.signingHash, tx.signature);
-      if (!key) return;
+      const tx = signedTransactionDigests(t.body, version.txGeneration, t.signature, suite);
+      const key = tx && suite.recoverSigner(tx.signingHash, t.signature);
+      if (!tx || !key) return;
       hashes.set(tx.hash, 32 * k);
       senders.set(suite.address(key), 20 * k);
       computed[k] = 1;

@@ -32,6 +32,14 @@ export interface BlockCrypto {
   readonly receipts: ReadonlyArray<{ readonly bytes: Uint8Array; readonly logs: number } | undefined>;
 }
 
+/**
+ * The young generation of a worker's heap. A block's parsed JSON (a few MB for a thousand
+ * transactions) lives through both steps; in V8's default young generation most of it is copied
+ * out and promoted, to be marked again later by the collector's threads. Measured on the exec-bench
+ * workload: 64 MB saves about 0.1 s of CPU in 1.3 s (fewer scavenges and old-generation marks).
+ */
+const YOUNG_GENERATION_MB = 64;
+
 interface Answers {
   readonly prepared: Promise<PreparedRange | undefined>;
   readonly crypto: Promise<ChunkResult | undefined>;
@@ -55,7 +63,7 @@ class SharedWorker {
 
   constructor() {
     this.booted = new Promise((resolve) => (this.settleBoot = resolve));
-    this.worker = new Worker(BOOT);
+    this.worker = new Worker(BOOT, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     this.worker.on('message', (message: AheadAnswer | 'ready') => {
       if (message === 'ready') {
         this.ready = true;

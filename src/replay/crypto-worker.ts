@@ -3,27 +3,13 @@
 // of requests, each a block line's bytes as read from the recording and a part of its
 // transactions, by the replay's thread or, on a channel of their own, by the reader thread, and
 // answers each twice to the replay's thread: the part prepared, then its crypto.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
 import { cryptoOfRange, prepareRange } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
-
-/** Niceness of this thread: the replay's own thread, which waits for nothing else, goes first when the cores are busy. */
-const NICENESS = 10;
-
-function lowerPriority(): void {
-  try {
-    // Linux: this thread's id, which setpriority takes for the thread alone
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, NICENESS);
-  } catch {
-    // elsewhere: the same priority as the replay
-  }
-}
+import { lowerThisThread } from './thread-priority.js';
 
 const versions = new Map<string, ProtocolVersion>();
 
@@ -68,7 +54,8 @@ const onRequests = (requests: AheadRequest[]) => {
   for (const request of requests) work(request);
 };
 
-lowerPriority();
+// the replay's own thread, which waits for nothing else, goes first when the cores are busy
+lowerThisThread();
 parentPort!.on('message', (message: AheadRequest[] | { port: MessagePort }) => {
   if (Array.isArray(message)) onRequests(message);
   else message.port.on('message', onRequests);

@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import type { FeedLimits, PartPlan, ReaderAnswer, ReaderRequest } from './block-feed.js';
 import { planParts, requestKey, type AheadRequest } from './ahead-protocol.js';
 import { RecordingError, RecordingReader } from './recording.js';
+import { lowerThisThread } from './thread-priority.js';
 
 type Open = Extract<ReaderRequest, { type: 'open' }>;
 
@@ -103,4 +104,5 @@ parentPort!.on('message', (request: ReaderRequest) => {
   session.wake?.();
   session.wake = undefined;
 });
+lowerThisThread();
 parentPort!.postMessage('ready');

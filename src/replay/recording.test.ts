@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, type RecordedBlock, type RecordingHeader } from './recording.js';
+import { RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, utf8, type RecordedBlock, type RecordingHeader } from './recording.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -98,5 +98,25 @@ describe('recording files', () => {
     await w.writeBlock(block(2));
     await w.end();
     expect((await readAll(gz)).blocks).toEqual([big(1), block(2)]);
+  });
+});
+
+describe('utf8', () => {
+  const shared = (bytes: Uint8Array) => {
+    const view = new Uint8Array(new SharedArrayBuffer(bytes.length + 3), 3, bytes.length);
+    view.set(bytes);
+    return view;
+  };
+
+  it('reads ASCII and UTF-8 alike, from shared memory and at an offset', () => {
+    for (const text of ['{"number":1,"block":{}}', '{"note":"préparé ✓ 区块 😀"}', '']) {
+      expect(utf8(shared(Buffer.from(text, 'utf8')))).toBe(text);
+    }
+  });
+
+  it('keeps the replacement of bytes that are not UTF-8, as a UTF-8 decoder does', () => {
+    const bytes = Uint8Array.of(0x7b, 0xff, 0x7d);
+    expect(utf8(shared(bytes))).toBe(Buffer.from(bytes).toString('utf8'));
+    expect(utf8(shared(bytes))).toBe('{\ufffd}');
   });
 });

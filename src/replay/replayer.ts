@@ -20,6 +20,7 @@ import { buildPreparedBlock, comparePreparedReceipts, verifyPreparedSenders, typ
 import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects, type RecordedHeader } from './recorded-json.js';
 import { RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
 import { readerThread, ThreadFeed, WorkerFeed, type BlockFeed } from './block-feed.js';
+import { yieldToThisThread } from './thread-priority.js';
 
 export { rebuildGenesis } from './genesis-rebuild.js';
 export type { Divergence, SkippedCheck } from './divergence.js';
@@ -64,6 +65,13 @@ export interface ReplayOptions {
    * read ahead on other cores (worker threads shared by the process; crypto-ahead.ts). Default true.
    */
   readonly signatureWorker?: boolean;
+  /**
+   * Give this thread priority over every other thread of the process (thread-priority.ts): the
+   * reader, the workers, V8's collector threads and libuv's pool then run on the cores it leaves
+   * idle. For a process that is the replay's alone (`twinchain replay`); default false, a library
+   * caller's process keeping its priorities. The workers lower their own priority either way.
+   */
+  readonly prioritize?: boolean;
 }
 
 /** Blocks read (and handed to the crypto workers) ahead of the one being replayed. */
@@ -102,6 +110,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   // read on the reader thread where worker threads run, else on this thread
   const [ahead, thread] = await Promise.all([CryptoAhead.start(realSuite, version, workers), workers ? readerThread() : undefined]);
   if (thread) reader.close();
+  if (options.prioritize) yieldToThisThread();
   const limits = { lines: READ_AHEAD, bytes: READ_AHEAD_BYTES };
   const feed: BlockFeed = thread ? new WorkerFeed(thread, file, header.from, options.to, ahead, limits) : new ThreadFeed(reader, options.to, ahead, limits);
   const stopReading = async () => {
