@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, utf8, type RecordedBlock, type RecordingHeader } from './recording.js';
+import { readRecordingHeader, RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, utf8, type RecordedBlock, type RecordingHeader } from './recording.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -118,5 +118,48 @@ describe('utf8', () => {
     const bytes = Uint8Array.of(0x7b, 0xff, 0x7d);
     expect(utf8(shared(bytes))).toBe(Buffer.from(bytes).toString('utf8'));
     expect(utf8(shared(bytes))).toBe('{\ufffd}');
+  });
+});
+
+describe('readRecordingHeader', () => {
+  const block = (n: number): RecordedBlock => ({ number: n, block: { number: `0x${n.toString(16)}`, transactions: [] }, receipts: [] });
+
+  it.each(['chain.jsonl', 'chain.jsonl.gz'])('%s: the header RecordingReader.open reads, without reading the blocks', async (name) => {
+    const file = await tempFile(name);
+    const writer = RecordingWriter.create(file);
+    await writer.writeHeader(header);
+    for (let n = 1; n <= 3; n++) await writer.writeBlock(block(n));
+    await writer.end();
+    const reader = await RecordingReader.open(file);
+    reader.close();
+    expect(await readRecordingHeader(file)).toEqual(reader.header);
+  });
+
+  it('a header longer than the part read first, and CRLF line ends, read all the same', async () => {
+    const file = await tempFile('long.jsonl');
+    const long = { ...header, source: `http://127.0.0.1:8545/${'x'.repeat(100_000)}` };
+    await writeFile(file, `${JSON.stringify(long)}\r\n${JSON.stringify(block(1))}\r\n`);
+    expect((await readRecordingHeader(file)).source).toBe(long.source);
+    const short = await tempFile('short.jsonl');
+    await writeFile(short, `${JSON.stringify(header)}\r\n`);
+    expect(await readRecordingHeader(short)).toEqual(header);
+  });
+
+  it.each([
+    ['an empty file', '', /:1: the file is empty/],
+    ['a header without its line end', JSON.stringify(header), null],
+    ['a line that is not JSON', '{"format":\n', /:1: /],
+    ['another format', `${JSON.stringify({ ...header, format: 'other' })}\n`, /:1: not a Twinchain recording/],
+  ])('%s: what RecordingReader.open says', async (_name, text, error) => {
+    const file = await tempFile('odd.jsonl');
+    await writeFile(file, text);
+    const opened = RecordingReader.open(file).then((r) => {
+      r.close();
+      return r.header;
+    });
+    if (error) {
+      await expect(opened).rejects.toThrow(error);
+      await expect(readRecordingHeader(file)).rejects.toThrow(error);
+    } else expect(await readRecordingHeader(file)).toEqual(await opened);
   });
 });

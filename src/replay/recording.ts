@@ -6,7 +6,7 @@
 import { isAscii } from 'node:buffer';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { constants as zlibConstants, createGunzip, createGzip, gunzipSync } from 'node:zlib';
 import type { Readable, Writable } from 'node:stream';
 import { CodecError } from '../codec/index.js';
 
@@ -122,6 +122,39 @@ export function parseBlockLine(value: unknown, file: string, line: number, expec
   if (!isObject(value.block)) fail(`block ${expectedNumber}: "block" must be a JSON object`);
   if (!Array.isArray(value.receipts) || !value.receipts.every(isObject)) fail(`block ${expectedNumber}: "receipts" must be a list of JSON objects`);
   return value as unknown as RecordedBlock;
+}
+
+/** How much of a recording readRecordingHeader reads for its first line (a header is a few KB). */
+const HEADER_PREFIX = 1 << 16;
+
+/**
+ * The header of a recording without setting up its block stream (for a replay whose blocks another
+ * thread reads): line 1 from the file's first 64 KB, inflated as far as they go. Whatever that
+ * cannot settle (a longer header, an empty file, a line that is not a header) is read by
+ * RecordingReader.open, so the answer and every error are the same as there.
+ */
+export async function readRecordingHeader(file: string): Promise<RecordingHeader> {
+  const handle = await open(file, 'r');
+  let prefix: Buffer;
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(HEADER_PREFIX), 0, HEADER_PREFIX, 0);
+    prefix = buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+  try {
+    const text = prefix[0] === 0x1f && prefix[1] === 0x8b ? gunzipSync(prefix, { finishFlush: zlibConstants.Z_SYNC_FLUSH }) : prefix;
+    const end = text.indexOf(0x0a);
+    if (end > 0) {
+      const line = text.subarray(0, text[end - 1] === 0x0d ? end - 1 : end);
+      return parseHeader(JSON.parse(line.toString('utf8')), file);
+    }
+  } catch {
+    // said in RecordingReader.open's words below
+  }
+  const reader = await RecordingReader.open(file);
+  reader.close();
+  return reader.header;
 }
 
 async function isGzip(file: string): Promise<boolean> {

@@ -18,7 +18,7 @@ import { genesisDifference, rebuildGenesis } from './genesis-rebuild.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
 import { buildPreparedBlock, comparePreparedReceipts, verifyPreparedSenders, type LazyBlock, type PreparedBlock } from './prepared-block.js';
 import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects, type RecordedHeader } from './recorded-json.js';
-import { RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
+import { readRecordingHeader, RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
 import { readerThread, ThreadFeed, WorkerFeed, type BlockFeed } from './block-feed.js';
 import { yieldToThisThread } from './thread-priority.js';
 
@@ -85,38 +85,46 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const clock = options.clock ?? (() => performance.now());
   const started = clock();
   const timing = { executionMs: 0 };
-  const reader = await RecordingReader.open(file);
-  const header = reader.header;
+  const workers = options.signatureWorker ?? true;
+  // where worker threads run, the reader thread reads the blocks: this thread needs only the header
+  let reader = workers ? undefined : await RecordingReader.open(file);
+  const header = reader?.header ?? (await readRecordingHeader(file));
   if (header.from !== 1) {
-    reader.close();
+    reader?.close();
     throw new ReplayInputError(
       `${file}: the recording starts at block ${header.from}; replay re-executes from the genesis and cannot rebuild the state of blocks 1–${header.from - 1}, which are not in it. Record the chain from block 1 (record --from 1).`,
     );
   }
   if (options.to !== undefined && options.to < header.from) {
-    reader.close();
+    reader?.close();
     throw new ReplayInputError(`--to ${options.to} is before the recording's first block ${header.from}`);
   }
   let version: ProtocolVersion;
   try {
     version = ProtocolVersion.parse(header.supportedVersion);
   } catch (e) {
-    reader.close();
+    reader?.close();
     throw new ReplayInputError(`${file}:1: ${unsupportedVersion(header.supportedVersion, e)}`);
   }
   const realSuite = getSuite(header.suite);
   // started first: the workers boot (the crypto modules) and the first blocks are read while the genesis and the state are set up
-  const workers = options.signatureWorker ?? true;
-  // read on the reader thread where worker threads run, else on this thread
   const [ahead, thread] = await Promise.all([CryptoAhead.start(realSuite, version, workers), workers ? readerThread() : undefined]);
-  if (thread) reader.close();
   if (options.prioritize) yieldToThisThread();
   const limits = { lines: READ_AHEAD, bytes: READ_AHEAD_BYTES };
-  const feed: BlockFeed = thread ? new WorkerFeed(thread, file, header.from, options.to, ahead, limits) : new ThreadFeed(reader, options.to, ahead, limits);
+  // read on the reader thread where it runs, else on this thread
+  if (!thread) {
+    try {
+      reader ??= await RecordingReader.open(file);
+    } catch (e) {
+      ahead.close();
+      throw e;
+    }
+  }
+  const feed: BlockFeed = thread ? new WorkerFeed(thread, file, header.from, options.to, ahead, limits) : new ThreadFeed(reader!, options.to, ahead, limits);
   const stopReading = async () => {
     ahead.close();
     await feed.close();
-    reader.close();
+    reader?.close();
   };
   const suite = new RecordedSenderSuite(realSuite);
   const tally = new Tally();
