@@ -140,49 +140,44 @@ export interface RecordedTransaction {
 }
 
 const RC2_EXTRA = ['blockLimit', 'chainId', 'groupId', 'extraData', 'signature'] as const;
+const RC1_EXTRA = ['blockLimit', 'signature'] as const;
 
+// Built field by field, without spreads: replay parses every recorded transaction through here.
 export function parseTransaction(json: JsonObject, place: Place, suite: CryptoSuite, generation: 'rc1' | 'rc2'): RecordedTransaction {
   const toText = json.to;
   if (toText !== null && typeof toText !== 'string') bad(place, 'to', `is neither an address nor null: ${JSON.stringify(toText)}`);
   // a creation is null in the earlier variant and the zero address in the later one, where a
   // call to address 0 prints the same: the signed fields' hash tells them apart (below)
   const to = toText === null || toText === ZERO_ADDRESS_HEX ? null : bytesOf(json, 'to', place, 20);
-  const common = {
-    hash: bytesOf(json, 'hash', place, 32),
-    from: bytesOf(json, 'from', place, 20),
-    to,
-    input: bytesOf(json, 'input', place),
-  };
-  const wanted = generation === 'rc2' ? RC2_EXTRA : (['blockLimit', 'signature'] as const);
-  const missing = wanted.filter((f) => json[f] === undefined);
+  const hash = bytesOf(json, 'hash', place, 32);
+  const from = bytesOf(json, 'from', place, 20);
+  const input = bytesOf(json, 'input', place);
+  let missing: string[] | undefined;
+  for (const field of generation === 'rc2' ? RC2_EXTRA : RC1_EXTRA) if (json[field] === undefined) (missing ??= []).push(field);
   // no signed fields (the earlier variant): its creations print null, so the zero address is address 0
-  if (missing.length > 0) return { ...common, ...(toText === ZERO_ADDRESS_HEX ? { to: new Uint8Array(20) } : {}), missing };
-  const body: TxBody = {
-    nonce: quantityOf(json, 'nonce', place),
-    gasPrice: quantityOf(json, 'gasPrice', place),
-    gas: quantityOf(json, 'gas', place),
-    blockLimit: quantityOf(json, 'blockLimit', place),
-    to,
-    value: quantityOf(json, 'value', place),
-    data: common.input,
-    ...(generation === 'rc2'
-      ? { chainId: quantityOf(json, 'chainId', place), groupId: quantityOf(json, 'groupId', place), extraData: bytesOf(json, 'extraData', place) }
-      : {}),
-  };
+  if (missing) return { hash, from, to: toText === ZERO_ADDRESS_HEX ? new Uint8Array(20) : to, input, missing };
+  const nonce = quantityOf(json, 'nonce', place);
+  const gasPrice = quantityOf(json, 'gasPrice', place);
+  const gas = quantityOf(json, 'gas', place);
+  const blockLimit = quantityOf(json, 'blockLimit', place);
+  const value = quantityOf(json, 'value', place);
+  const body: TxBody =
+    generation === 'rc2'
+      ? { nonce, gasPrice, gas, blockLimit, to, value, data: input, chainId: quantityOf(json, 'chainId', place), groupId: quantityOf(json, 'groupId', place), extraData: bytesOf(json, 'extraData', place) }
+      : { nonce, gasPrice, gas, blockLimit, to, value, data: input };
   const s = objectOf(json.signature, 'signature', place);
-  const at = { ...place };
-  const r = quantityOf(s, 'r', at);
-  const sv = quantityOf(s, 's', at);
+  const r = quantityOf(s, 'r', place);
+  const sv = quantityOf(s, 's', place);
   const signature: Signature =
     suite.name === 'ecdsa'
-      ? { kind: 'ecdsa', r, s: sv, v: numberOf(s, 'v', at) }
-      : { kind: 'sm', r, s: sv, publicKey: bytesOf(s, 'v', at, 64) };
+      ? { kind: 'ecdsa', r, s: sv, v: numberOf(s, 'v', place) }
+      : { kind: 'sm', r, s: sv, publicKey: bytesOf(s, 'v', place, 64) };
   if (toText === ZERO_ADDRESS_HEX) {
     const asCall = { ...body, to: new Uint8Array(20) };
     const hashOf = (b: TxBody) => suite.hash(encodeSignedTransaction(b, generation, signature));
-    if (!bytesEqual(hashOf(body), common.hash) && bytesEqual(hashOf(asCall), common.hash)) return { ...common, to: asCall.to, body: asCall, signature, missing: [] };
+    if (!bytesEqual(hashOf(body), hash) && bytesEqual(hashOf(asCall), hash)) return { hash, from, to: asCall.to, input, body: asCall, signature, missing: [] };
   }
-  return { ...common, body, signature, missing: [] };
+  return { hash, from, to, input, body, signature, missing: [] };
 }
 
 export interface RecordedLog {
