@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRecordingHeader, RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, utf8, type RecordedBlock, type RecordingHeader } from './recording.js';
 
@@ -140,6 +140,11 @@ describe('readRecordingHeader', () => {
     const long = { ...header, source: `http://127.0.0.1:8545/${'x'.repeat(100_000)}` };
     await writeFile(file, `${JSON.stringify(long)}\r\n${JSON.stringify(block(1))}\r\n`);
     expect((await readRecordingHeader(file)).source).toBe(long.source);
+    // 64 KB of gzip that inflate to more than is read for a header
+    const packed = await tempFile('long.jsonl.gz');
+    const huge = { ...header, source: `http://127.0.0.1:8545/${'x'.repeat(6_000_000)}` };
+    await writeFile(packed, gzipSync(`${JSON.stringify(huge)}\n${JSON.stringify(block(1))}\n`));
+    expect((await readRecordingHeader(packed)).source).toBe(huge.source);
     const short = await tempFile('short.jsonl');
     await writeFile(short, `${JSON.stringify(header)}\r\n`);
     expect(await readRecordingHeader(short)).toEqual(header);

@@ -126,6 +126,8 @@ export function parseBlockLine(value: unknown, file: string, line: number, expec
 
 /** How much of a recording readRecordingHeader reads for its first line (a header is a few KB). */
 const HEADER_PREFIX = 1 << 16;
+/** …and inflates them no further than this (64 KB of gzip can hold far more; the rest is the stream's). */
+const HEADER_INFLATED_LIMIT = 1 << 22;
 
 /**
  * The header of a recording without setting up its block stream (for a replay whose blocks another
@@ -143,7 +145,7 @@ export async function readRecordingHeader(file: string): Promise<RecordingHeader
     await handle.close();
   }
   try {
-    const text = prefix[0] === 0x1f && prefix[1] === 0x8b ? gunzipSync(prefix, { finishFlush: zlibConstants.Z_SYNC_FLUSH }) : prefix;
+    const text = prefix[0] === 0x1f && prefix[1] === 0x8b ? gunzipSync(prefix, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: HEADER_INFLATED_LIMIT }) : prefix;
     const end = text.indexOf(0x0a);
     if (end > 0) {
       const line = text.subarray(0, text[end - 1] === 0x0d ? end - 1 : end);
