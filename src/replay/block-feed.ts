@@ -28,6 +28,15 @@ export interface FeedLimits {
   readonly bytes: number;
 }
 
+/**
+ * Whether `lines` block lines of `bytes` read and not yet replayed fill `share` of the limits (two
+ * lines never do: the block being replayed and the next are always read). Both feeds read up to
+ * it; the replay's thread refills from half.
+ */
+export function readAheadFull(lines: number, bytes: number, limits: FeedLimits, share = 1): boolean {
+  return lines >= 2 && (lines >= limits.lines * share || bytes >= limits.bytes * share);
+}
+
 /** Replays that read on the reader thread, and on their own thread, since the process started. */
 export const feedCounts = { readerThread: 0, replayThread: 0 };
 
@@ -70,12 +79,8 @@ export class ThreadFeed implements BlockFeed {
     feedCounts.replayThread++;
   }
 
-  private full(share: number): boolean {
-    return this.queue.length >= this.limits.lines * share || (this.queue.length >= 2 && this.queuedBytes >= this.limits.bytes * share);
-  }
-
   private async fill(): Promise<void> {
-    if (this.exhausted || this.full(0.5)) return;
+    if (this.exhausted || readAheadFull(this.queue.length, this.queuedBytes, this.limits, 0.5)) return;
     let batch: Array<{ number: number; bytes: Uint8Array }> = [];
     let batchBytes = 0;
     const submit = () => {
@@ -83,7 +88,7 @@ export class ThreadFeed implements BlockFeed {
       batch = [];
       batchBytes = 0;
     };
-    while (!this.exhausted && !this.full(1)) {
+    while (!this.exhausted && !readAheadFull(this.queue.length, this.queuedBytes, this.limits)) {
       let block: FedBlock | undefined;
       try {
         const next = await this.source.next();

@@ -129,7 +129,7 @@ const NONE = new Uint8Array(0);
  * its receipts, and its header when `withHeader`; `problem` says why the range cannot be taken
  * whole (the first thing wrong), if anything is.
  */
-export function rangeWork(block: JsonObject, receipts: readonly unknown[], number: number, range: { from: number; to: number }, withHeader: boolean, suite: CryptoSuite, version: ProtocolVersion): { work: RangeWork; count: number; problem?: string } {
+function rangeWork(block: JsonObject, receipts: readonly unknown[], number: number, range: { from: number; to: number }, withHeader: boolean, suite: CryptoSuite, version: ProtocolVersion): { work: RangeWork; count: number; problem?: string } {
   const place = { block: number };
   let objects: JsonObject[];
   let header: RecordedHeader | undefined;

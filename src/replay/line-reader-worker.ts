@@ -5,7 +5,7 @@
 // per message, while the lines sent and not yet taken by the replay stay within the session's
 // limits.
 import { parentPort } from 'node:worker_threads';
-import type { FeedLimits, PartPlan, ReaderAnswer, ReaderRequest } from './block-feed.js';
+import { readAheadFull, type FeedLimits, type PartPlan, type ReaderAnswer, type ReaderRequest } from './block-feed.js';
 import { planParts, requestKey, type AheadRequest } from './ahead-protocol.js';
 import { RecordingError, RecordingReader } from './recording.js';
 import { lowerThisThread } from './thread-priority.js';
@@ -26,8 +26,7 @@ interface Session {
 const sessions = new Map<number, Session>();
 
 function hasRoom(s: Session): boolean {
-  const lines = s.sent.lines - s.consumed.lines;
-  return lines < 2 || (lines < s.limits.lines && s.sent.bytes - s.consumed.bytes < s.limits.bytes);
+  return !readAheadFull(s.sent.lines - s.consumed.lines, s.sent.bytes - s.consumed.bytes, s.limits);
 }
 
 async function read(open: Open, session: Session): Promise<void> {
