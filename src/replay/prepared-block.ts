@@ -1,9 +1,9 @@
 // A block the workers prepared (block-prep.ts), on the replay's own thread: its Transactions
 // built from the packed fields without any JSON (executed as their recorded senders until the
 // workers' recovered senders are compared), and each receipt checked by comparing its encoding
-// with the recorded receipt's, which the workers encoded. Where a comparison fails, the block's JSON is parsed after all and
-// the field-by-field checks of block-checks.ts say what differs, in the same words as for a
-// block replayed from its JSON.
+// with the recorded receipt's, which the workers encoded. Where a comparison fails, the block's
+// JSON is parsed after all and the field-by-field checks of block-checks.ts say what differs, in
+// the same words as for a block replayed from its JSON.
 import { encodeReceipt, Transaction, type Receipt, type TxBody } from '../chain/index.js';
 import { bytesEqual, toHex } from '../codec/index.js';
 import { checkTxHash, checkTxSender, compareReceipt, transactionFor, type BlockContext } from './block-checks.js';
