@@ -205,6 +205,76 @@ describe('block execution is all-or-nothing', () => {
   });
 });
 
+describe('a block whose transactions come while it executes (execute with more)', () => {
+  const draftAt = (number: number) => ({ number, parentHash: new Uint8Array(32), timestamp: 0, sealer: 0, sealerList: [] });
+
+  it('gives the block, receipts and hash it gives with every transaction up front', async () => {
+    const whole = await harness();
+    const streamed = await harness();
+    const counters = [await whole.deploy(0, 'Counter'), await streamed.deploy(0, 'Counter')];
+    const txsOf = (h: typeof whole, counter: Uint8Array) => [1n, 2n, 3n, 4n, 5n].map((n) => h.tx(Number(n % 2n), counter, h.callData('incrementBy(uint256)', [n])));
+    const expected = await whole.executor.execute(draftAt(whole.number + 1), txsOf(whole, counters[0]!));
+    const all = txsOf(streamed, counters[1]!);
+    // the first two up front, then one, then none (a call that appends nothing is asked again), then two
+    const arriving: Array<typeof all> = [all.slice(2, 3), [], all.slice(3, 5)];
+    const list = all.slice(0, 2);
+    const asked: number[] = [];
+    const more = async () => {
+      asked.push(list.length);
+      for (;;) {
+        const next = arriving.shift();
+        if (!next) return false;
+        list.push(...next);
+        if (next.length > 0) return true;
+      }
+    };
+    const got = await streamed.executor.execute(draftAt(streamed.number + 1), list, more);
+    // asked once the list ran out each time, and once more at the end
+    expect(asked).toEqual([2, 3, 5]);
+    expect(toHex(got.hash)).toBe(toHex(expected.hash));
+    expect(got.block.receipts.map((r) => r.status)).toEqual(expected.block.receipts.map((r) => r.status));
+    expect(got.senders.map(toHex)).toEqual(expected.senders.map(toHex));
+    expect(toHex(got.block.header.stateRoot)).toBe(toHex(expected.block.header.stateRoot));
+    expect(got.block.transactions).toHaveLength(5);
+  });
+
+  it('gives the block up when more throws: the error is passed on and no state is left behind', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    const rootBefore = h.state.root;
+    const list = [h.tx(0, counter, h.callData('increment()'))];
+    await expect(
+      h.executor.execute(draftAt(h.number + 1), list, async () => {
+        throw new Error('the rest cannot be read');
+      }),
+    ).rejects.toThrowError('the rest cannot be read');
+    expect(toHex(h.state.root)).toBe(toHex(rootBefore));
+    expect(h.state.inBlock).toBe(false);
+    expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([0n]);
+    // the same height executes cleanly afterwards
+    const again = await h.executor.execute(draftAt(h.number + 1), [h.tx(0, counter, h.callData('increment()'))]);
+    expect(again.block.receipts[0]!.status).toBe(TX_STATUS.None);
+  });
+
+  it('a transaction that comes later and whose sender cannot be recovered fails the block, naming its index', async () => {
+    const h = await harness();
+    const counter = await h.deploy(0, 'Counter');
+    const sm = getSuite('sm');
+    const forged = new TransactionBuilder({ suite: sm, generation: 'rc2', key: sm.generateKeyPair(seeded(9)), random: seeded(10) }).build({ to: counter, data: h.callData('increment()'), blockLimit: 100n });
+    const list = [h.tx(0, counter, h.callData('increment()'))];
+    let given = false;
+    const more = async () => {
+      if (given) return false;
+      given = true;
+      list.push(forged);
+      return true;
+    };
+    await expect(h.executor.execute(draftAt(h.number + 1), list, more)).rejects.toThrowError('transaction 1');
+    expect(h.state.inBlock).toBe(false);
+    expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([0n]);
+  });
+});
+
 describe('read-only call', () => {
   it('returns {status, output} against committed state and changes nothing', async () => {
     const h = await harness();

@@ -104,16 +104,26 @@ export class BlockExecutor {
     return this.pendingBlock;
   }
 
-  async execute(draft: BlockDraft, transactions: readonly Transaction[]): Promise<ExecutedBlock> {
+  /**
+   * Execute `transactions` in order as block `draft`. With `more`, the list may still grow while
+   * the block executes: once every transaction in it has run, `more` is awaited, and resolves true
+   * after appending at least one more (false: the block is complete). A replay starts executing a
+   * block while the rest of it is still being read. `more` may throw to give the block up: its
+   * state is discarded and the error passed on.
+   */
+  async execute(draft: BlockDraft, transactions: readonly Transaction[], more?: () => Promise<boolean>): Promise<ExecutedBlock> {
     if (this.pendingBlock) await this.discard();
-    const senders = transactions.map((tx, i) => {
+    const senders: Uint8Array[] = [];
+    const senderOf = (i: number) => {
       try {
-        return recoverSender(tx, this.suite);
+        return recoverSender(transactions[i]!, this.suite);
       } catch (e) {
         throw new ExecutionError(`block ${draft.number}, transaction ${i}: ${(e as Error).message}`);
       }
-    });
-    const key = this.memo ? this.memoKey(draft, transactions) : undefined;
+    };
+    // every sender first (a signature that does not recover fails the block before it starts), where the list is complete
+    for (let i = 0; i < transactions.length; i++) senders.push(senderOf(i));
+    const key = this.memo && !more ? this.memoKey(draft, transactions) : undefined;
     const known = key ? this.memo!.get(key) : undefined;
     if (known) {
       await this.state.adoptPending(known.stateRoot, known.writes, known.touched);
@@ -126,8 +136,9 @@ export class BlockExecutor {
     await this.state.begin();
     try {
       const outcomes: MessageOutcome[] = [];
-      for (let i = 0; i < transactions.length; i++) {
+      for (let i = 0; i < transactions.length || (more !== undefined && (await more())); i++) {
         const tx = transactions[i]!;
+        if (i === senders.length) senders.push(senderOf(i));
         outcomes.push(
           await this.engine.run(
             {

@@ -25,7 +25,7 @@ export interface AheadRequest {
   readonly claim: Int32Array;
 }
 
-/** A worker's answers to one request: `prepared` first, then `crypto`; each absent when the worker skipped the part or could not read the line. */
+/** A worker's answers to one request: `prepared` slices first (the last says so), then `crypto`; one `prepared` and the `crypto` without a value when the worker skipped the part or could not read the line. */
 export type AheadAnswer = { readonly key: string; readonly step: 'prepared'; readonly prepared?: PreparedRange } | { readonly key: string; readonly step: 'crypto'; readonly result?: ChunkResult };
 
 export function requestKey(replay: number, number: number, part: number): string {

@@ -2,9 +2,11 @@
 // steps of one range of its transactions:
 //  1. prepareRange: the line parsed and the recorded fields of every transaction packed into a
 //     few transferable arrays, so that the replay builds its Transactions without parsing JSON
-//     (prepared-block.ts) and can start executing them, as recorded. Whatever does not fit that
-//     shape (a missing or malformed field) marks the range `slow`: the replay then checks the
-//     block itself from the JSON and reports in its own words (block-checks.ts).
+//     (prepared-block.ts) and can start executing them, as recorded. They come in two slices, a
+//     short first one that the replay executes while the rest is prepared. Whatever does not fit
+//     that shape (a missing or malformed field) marks a slice `slow`: the replay then gives up
+//     what it started of the block, checks it from the JSON and reports in its own words
+//     (block-checks.ts).
 //  2. cryptoOfRange: each transaction re-encoded from its recorded fields and hashed, its sender
 //     recovered from its signature, the block's signatureList entries verified (by the range that
 //     has the header), and every recorded receipt encoded as FISCO encodes receipts, so that the
@@ -90,13 +92,15 @@ export const TX_FIELDS = 6;
 /** Quantities of one prepared transaction, in this order, in PreparedRange.quantities: nonce, gasPrice, gas, blockLimit, value, chainId, groupId. */
 export const TX_QUANTITIES = 7;
 
-/** One range of a block, prepared: see the module comment. */
+/** One slice of a range of a block, prepared: see the module comment. */
 export interface PreparedRange {
   /** First transaction index, one past the last, and the block's transaction count. */
   readonly from: number;
   readonly to: number;
   readonly count: number;
-  /** Why the replay must check this block from its JSON itself; absent when it need not. */
+  /** Whether this is the range's last slice (every slow one is). */
+  readonly last: boolean;
+  /** Why the replay must check this block from its JSON itself (this slice or one before may already be executing); absent when it need not. */
   readonly slow?: string;
   /** The block's header (the first range only). */
   readonly header?: RecordedHeader;
@@ -163,8 +167,17 @@ function rangeWork(block: JsonObject, receipts: readonly unknown[], number: numb
 }
 
 /**
+ * How many transactions the first slice of a range holds: the replay starts executing them while
+ * the worker prepares the rest (a block's first transactions execute in about the time the rest
+ * take to prepare).
+ */
+export const FIRST_SLICE = 128;
+
+/**
  * Step 1 for part `part` of `parts` of a block line's `value` (its JSON, parsed), whose number
- * is `number`.
+ * is `number`: the range prepared in slices, each given to `post` as soon as it is packed (the
+ * first `firstSlice` transactions, then the rest); a slice that is `slow` is the last. Returns
+ * what step 2 needs for the whole range.
  */
 export function prepareRange(
   value: unknown,
@@ -173,20 +186,43 @@ export function prepareRange(
   parts: number,
   suite: CryptoSuite,
   version: ProtocolVersion,
-): { prepared: PreparedRange; work: RangeWork } {
-  const slowRange = (slow: string, work: RangeWork = { from: 0, to: 0, txs: [], receipts: [] }, count = 0) => ({
-    prepared: { from: work.from, to: work.to, count, slow, quantities: [], bytes: NONE, offsets: new Uint32Array(0) },
-    work,
-  });
+  post: (slice: PreparedRange) => void,
+  firstSlice = FIRST_SLICE,
+): RangeWork {
+  const slow = (why: string, work: RangeWork, count: number): PreparedRange => ({ from: work.from, to: work.to, count, last: true, slow: why, quantities: [], bytes: NONE, offsets: new Uint32Array(0) });
+  const none: RangeWork = { from: 0, to: 0, txs: [], receipts: [] };
   const line = value as { number?: unknown; block?: unknown; receipts?: unknown };
-  if (typeof line !== 'object' || line === null || line.number !== number) return slowRange('not the expected block line');
+  if (typeof line !== 'object' || line === null || line.number !== number) {
+    post(slow('not the expected block line', none, 0));
+    return none;
+  }
   const block = line.block as JsonObject;
   const receipts = line.receipts;
-  if (typeof block !== 'object' || block === null || !Array.isArray(receipts)) return slowRange('no block or receipts');
+  if (typeof block !== 'object' || block === null || !Array.isArray(receipts)) {
+    post(slow('no block or receipts', none, 0));
+    return none;
+  }
   const count = Array.isArray(block.transactions) ? block.transactions.length : 0;
-  const { work, problem } = rangeWork(block, receipts, number, partRange(count, part, parts), part === 0, suite, version);
-  if (problem !== undefined) return slowRange(problem, work, count);
+  const { from, to } = partRange(count, part, parts);
+  const first = rangeWork(block, receipts, number, { from, to: Math.min(to, from + firstSlice) }, part === 0, suite, version);
+  if (first.problem !== undefined || first.work.to >= to) {
+    post(first.problem === undefined ? packSlice(first.work, count, true, version) : slow(first.problem, first.work, first.count));
+    if (first.problem === undefined || first.work.to >= to) return first.work;
+    // the rest is still read for step 2 (the replay checks this block from its JSON)
+    return joinWork(first.work, rangeWork(block, receipts, number, { from: first.work.to, to }, false, suite, version).work);
+  }
+  post(packSlice(first.work, count, false, version));
+  const rest = rangeWork(block, receipts, number, { from: first.work.to, to }, false, suite, version);
+  post(rest.problem === undefined ? packSlice(rest.work, count, true, version) : slow(rest.problem, rest.work, rest.count));
+  return joinWork(first.work, rest.work);
+}
 
+function joinWork(a: RangeWork, b: RangeWork): RangeWork {
+  return { from: a.from, to: b.to, txs: [...a.txs, ...b.txs], receipts: [...a.receipts, ...b.receipts], ...(a.header ? { header: a.header } : {}) };
+}
+
+/** A slice's transactions (every one read) packed into transferable arrays. */
+function packSlice(work: RangeWork, count: number, last: boolean, version: ProtocolVersion): PreparedRange {
   const withRaw = version.rootScheme !== 'merkle16';
   const quantities: bigint[] = [];
   const fields: Uint8Array[] = [];
@@ -204,7 +240,7 @@ export function prepareRange(
   offsets[fields.length] = size;
   const bytes = new Uint8Array(size);
   fields.forEach((f, k) => bytes.set(f, offsets[k]!));
-  return { prepared: { from: work.from, to: work.to, count, ...(work.header ? { header: work.header } : {}), quantities, bytes, offsets }, work };
+  return { from: work.from, to: work.to, count, last, ...(work.header ? { header: work.header } : {}), quantities, bytes, offsets };
 }
 
 /**

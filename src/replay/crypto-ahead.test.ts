@@ -9,7 +9,7 @@ import { getSuite, keccak256 } from '../crypto/index.js';
 import { createRpcService, inProcessFetch } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import { cryptoRangeCounts, cryptoWorkersReady } from './crypto-ahead.js';
-import { computeChunk, partRange } from './block-prep.js';
+import { computeChunk, FIRST_SLICE, partRange, prepareRange, TX_FIELDS, TxField, type PreparedRange } from './block-prep.js';
 import { record } from './recorder.js';
 import type { JsonObject } from './recording.js';
 import { replayPaths, replayRecording } from './replayer.js';
@@ -83,6 +83,76 @@ describe('replay with the crypto computed ahead: the workers, this thread, or bo
     expect(b!.signatures).toEqual([]);
     // the first hash is the recorded one
     expect(`0x${Buffer.from(whole.hashes.subarray(0, 32)).toString('hex')}`).toBe((block.transactions as Line[])[0]!.hash);
+  });
+
+  it('prepareRange posts the first slice, then the rest, packed as recorded; a transaction it cannot pack past the first slice makes the second slice slow', () => {
+    const suite = getSuite('ecdsa');
+    const version = ProtocolVersion.parse(lines[0]!.supportedVersion as string);
+    const slicesOf = (line: Line, part = 0, parts = 1) => {
+      const slices: PreparedRange[] = [];
+      const work = prepareRange(line, 2, part, parts, suite, version, (slice) => slices.push(slice));
+      return { slices, work };
+    };
+    const recordedHash = (line: Line, i: number) => (line.block.transactions as Line[])[i]!.hash as string;
+    const packedHash = (slice: PreparedRange, k: number) => `0x${Buffer.from(slice.bytes.subarray(slice.offsets[k * TX_FIELDS + TxField.Hash]!, slice.offsets[k * TX_FIELDS + TxField.Hash + 1]!)).toString('hex')}`;
+
+    const whole = slicesOf(lines[2]!);
+    expect(whole.slices.map((s) => [s.from, s.to, s.count, s.last, s.slow, s.header !== undefined])).toEqual([
+      [0, FIRST_SLICE, SIZE, false, undefined, true],
+      [FIRST_SLICE, SIZE, SIZE, true, undefined, false],
+    ]);
+    expect(packedHash(whole.slices[0]!, 0)).toBe(recordedHash(lines[2]!, 0));
+    expect(packedHash(whole.slices[1]!, 0)).toBe(recordedHash(lines[2]!, FIRST_SLICE));
+    expect(packedHash(whole.slices[1]!, SIZE - FIRST_SLICE - 1)).toBe(recordedHash(lines[2]!, SIZE - 1));
+    expect([whole.work.from, whole.work.to, whole.work.txs.length, whole.work.receipts.length]).toEqual([0, SIZE, SIZE, SIZE]);
+
+    // the second part of two: no header, its own first slice
+    const second = slicesOf(lines[2]!, 1, 2);
+    expect(second.slices.map((s) => [s.from, s.to, s.last, s.header !== undefined])).toEqual([
+      [SIZE / 2, SIZE / 2 + FIRST_SLICE, false, false],
+      [SIZE / 2 + FIRST_SLICE, SIZE, true, false],
+    ]);
+
+    const late = structuredClone(lines[2]!);
+    delete late.block.transactions[FIRST_SLICE + 10].nonce;
+    const lateSlices = slicesOf(late);
+    expect(lateSlices.slices.map((s) => [s.from, s.to, s.last])).toEqual([
+      [0, FIRST_SLICE, false],
+      [FIRST_SLICE, SIZE, true],
+    ]);
+    expect(lateSlices.slices[1]!.slow).toMatch(new RegExp(`^transaction ${FIRST_SLICE + 10}\\b.*nonce`));
+    // step 2 still gets every transaction it can read
+    expect(lateSlices.work.txs.length).toBe(SIZE);
+
+    const early = structuredClone(lines[2]!);
+    delete early.block.transactions[3].nonce;
+    const earlySlices = slicesOf(early);
+    expect(earlySlices.slices).toHaveLength(1);
+    expect(earlySlices.slices[0]!).toMatchObject({ from: 0, to: FIRST_SLICE, last: true });
+    expect(earlySlices.slices[0]!.slow).toMatch(/^transaction 3\b.*nonce/);
+    expect(earlySlices.work.txs.length).toBe(SIZE);
+
+    const notThisBlock = slicesOf(lines[1]!);
+    expect(notThisBlock.slices).toEqual([expect.objectContaining({ last: true, slow: 'not the expected block line' })]);
+  });
+
+  it('a block the workers cannot prepare past its first slice: what was started is given up and the block replayed from its JSON, with the verdict of a replay without workers', async () => {
+    await cryptoWorkersReady();
+    const paths = { ...replayPaths };
+    // a malformed nonce past the first slice: the first slice is already executing when the second comes slow
+    const out = await tampered((c) => (c[2]!.block.transactions[FIRST_SLICE + 20].nonce = '0xzz'));
+    const withWorkers = await replayRecording(out).catch((e: Error) => e.message);
+    expect(replayPaths.givenUp - paths.givenUp).toBe(1);
+    const alone = await replayRecording(out, { signatureWorker: false }).catch((e: Error) => e.message);
+    expect(withWorkers).toEqual(alone);
+    expect(JSON.stringify(withWorkers)).toMatch(new RegExp(`transaction ${FIRST_SLICE + 20}`));
+
+    // where the first slice is already slow, nothing is started
+    const before = { ...replayPaths };
+    const early = await tampered((c) => (c[2]!.block.transactions[5].nonce = '0xzz'));
+    const earlyWithWorkers = await replayRecording(early).catch((e: Error) => e.message);
+    expect(replayPaths.givenUp).toBe(before.givenUp);
+    expect(earlyWithWorkers).toEqual(await replayRecording(early, { signatureWorker: false }).catch((e: Error) => e.message));
   });
 
   async function tampered(edit: (copy: Line[]) => void): Promise<string> {

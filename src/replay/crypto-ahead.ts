@@ -1,7 +1,7 @@
 // Replay's work done ahead on other cores: blocks read ahead of the one being executed go (their
 // line's bytes, shared) to worker threads (crypto-worker.ts), which answer each part of a block
-// twice: first the part prepared (block-prep.ts: parsed and packed), then its crypto (hashes and
-// senders recomputed, signatureList verified, receipts encoded). A big block is split between
+// twice: first the part prepared (block-prep.ts: parsed and packed, in slices), then its crypto
+// (hashes and senders recomputed, signatureList verified, receipts encoded). A big block is split between
 // the workers. The requests come from the reader thread directly (block-feed.ts), through a
 // message channel to each worker, or from the replay's thread where it reads itself; the answers
 // come to the replay's thread, which takes them by position for the block it is at and computes
@@ -40,13 +40,30 @@ export interface BlockCrypto {
  */
 const YOUNG_GENERATION_MB = 64;
 
+/** A part's prepared slices as they arrive; undefined where the worker sent none (or no more will come). */
+class Slices {
+  private readonly arrived: Array<PreparedRange | undefined> = [];
+  private wake: (() => void) | undefined;
+
+  push(slice: PreparedRange | undefined): void {
+    this.arrived.push(slice);
+    this.wake?.();
+    this.wake = undefined;
+  }
+
+  async next(): Promise<PreparedRange | undefined> {
+    while (this.arrived.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    return this.arrived.shift();
+  }
+}
+
 interface Answers {
-  readonly prepared: Promise<PreparedRange | undefined>;
+  readonly prepared: Slices;
   readonly crypto: Promise<ChunkResult | undefined>;
 }
 
 interface Waiting {
-  prepared: (prepared: PreparedRange | undefined) => void;
+  readonly prepared: Slices;
   crypto: (result: ChunkResult | undefined) => void;
 }
 
@@ -85,7 +102,7 @@ class SharedWorker {
       this.ready = false;
       this.settleBoot();
       for (const w of this.waiting.values()) {
-        w.prepared(undefined);
+        w.prepared.push(undefined);
         w.crypto(undefined);
       }
       this.waiting.clear();
@@ -97,7 +114,7 @@ class SharedWorker {
 
   private deliver(waiting: Waiting, message: AheadAnswer): void {
     if (message.step === 'prepared') {
-      waiting.prepared(message.prepared);
+      waiting.prepared.push(message.prepared);
       return;
     }
     this.waiting.delete(message.key);
@@ -107,11 +124,11 @@ class SharedWorker {
 
   /** The answers to the request `key` (sent by this thread or by the reader thread). */
   expect(key: string): Answers {
-    let waiting!: Waiting;
-    const prepared = new Promise<PreparedRange | undefined>((resolve) => (waiting = { prepared: resolve, crypto: () => undefined }));
+    const prepared = new Slices();
+    const waiting: Waiting = { prepared, crypto: () => undefined };
     const crypto = new Promise<ChunkResult | undefined>((resolve) => (waiting.crypto = resolve));
     if (this.failed) {
-      waiting.prepared(undefined);
+      prepared.push(undefined);
       waiting.crypto(undefined);
       return { prepared, crypto };
     }
@@ -144,7 +161,7 @@ class SharedWorker {
     for (const [key, waiting] of this.waiting) {
       if (!key.startsWith(prefix)) continue;
       this.waiting.delete(key);
-      waiting.prepared(undefined);
+      waiting.prepared.push(undefined);
       waiting.crypto(undefined);
     }
     if (this.waiting.size === 0 && this.ready) this.worker.unref();
@@ -250,15 +267,23 @@ export class CryptoAhead {
   }
 
   /**
-   * The block's parts as the workers prepared them, in order; undefined where no worker has it
-   * or a part could not be prepared. Preparing is quick next to the crypto, and the worker holding
-   * a part does it before anything later, so this waits for it rather than doing it here.
+   * The block's prepared slices, in order, part after part, as the workers send them: each call
+   * of the function returned gives the next slice, 'end' after the last, undefined where a part
+   * came without one (no worker could prepare it). Undefined where no worker has the block.
+   * Preparing is quick next to the crypto, and the worker holding a part does it before anything
+   * later, so this waits for it rather than doing it here.
    */
-  async prepared(number: number): Promise<PreparedRange[] | undefined> {
+  preparedSlices(number: number): (() => Promise<PreparedRange | 'end' | undefined>) | undefined {
     const jobs = this.pending.get(number);
     if (!jobs || jobs.length === 0) return undefined;
-    const parts = await Promise.all(jobs.map((j) => j.prepared));
-    return parts.every((p) => p !== undefined) ? parts : undefined;
+    let job = 0;
+    return async () => {
+      if (job === jobs.length) return 'end';
+      const slice = await jobs[job]!.prepared.next();
+      if (!slice) job = jobs.length;
+      else if (slice.last) job++;
+      return slice;
+    };
   }
 
   /**

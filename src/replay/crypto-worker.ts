@@ -2,7 +2,7 @@
 // their crypto done on another core while the replay executes earlier blocks. It is sent batches
 // of requests, each a block line's bytes as read from the recording and a part of its
 // transactions, by the replay's thread or, on a channel of their own, by the reader thread, and
-// answers each twice to the replay's thread: the part prepared, then its crypto.
+// answers each to the replay's thread: the part prepared (in slices), then its crypto.
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
@@ -45,8 +45,7 @@ function work(request: AheadRequest): void {
     post({ key, step: 'crypto' });
     return;
   }
-  const { prepared, work: range } = prepareRange(value, request.number, request.part, request.parts, suite, version);
-  post({ key, step: 'prepared', prepared });
+  const range = prepareRange(value, request.number, request.part, request.parts, suite, version, (prepared) => post({ key, step: 'prepared', prepared }));
   post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { key, step: 'crypto', result: cryptoOfRange(range, suite, version) } : { key, step: 'crypto' });
 }
 

@@ -1,9 +1,9 @@
 // A block the workers prepared (block-prep.ts), on the replay's own thread: its Transactions
-// built from the packed fields without any JSON (executed as their recorded senders until the
-// workers' recovered senders are compared), and each receipt checked by comparing its encoding
-// with the recorded receipt's, which the workers encoded. Where a comparison fails, the block's
-// JSON is parsed after all and the field-by-field checks of block-checks.ts say what differs, in
-// the same words as for a block replayed from its JSON.
+// built from the packed fields without any JSON, slice by slice while the first ones execute (as
+// their recorded senders until the workers' recovered senders are compared), and each receipt
+// checked by comparing its encoding with the recorded receipt's, which the workers encoded. Where
+// a comparison fails, the block's JSON is parsed after all and the field-by-field checks of
+// block-checks.ts say what differs, in the same words as for a block replayed from its JSON.
 import { encodeReceipt, Transaction, type Receipt, type TxBody } from '../chain/index.js';
 import { bytesEqual, toHex } from '../codec/index.js';
 import { checkTxHash, checkTxSender, compareReceipt, transactionFor, type BlockContext } from './block-checks.js';
@@ -24,20 +24,40 @@ export interface PreparedBlock {
 }
 
 /**
- * The block of these parts (every part of it, in order), its Transactions registered with the
- * context's suite as their recorded senders; undefined where the parts do not make one block.
+ * A block built from the slices the workers prepare, in order: its Transactions registered with
+ * the context's suite as their recorded senders. The transactions list grows as slices are added
+ * (the executor may be running the first ones).
  */
-export function buildPreparedBlock(parts: readonly PreparedRange[], ctx: BlockContext): PreparedBlock | undefined {
-  const header = parts[0]?.header;
-  if (!header || parts.some((p, k) => p.slow !== undefined || p.count !== parts[0]!.count || p.from !== (k === 0 ? 0 : parts[k - 1]!.to))) return undefined;
-  if (parts[parts.length - 1]!.to !== parts[0]!.count) return undefined;
-  const rc2 = ctx.version.txGeneration === 'rc2';
-  ctx.suite.clear();
-  const transactions: Transaction[] = [];
-  const from: Uint8Array[] = [];
-  for (const part of parts) {
-    const { bytes, offsets, quantities: q } = part;
-    for (let k = 0; k < part.to - part.from; k++) {
+export class PreparedBlockBuilder implements PreparedBlock {
+  readonly transactions: Transaction[] = [];
+  readonly from: Uint8Array[] = [];
+
+  private constructor(
+    readonly header: RecordedHeader,
+    readonly count: number,
+    private readonly ctx: BlockContext,
+  ) {}
+
+  /** A block started from its first slice; undefined where that slice cannot start one. */
+  static start(first: PreparedRange, ctx: BlockContext): PreparedBlockBuilder | undefined {
+    if (!first.header || first.from !== 0) return undefined;
+    ctx.suite.clear();
+    const builder = new PreparedBlockBuilder(first.header, first.count, ctx);
+    return builder.add(first) ? builder : undefined;
+  }
+
+  /** Every transaction of the block is in. */
+  get complete(): boolean {
+    return this.transactions.length === this.count;
+  }
+
+  /** Adds the next slice; false where it is not the next slice of this block or must be checked from the JSON (slow). */
+  add(slice: PreparedRange): boolean {
+    if (slice.slow !== undefined || slice.count !== this.count || slice.from !== this.transactions.length || slice.to > this.count) return false;
+    const { ctx } = this;
+    const rc2 = ctx.version.txGeneration === 'rc2';
+    const { bytes, offsets, quantities: q } = slice;
+    for (let k = 0; k < slice.to - slice.from; k++) {
       const base = k * TX_FIELDS;
       const field = (f: number) => bytes.subarray(offsets[base + f]!, offsets[base + f + 1]!);
       const at = k * TX_QUANTITIES;
@@ -49,11 +69,11 @@ export function buildPreparedBlock(parts: readonly PreparedRange[], ctx: BlockCo
       const sender = field(TxField.From);
       // executed as the recorded sender; verifyPreparedSenders compares it with the recovered one
       const signature = ctx.suite.register(hash, sender);
-      transactions.push(new Transaction(ctx.version.txGeneration, ctx.realSuite.name, body, signature, field(TxField.Raw), hash, hash));
-      from.push(sender);
+      this.transactions.push(new Transaction(ctx.version.txGeneration, ctx.realSuite.name, body, signature, field(TxField.Raw), hash, hash));
+      this.from.push(sender);
     }
+    return true;
   }
-  return { header, transactions, from };
 }
 
 /** Every transaction's hash and sender, as the workers computed them from its recorded fields, against the recorded ones. */

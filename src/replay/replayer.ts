@@ -16,7 +16,8 @@ import { CryptoAhead, type BlockCrypto } from './crypto-ahead.js';
 import { expectSame, hex, Stop, Tally, type Divergence, type SkippedCheck } from './divergence.js';
 import { genesisDifference, rebuildGenesis } from './genesis-rebuild.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
-import { buildPreparedBlock, comparePreparedReceipts, verifyPreparedSenders, type LazyBlock, type PreparedBlock } from './prepared-block.js';
+import { comparePreparedReceipts, PreparedBlockBuilder, verifyPreparedSenders, type LazyBlock } from './prepared-block.js';
+import type { PreparedRange } from './block-prep.js';
 import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects, type RecordedHeader } from './recorded-json.js';
 import { readRecordingHeader, RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
 import { readerThread, ThreadFeed, WorkerFeed, type BlockFeed } from './block-feed.js';
@@ -214,14 +215,25 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       let taken: Promise<BlockCrypto> | undefined;
       const crypto = () => (taken ??= ahead.take(number, () => lazy().block, transactionsInBlock));
       const ctx: BlockContext = { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, clock, timing };
-      const parts = item.parsed ? undefined : await ahead.prepared(number);
-      const prepared = parts ? buildPreparedBlock(parts, ctx) : undefined;
-      let count: { hash: Uint8Array; transactions: number };
+      const slices = item.parsed ? undefined : ahead.preparedSlices(number);
+      const first = slices ? await slices() : undefined;
+      const prepared = first && first !== 'end' ? PreparedBlockBuilder.start(first, ctx) : undefined;
+      let count: { hash: Uint8Array; transactions: number } | undefined;
       if (prepared) {
-        replayPaths.prepared++;
-        transactionsInBlock = prepared.transactions.length;
-        count = await replayPreparedBlock(number, prepared, lazy, ctx);
-      } else {
+        transactionsInBlock = prepared.count;
+        try {
+          count = await replayPreparedBlock(number, prepared, slices!, lazy, ctx);
+          replayPaths.prepared++;
+        } catch (e) {
+          // a later slice must be checked from the JSON: what was started of the block is given up (its state discarded)
+          if (!(e instanceof UnpreparedBlock)) {
+            replayPaths.prepared++;
+            throw e;
+          }
+          replayPaths.givenUp++;
+        }
+      }
+      if (!count) {
         replayPaths.parsed++;
         const recorded = lazy();
         transactionsInBlock = transactionCount(recorded);
@@ -242,8 +254,12 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   return report();
 }
 
-/** Blocks replayed from what the workers prepared, and from their JSON parsed on the replay's thread, since the process started. */
-export const replayPaths = { prepared: 0, parsed: 0 };
+/**
+ * Blocks replayed from what the workers prepared, and from their JSON parsed on the replay's
+ * thread, since the process started; `givenUp`: blocks started from the workers' first slice and
+ * then replayed from their JSON (a later slice had to be).
+ */
+export const replayPaths = { prepared: 0, parsed: 0, givenUp: 0 };
 
 function transactionCount(recorded: RecordedBlock): number {
   const txs = recorded.block.transactions;
@@ -260,13 +276,34 @@ interface BlockInputs {
   /** The transaction hash and sender checks not made yet (of transactions executed as their recorded senders). */
   readonly verifyTransactions: (() => Promise<void>) | undefined;
   readonly compareReceipts: (mine: readonly Receipt[]) => void | Promise<void>;
+  /** Appends more of the block's transactions while it executes (BlockExecutor.execute's `more`). */
+  readonly more?: () => Promise<boolean>;
 }
 
-/** A block the workers prepared: see prepared-block.ts. */
-async function replayPreparedBlock(number: number, block: PreparedBlock, lazy: LazyBlock, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
+/** A prepared block whose later slice the replay must check from the JSON after all. */
+class UnpreparedBlock extends Error {}
+
+/** A block the workers prepared: see prepared-block.ts. It starts executing with the first slice; the rest are added as they come. */
+async function replayPreparedBlock(
+  number: number,
+  block: PreparedBlockBuilder,
+  slices: () => Promise<PreparedRange | 'end' | undefined>,
+  lazy: LazyBlock,
+  ctx: BlockContext,
+): Promise<{ hash: Uint8Array; transactions: number }> {
+  const more = async () => {
+    for (;;) {
+      if (block.complete) return false;
+      const before = block.transactions.length;
+      const slice = await slices();
+      if (slice === undefined || slice === 'end' || !block.add(slice)) throw new UnpreparedBlock();
+      if (block.transactions.length > before) return true;
+    }
+  };
   return executeAndCheck(number, {
     header: block.header,
     transactions: block.transactions,
+    more,
     allEncoded: true,
     verifyTransactions: async () => verifyPreparedSenders(block, await ctx.crypto(), number, ctx, lazy),
     compareReceipts: async (mine) => comparePreparedReceipts(mine, await ctx.crypto(), number, ctx, lazy),
@@ -308,24 +345,44 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
 async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
   const { executor, store, suite, realSuite, version, tally } = ctx;
   const { header, transactions, verifyTransactions } = inputs;
-  if (ctx.previousHash) {
-    expectSame(tally, 'parentHash', hex(header.parentHash), hex(ctx.previousHash), { block: number, field: 'block.parentHash', detail: 'the parent link: the hash of the block before' });
-  } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
+  // checked once the block has executed (a block given up while executing is checked again from its JSON)
+  const checkParent = () => {
+    if (ctx.previousHash) {
+      expectSame(tally, 'parentHash', hex(header.parentHash), hex(ctx.previousHash), { block: number, field: 'block.parentHash', detail: 'the parent link: the hash of the block before' });
+    } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
+  };
 
   let executed: ExecutedBlock;
+  // the time spent waiting for more of the block's transactions is not the executor's
+  let waited = 0;
+  const more =
+    inputs.more &&
+    (async () => {
+      const asked = ctx.clock();
+      try {
+        return await inputs.more!();
+      } finally {
+        waited += ctx.clock() - asked;
+      }
+    });
   const executing = ctx.clock();
   try {
     executed = await executor.execute(
       { number, parentHash: header.parentHash, timestamp: header.timestamp, sealer: header.sealer, sealerList: header.sealerList, extraData: header.extraData },
       transactions,
+      more,
     );
   } catch (e) {
     if (!(e instanceof ExecutionError)) throw e;
+    checkParent();
+    // the whole block's transactions are checked, as where it came whole (a slice that must be read from the JSON gives the block up)
+    if (inputs.more) while (await inputs.more());
     await verifyTransactions?.();
     throw new Stop({ block: number, field: 'execution', recorded: 'the block executes', replayed: `fails: ${e.message}` });
   }
-  ctx.timing.executionMs += ctx.clock() - executing;
+  ctx.timing.executionMs += ctx.clock() - executing - waited;
   try {
+    checkParent();
     await verifyTransactions?.();
     const mine = executed.block.header;
     // transactionsRoot: merkle16 is over the tx hashes (recorded ones where a tx could not be re-encoded); the older schemes need every payload
