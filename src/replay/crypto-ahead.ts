@@ -1,13 +1,15 @@
 // Replay's work done ahead on other cores: blocks read ahead of the one being executed go (their
 // line's bytes, shared) to worker threads (crypto-worker.ts), which answer each part of a block
 // twice: first the part prepared (block-prep.ts: parsed and packed, in slices), then its crypto
-// (hashes and senders recomputed, signatureList verified, receipts encoded). A big block is split between
-// the workers. The requests come from the reader thread directly (block-feed.ts), through a
-// message channel to each worker, or from the replay's thread where it reads itself; the answers
-// come to the replay's thread, which takes them by position for the block it is at and computes
-// itself the crypto of any part no worker has started. The workers are shared by every replay in
-// the process, started on first use, unref'd while idle, and run at a lower priority than the
-// replay's own thread, which is the one everything waits for.
+// (hashes and senders recomputed, signatureList verified, receipts encoded). A big block is cut
+// into parts (planParts), given to the workers in turn. The requests come from the reader thread
+// directly (block-feed.ts), through a message channel to each worker, or from the replay's thread
+// where it reads itself; the answers come to the replay's thread, which takes them by position
+// for the block it is at and computes itself the crypto of any part no worker has started (so
+// that when the workers fall behind, the replay's thread shares their work rather than wait).
+// The workers are shared by every replay in the process, started on first use, unref'd while
+// idle, and run at a lower priority than the replay's own thread, which is the one everything
+// waits for.
 import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ProtocolVersion } from '../chain/index.js';

@@ -6,7 +6,7 @@
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
-import { cryptoOfRange, prepareRange } from './block-prep.js';
+import { cryptoOfRange, prepareRange, type RangeWork } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
 import { lowerThisThread } from './thread-priority.js';
@@ -26,31 +26,54 @@ function post(answer: AheadAnswer): void {
   parentPort!.postMessage(answer, transfer);
 }
 
-function work(request: AheadRequest): void {
+/** The line last parsed, by replay and block: the parts of a line come one after the other. */
+let lastParsed: { readonly line: string; readonly value: unknown } | undefined;
+
+function parsed(request: AheadRequest): unknown {
+  const line = request.key.slice(0, request.key.lastIndexOf(':'));
+  if (lastParsed?.line !== line) lastParsed = { line, value: JSON.parse(utf8(request.bytes)) };
+  return lastParsed.value;
+}
+
+/** Step 1 for a request: its part prepared and posted; what step 2 needs, or undefined where the worker answered it whole. */
+function prepare(request: AheadRequest): { readonly request: AheadRequest; readonly range: RangeWork; readonly version: ProtocolVersion } | undefined {
   const { key } = request;
   // the replay stopped, or got to this part's crypto first and computes it itself
   if (Atomics.load(request.claim, 0) !== 0) {
     post({ key, step: 'prepared' });
     post({ key, step: 'crypto' });
-    return;
+    return undefined;
   }
   let version = versions.get(request.version);
   if (!version) versions.set(request.version, (version = ProtocolVersion.parse(request.version)));
   const suite = getSuite(request.suite);
   let value: unknown;
   try {
-    value = JSON.parse(utf8(request.bytes));
+    value = parsed(request);
   } catch {
     post({ key, step: 'prepared' });
     post({ key, step: 'crypto' });
-    return;
+    return undefined;
   }
   const range = prepareRange(value, request.number, request.part, request.parts, suite, version, (prepared) => post({ key, step: 'prepared', prepared }));
-  post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { key, step: 'crypto', result: cryptoOfRange(range, suite, version) } : { key, step: 'crypto' });
+  return { request, range, version };
 }
 
+/** Step 2 for a prepared request, unless the replay claimed it meanwhile. */
+function crypto({ request, range, version }: { readonly request: AheadRequest; readonly range: RangeWork; readonly version: ProtocolVersion }): void {
+  const { key } = request;
+  post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { key, step: 'crypto', result: cryptoOfRange(range, getSuite(request.suite), version) } : { key, step: 'crypto' });
+}
+
+/**
+ * A batch of requests (the lines the reader read in one turn): every part prepared first, then
+ * their crypto in order, so that the replay has a block's later parts to execute while the
+ * worker does the crypto of its first.
+ */
 const onRequests = (requests: AheadRequest[]) => {
-  for (const request of requests) work(request);
+  const prepared = requests.map(prepare);
+  for (const p of prepared) if (p) crypto(p);
+  lastParsed = undefined;
 };
 
 // the replay's own thread, which waits for nothing else, goes first when the cores are busy
