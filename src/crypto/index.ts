@@ -16,7 +16,7 @@ export { CryptoError, SECP256K1_N, SM2_N } from './suite.js';
 export { EcdsaSuite, type EcdsaBackendChoice } from './ecdsa-suite.js';
 export { Sm2Suite, SM2_DEFAULT_USER_ID } from './sm2-suite.js';
 export { keccak256 } from './keccak.js';
-export { loadNativeBackend, nobleBackend, type Secp256k1Backend } from './secp256k1-backend.js';
+export { loadNativeBackend, loadSystemRecovery, nobleBackend, recoveryLibrary, type Secp256k1Backend } from './secp256k1-backend.js';
 export { sm3 } from './sm3.js';
 
 const shared = new Map<SuiteName, CryptoSuite>();

@@ -27,17 +27,31 @@ const withPrefix = (publicKey: Uint8Array): Uint8Array => {
   return out;
 };
 
-function nativeBackend(lib: NativeSecp256k1): Secp256k1Backend {
+/** native/secp256k1-system.c: recovery through the system's libsecp256k1. */
+interface SystemSecp256k1 {
+  /** The 65-byte uncompressed key, or null; throws for arguments of the wrong shape. */
+  recover(digest: Uint8Array, signature64: Uint8Array, recid: number): Uint8Array | null;
+}
+
+function nativeBackend(lib: NativeSecp256k1, system: SystemSecp256k1 | undefined): Secp256k1Backend {
   return {
     name: 'native',
     sign: (digest, key) => lib.ecdsaSign(digest, key),
-    recover(digest, sig, recid) {
-      try {
-        return lib.ecdsaRecover(sig, recid, digest, false).subarray(1);
-      } catch {
-        return null;
-      }
-    },
+    recover: system
+      ? (digest, sig, recid) => {
+          try {
+            return system.recover(digest, sig, recid)?.subarray(1) ?? null;
+          } catch {
+            return null;
+          }
+        }
+      : (digest, sig, recid) => {
+          try {
+            return lib.ecdsaRecover(sig, recid, digest, false).subarray(1);
+          } catch {
+            return null;
+          }
+        },
     verify(digest, sig, pub) {
       try {
         return lib.ecdsaVerify(sig, digest, withPrefix(pub));
@@ -79,17 +93,41 @@ export const nobleBackend: Secp256k1Backend = {
 };
 
 let native: Secp256k1Backend | null | undefined;
+let system: SystemSecp256k1 | null | undefined;
 
-/** The native addon when it loads (~25x faster recovery), else undefined. */
+/**
+ * The addon of native/secp256k1-system.c (scripts/build-native.js builds it where the system has
+ * libsecp256k1), else undefined. Its recovery is about a fifth faster than the npm package's
+ * (measured here: 55 µs against 71.5 µs, the median of 30 alternating rounds of 2,000).
+ */
+export function loadSystemRecovery(): SystemSecp256k1 | undefined {
+  if (system === undefined) {
+    try {
+      // the same path from src/crypto/ and dist/crypto/
+      system = createRequire(import.meta.url)('../../native/build/secp256k1-system.node') as SystemSecp256k1;
+    } catch {
+      system = null;
+    }
+  }
+  return system ?? undefined;
+}
+
+/** The native addon when it loads (~25x faster recovery than noble), recovering through the system's libsecp256k1 where that is built; else undefined. */
 export function loadNativeBackend(): Secp256k1Backend | undefined {
   if (native === undefined) {
     try {
       // `secp256k1/bindings` is the addon alone; the package root would silently fall back to elliptic.
       const lib = createRequire(import.meta.url)('secp256k1/bindings') as NativeSecp256k1;
-      native = nativeBackend(lib);
+      native = nativeBackend(lib, loadSystemRecovery());
     } catch {
       native = null;
     }
   }
   return native ?? undefined;
+}
+
+/** Which library recovers ECDSA keys in this process. */
+export function recoveryLibrary(): string {
+  if (!loadNativeBackend()) return '@noble/curves (pure JavaScript)';
+  return loadSystemRecovery() ? "the system's libsecp256k1 (native/secp256k1-system.c)" : 'the secp256k1 npm package';
 }
