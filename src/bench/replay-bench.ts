@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder } from '../chain/index.js';
 import { encodeFunctionCall } from '../codec/index.js';
-import { keccak256 } from '../crypto/index.js';
+import { keccak256, recoveryLibrary } from '../crypto/index.js';
 import { record, replayRecording } from '../replay/index.js';
 import { createRpcService, inProcessFetch, startHttpServer } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
@@ -156,7 +156,7 @@ export async function run(io: BenchIo): Promise<void> {
     const executor = { rate: median(rates) };
     const denseReplay = replays.find((r) => r.seconds === median(replays.map((m) => m.seconds)))!;
     const floor = executor.rate * REPLAY_SHARE;
-    io.out('replay: recordings re-executed and verified (tx hashes, senders, receipts, roots, block hashes, sealer signatures); each replayed once untimed first\n');
+    io.out(`replay: recordings re-executed and verified (tx hashes, senders, receipts, roots, block hashes, sealer signatures); each replayed once untimed first; ECDSA keys recovered by ${recoveryLibrary()}\n`);
     io.out(
       `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below)\n`,
     );

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /** What a fresh clone holds that packing needs (never dist/, reports/ or node_modules/). */
-const FOLDERS = ['bin', 'src', 'scenarios', 'fixtures', 'docs', 'scripts'];
+const FOLDERS = ['bin', 'src', 'scenarios', 'fixtures', 'docs', 'scripts', 'native'];
 const FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE'];
 const STEP_MS = 240_000;
 const NETWORK = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b|network request .* failed/i;
