@@ -36,6 +36,40 @@ describe('receiptEncoding', () => {
     expect(receiptEncoding(upper, txHash, version)).toEqual(encoded);
   });
 
+  it('encodes receipts of every shape as encodeReceipt does: outputs and log data around the RLP edges, many logs or none, with and without remainGas', () => {
+    let seed = 5;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    const bytes = (length: number) => Uint8Array.from({ length }, () => next() & 0xff);
+    for (const v of [ProtocolVersion.parse('2.11.0'), ProtocolVersion.parse('2.4.0')]) {
+      for (let i = 0; i < 200; i++) {
+        const length = () => [0, 1, 1, 31, 32, 55, 56, 200, 1500][next() % 9]!;
+        const oneByte = (b: Uint8Array) => (b.length === 1 && next() % 2 === 0 ? Uint8Array.of(next() % 0x80) : b);
+        const r: Receipt = {
+          stateRoot: bytes(32),
+          gasUsed: BigInt(next() % 3 === 0 ? 0 : next()) * BigInt(next() % 1000),
+          contractAddress: next() % 2 === 0 ? new Uint8Array(20) : bytes(20),
+          logsBloom: bytes(256),
+          status: [0, 16, 22, 127, 128, 200][next() % 6]!,
+          output: oneByte(bytes(length())),
+          ...(v.receiptHasRemainGas ? { remainGas: BigInt(next()) } : {}),
+          logs: Array.from({ length: next() % 4 }, () => ({ address: bytes(20), topics: Array.from({ length: next() % 5 }, () => bytes(32)), data: oneByte(bytes(length())) })),
+        };
+        const recorded = {
+          transactionHash: toHex(txHash),
+          root: toHex(r.stateRoot),
+          gasUsed: toQuantity(r.gasUsed),
+          contractAddress: toHex(r.contractAddress),
+          logsBloom: toHex(r.logsBloom),
+          status: toQuantity(BigInt(r.status)),
+          output: toHex(r.output),
+          ...(r.remainGas === undefined ? {} : { remainGas: toQuantity(r.remainGas) }),
+          logs: r.logs.map((l) => ({ address: toHex(l.address), topics: l.topics.map(toHex), data: toHex(l.data) })),
+        };
+        expect(receiptEncoding(recorded, txHash, v)).toEqual({ bytes: encodeReceipt(r, v.receiptHasRemainGas), logs: r.logs.length });
+      }
+    }
+  });
+
   it.each([
     ['a digit that is not hex', { output: '0xabcg' }, 'a malformed field'],
     ['an odd number of digits', { output: '0xabc' }, 'a malformed field'],
@@ -46,6 +80,10 @@ describe('receiptEncoding', () => {
     ['a number for output', { output: 12 }, 'a malformed field'],
     ['another transactionHash', { transactionHash: toHex(new Uint8Array(32).fill(8)) }, 'another or no transactionHash'],
     ['a log topic that is not hex', { logs: [{ address: toHex(new Uint8Array(20)), topics: [`0x${'zz'.repeat(32)}`], data: '0x' }] }, 'a malformed log'],
+    ['a one-byte log data that is not hex', { logs: [{ address: toHex(new Uint8Array(20)), topics: [], data: '0xg1' }] }, 'a malformed log'],
+    ['a root digit that is not hex', { root: `0x${'11'.repeat(31)}x1` }, 'no root or logsBloom'],
+    ['a contractAddress digit that is not hex', { contractAddress: `0x${'00'.repeat(19)}0q` }, 'a malformed field'],
+    ['a one-byte output that is not hex', { output: '0x-1' }, 'a malformed field'],
   ])('%s: not encoded, and why', (_name, change, why) => {
     expect(receiptEncoding({ ...json(), ...change }, txHash, version)).toBe(why);
   });

@@ -13,8 +13,9 @@
 //     replay checks each with one byte comparison (a ChunkResult; a receipt it cannot encode is
 //     compared field by field). computeChunk does the same on the replay's own thread, from the
 //     block's JSON, for a part no worker started.
-import { encodeSignedTransaction, receiptItems, signedTransactionDigests, type LogEntry, type ProtocolVersion, type Receipt } from '../chain/index.js';
-import { bytesEqual, rlpEncode, toHexNoPrefix } from '../codec/index.js';
+import { encodeSignedTransaction, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
+import { bigintToBytes, bytesEqual, toHexNoPrefix } from '../codec/index.js';
+import { hexRlpEncode, isHexShape, type HexRlpItem } from './hex-rlp.js';
 import type { CryptoSuite } from '../crypto/index.js';
 import { parseHeader, parseTransaction, transactionObjects, type RecordedHeader, type RecordedTransaction } from './recorded-json.js';
 import type { JsonObject } from './recording.js';
@@ -255,30 +256,32 @@ export function receiptEncoding(json: unknown, txHash: Uint8Array, version: Prot
   const r = json as JsonObject;
   const transactionHash = hexBytes(r.transactionHash, 32);
   if (!transactionHash || !bytesEqual(transactionHash, txHash)) return 'another or no transactionHash';
-  const root = hexBytes(r.root, 32);
-  const logsBloom = hexBytes(r.logsBloom, 256);
-  if (!root || !logsBloom) return 'no root or logsBloom';
+  const { root, logsBloom, output, contractAddress } = r;
+  if (!isHexShape(root, 32) || !isHexShape(logsBloom, 256)) return 'no root or logsBloom';
   const status = quantity(r.status);
   const gasUsed = quantity(r.gasUsed);
   const remainGas = r.remainGas === undefined ? undefined : quantity(r.remainGas);
-  const output = hexBytes(r.output);
-  const contractAddress = hexBytes(r.contractAddress, 20);
-  if (typeof status !== 'bigint' || status > MAX_STATUS || typeof gasUsed !== 'bigint' || remainGas === null || !output || !contractAddress) return 'a malformed field';
+  if (typeof status !== 'bigint' || status > MAX_STATUS || typeof gasUsed !== 'bigint' || remainGas === null || !isHexShape(output) || !isHexShape(contractAddress, 20)) return 'a malformed field';
   if ((remainGas !== undefined) !== version.receiptHasRemainGas) return 'remainGas does not fit the version';
   if (!Array.isArray(r.logs)) return 'no logs';
-  const logs: LogEntry[] = [];
+  const logs: HexRlpItem[] = [];
   for (const entry of r.logs as unknown[]) {
     const log = entry as JsonObject | null;
     if (typeof log !== 'object' || log === null || !Array.isArray(log.topics)) return 'a malformed log';
-    const address = hexBytes(log.address, 20);
-    const data = hexBytes(log.data);
-    const topics = (log.topics as unknown[]).map((t) => hexBytes(t, 32));
-    if (!address || !data || topics.some((t) => !t)) return 'a malformed log';
-    logs.push({ address, topics: topics as Uint8Array[], data });
+    const topics = log.topics as unknown[];
+    if (!isHexShape(log.address, 20) || !isHexShape(log.data) || !topics.every((t) => isHexShape(t, 32))) return 'a malformed log';
+    logs.push([log.address, topics as string[], log.data]);
   }
-  const receipt: Receipt = { stateRoot: root, gasUsed, contractAddress, logsBloom, status: Number(status), output, ...(remainGas === undefined ? {} : { remainGas }), logs };
-  // encodeReceipt's bytes, without its cache: a recorded receipt is encoded once and let go
-  return { bytes: rlpEncode(receiptItems(receipt, version.receiptHasRemainGas)), logs: logs.length };
+  // encodeReceipt's items (receiptItems), written from the hex
+  const items: HexRlpItem[] = [root, bigintToBytes(gasUsed), contractAddress, logsBloom, bigintToBytes(status), output];
+  if (remainGas !== undefined) items.push(bigintToBytes(remainGas));
+  items.push(logs);
+  const bytes = hexRlpEncode(items);
+  if (bytes) return { bytes, logs: logs.length };
+  // a digit that is not hex somewhere: said as decoding each field would say it
+  if (!hexBytes(root, 32) || !hexBytes(logsBloom, 256)) return 'no root or logsBloom';
+  if (!hexBytes(output) || !hexBytes(contractAddress, 20)) return 'a malformed field';
+  return 'a malformed log';
 }
 
 const MAX_STATUS = BigInt(Number.MAX_SAFE_INTEGER);
