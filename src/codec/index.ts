@@ -5,7 +5,7 @@ export { parseQuantity, parseDecimal, parseBlockNumber, toQuantity } from './qua
 export type { QuantityOptions, InterfaceVariant } from './quantity.js';
 export { UINT256_MAX, bigintToBytes, bigintToFixedBytes, bytesToBigint, parseRlpUint } from './integer.js';
 export { canonicalJson } from './canonical-json.js';
-export { rlpEncode, rlpDecode, rlpListOfEncoded, rlpListOfEncodedRange, rlpListPayload, rlpItemEnd, rlpListItemsShallow, rlpBytesPayload, type RlpInput, type RlpValue } from './rlp.js';
+export { headerSize as rlpHeaderSize, writeHeader as writeRlpHeader, rlpEncode, rlpDecode, rlpListOfEncoded, rlpListOfEncodedRange, rlpListPayload, rlpItemEnd, rlpListItemsShallow, rlpBytesPayload, type RlpInput, type RlpValue } from './rlp.js';
 export {
   decodeAbi,
   decodeErrorString,

@@ -25,7 +25,8 @@ function lengthOfLength(length: number): number {
   return n;
 }
 
-function headerSize(length: number): number {
+/** The size of the RLP header of a string or list payload of `length` bytes. */
+export function headerSize(length: number): number {
   return length < 56 ? 1 : 1 + lengthOfLength(length);
 }
 
@@ -52,7 +53,8 @@ function measure(input: RlpInput, sizes: number[], scalars: Uint8Array[]): numbe
   return measure(bytes, sizes, scalars);
 }
 
-function writeHeader(out: Uint8Array, at: number, length: number, offset: number): number {
+/** Writes at `at` the header of a payload of `length` bytes (`offset` 0x80 for a string, 0xc0 for a list); the position after it. */
+export function writeHeader(out: Uint8Array, at: number, length: number, offset: number): number {
   if (length < 56) {
     out[at] = offset + length;
     return at + 1;

@@ -2,28 +2,10 @@
 // encodes (block-prep.ts), without decoding each field into a byte array of its own first. Sizes
 // are taken from the strings' lengths; the digits are checked as they are written (Buffer stops
 // at the first pair that is not hex), so a string that is not hex throughout fails the encoding.
+import { rlpHeaderSize as headerSize, writeRlpHeader as writeHeader } from '../codec/index.js';
 
 /** One item: a byte string as hex (with 0x), a byte string, or a list. */
 export type HexRlpItem = string | Uint8Array | HexRlpItem[];
-
-function lengthOfLength(length: number): number {
-  let n = 0;
-  for (; length > 0; length = Math.floor(length / 256)) n++;
-  return n;
-}
-
-const headerSize = (length: number) => (length < 56 ? 1 : 1 + lengthOfLength(length));
-
-function writeHeader(out: Buffer, at: number, length: number, offset: number): number {
-  if (length < 56) {
-    out[at] = offset + length;
-    return at + 1;
-  }
-  const n = lengthOfLength(length);
-  out[at] = offset + 55 + n;
-  for (let i = n; i >= 1; i--, length = Math.floor(length / 256)) out[at + i] = length % 256;
-  return at + 1 + n;
-}
 
 /** The byte a one-byte hex string holds, or -1 where its digits are not hex. */
 function singleByte(hex: string): number {
