@@ -206,15 +206,12 @@ export function prepareRange(
   const count = Array.isArray(block.transactions) ? block.transactions.length : 0;
   const { from, to } = partRange(count, part, parts);
   const first = rangeWork(block, receipts, number, { from, to: Math.min(to, from + firstSlice) }, part === 0, suite, version);
-  if (first.problem !== undefined || first.work.to >= to) {
-    post(first.problem === undefined ? packSlice(first.work, count, true, version) : slow(first.problem, first.work, first.count));
-    if (first.problem === undefined || first.work.to >= to) return first.work;
-    // the rest is still read for step 2 (the replay checks this block from its JSON)
-    return joinWork(first.work, rangeWork(block, receipts, number, { from: first.work.to, to }, false, suite, version).work);
-  }
-  post(packSlice(first.work, count, false, version));
+  const whole = first.work.to >= to;
+  post(first.problem === undefined ? packSlice(first.work, count, whole, version) : slow(first.problem, first.work, first.count));
+  if (whole) return first.work;
+  // after a slow first slice the rest is still read for step 2, but not posted (the replay checks the block from its JSON)
   const rest = rangeWork(block, receipts, number, { from: first.work.to, to }, false, suite, version);
-  post(rest.problem === undefined ? packSlice(rest.work, count, true, version) : slow(rest.problem, rest.work, rest.count));
+  if (first.problem === undefined) post(rest.problem === undefined ? packSlice(rest.work, count, true, version) : slow(rest.problem, rest.work, rest.count));
   return joinWork(first.work, rest.work);
 }
 

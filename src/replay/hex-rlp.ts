@@ -9,15 +9,15 @@ export type HexRlpItem = string | Uint8Array | HexRlpItem[];
 
 /** The byte a one-byte hex string holds, or -1 where its digits are not hex. */
 function singleByte(hex: string): number {
-  const value = Number.parseInt(hex.slice(2), 16);
-  return /^[0-9a-fA-F]{2}$/.test(hex.slice(2)) ? value : -1;
+  return /^0x[0-9a-fA-F]{2}$/.test(hex) ? Number.parseInt(hex.slice(2), 16) : -1;
 }
 
 /** Encoded size of `item`; list payload sizes go to `lists` in pre-order. Hex strings must be `0x` and an even number of digits (checked by the caller). */
 function measure(item: HexRlpItem, lists: number[]): number {
   if (typeof item === 'string') {
     const n = (item.length - 2) / 2;
-    if (n === 1) return singleByte(item) >= 0 && singleByte(item) < 0x80 ? 1 : 2;
+    // a one-byte string below 0x80 is its own encoding (one that is not hex fails when written)
+    if (n === 1) return singleByte(item) < 0x80 ? 1 : 2;
     return headerSize(n) + n;
   }
   if (item instanceof Uint8Array) return item.length === 1 && item[0]! < 0x80 ? 1 : headerSize(item.length) + item.length;
