@@ -28,10 +28,23 @@ export async function computeReceiptsRoot(
   suite: CryptoSuite,
   withRemainGas: boolean,
 ): Promise<Uint8Array> {
-  const encoded = receipts.map((r) => encodeReceipt(r, withRemainGas));
+  return receiptsRootOfEncodings(
+    receipts.map((r) => encodeReceipt(r, withRemainGas)),
+    scheme,
+    suite,
+  );
+}
+
+/** receiptsRoot from the receipts' encodings; `knownHashes[i]`, where given, is suite.hash(encoded[i]) already computed. */
+export async function receiptsRootOfEncodings(
+  encoded: readonly Uint8Array[],
+  scheme: RootScheme,
+  suite: CryptoSuite,
+  knownHashes: ReadonlyArray<Uint8Array | undefined> = [],
+): Promise<Uint8Array> {
   switch (scheme) {
     case 'merkle16':
-      return merkleRoot16(encoded.map((e) => suite.hash(e)), suite);
+      return merkleRoot16(encoded.map((e, i) => knownHashes[i] ?? suite.hash(e)), suite);
     case 'flat-hash':
       return suite.hash(rlpListOfEncoded(encoded));
     case 'trie':

@@ -50,7 +50,7 @@ export {
   type BlockSignature,
   type SignatureListCheck,
 } from './block.js';
-export { computeReceiptsRoot, computeTransactionsRoot } from './block-roots.js';
+export { computeReceiptsRoot, computeTransactionsRoot, receiptsRootOfEncodings } from './block-roots.js';
 export { merkleRoot16, orderedTrieRoot } from './merkle-root.js';
 export { decodeReceipt, encodeReceipt, receiptFromRlp, receiptItems, type LogEntry, type Receipt } from './receipt.js';
 export { BLOOM_BYTES, bloomAdd, bloomMayContain, bloomOr, logsBloom } from './log-bloom.js';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { TransactionBuilder, TX_STATUS } from '../chain/index.js';
+import { encodeReceipt, logsBloom, TransactionBuilder, TX_STATUS, type Receipt } from '../chain/index.js';
 import { bytesEqual, decodeAbi, decodeErrorString, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
 import { getSuite, keccak256 } from '../crypto/index.js';
-import { artifact, deployCodeFor, harness, seeded } from './exec-harness.test-helper.js';
+import type { ExecutedBlock, ExpectedReceipt } from './block-executor.js';
+import { artifact, deployCodeFor, harness, seeded, type Harness } from './exec-harness.test-helper.js';
 import { intrinsicGas } from './execution-engine.js';
 import { MAX_CODE_SIZE } from './fisco-evm.js';
 
@@ -228,7 +229,7 @@ describe('a block whose transactions come while it executes (execute with more)'
         if (next.length > 0) return true;
       }
     };
-    const got = await streamed.executor.execute(draftAt(streamed.number + 1), list, more);
+    const got = await streamed.executor.execute(draftAt(streamed.number + 1), list, { more });
     // asked once the list ran out each time, and once more at the end
     expect(asked).toEqual([2, 3, 5]);
     expect(toHex(got.hash)).toBe(toHex(expected.hash));
@@ -244,8 +245,10 @@ describe('a block whose transactions come while it executes (execute with more)'
     const rootBefore = h.state.root;
     const list = [h.tx(0, counter, h.callData('increment()'))];
     await expect(
-      h.executor.execute(draftAt(h.number + 1), list, async () => {
-        throw new Error('the rest cannot be read');
+      h.executor.execute(draftAt(h.number + 1), list, {
+        more: async () => {
+          throw new Error('the rest cannot be read');
+        },
       }),
     ).rejects.toThrowError('the rest cannot be read');
     expect(toHex(h.state.root)).toBe(toHex(rootBefore));
@@ -269,9 +272,73 @@ describe('a block whose transactions come while it executes (execute with more)'
       list.push(forged);
       return true;
     };
-    await expect(h.executor.execute(draftAt(h.number + 1), list, more)).rejects.toThrowError('transaction 1');
+    await expect(h.executor.execute(draftAt(h.number + 1), list, { more })).rejects.toThrowError('transaction 1');
     expect(h.state.inBlock).toBe(false);
     expect(await h.call(counter, 'get()', [], 'uint256')).toEqual([0n]);
+  });
+});
+
+describe('a block whose receipts are expected (execute with expectedReceipts)', () => {
+  const draftAt = (number: number) => ({ number, parentHash: new Uint8Array(32), timestamp: 0, sealer: 0, sealerList: [] });
+  /** The same block executed on two fresh chains: once without expectations, once with those `expect` makes of the first one's receipts. */
+  const twice = async (expect_: (receipts: readonly Receipt[], h: Harness) => Array<ExpectedReceipt | undefined>, version?: string) => {
+    const chains = [await harness(version ? { version } : {}), await harness(version ? { version } : {})];
+    const counters = [await chains[0]!.deploy(0, 'Counter'), await chains[1]!.deploy(0, 'Counter')];
+    // events with an indexed topic (CountChanged), one reverted call (no logs), from two senders
+    const txsOf = (i: number) => [
+      ...[1n, 2n, 3n].map((n) => chains[i]!.tx(Number(n % 2n), counters[i]!, chains[i]!.callData('incrementBy(uint256)', [n]))),
+      chains[i]!.tx(0, counters[i]!, chains[i]!.callData('nonexistent()')),
+      chains[i]!.tx(1, counters[i]!, chains[i]!.callData('increment()')),
+    ];
+    const plain = await chains[0]!.executor.execute(draftAt(chains[0]!.number + 1), txsOf(0));
+    const given = expect_(plain.block.receipts, chains[1]!);
+    let asked = 0;
+    const got = await chains[1]!.executor.execute(draftAt(chains[1]!.number + 1), txsOf(1), {
+      expectedReceipts: async () => {
+        asked++;
+        return given;
+      },
+    });
+    expect(asked).toBe(1);
+    return { plain, got };
+  };
+  const exactly = (h: Harness) => (r: Receipt): ExpectedReceipt => {
+    const encoding = encodeReceipt({ ...r }, h.version.receiptHasRemainGas);
+    return { encoding, bloom: logsBloom(r.logs, h.suite), hash: h.suite.hash(encoding) };
+  };
+  const sameBlock = (a: ExecutedBlock, b: ExecutedBlock) => {
+    expect(toHex(b.hash)).toBe(toHex(a.hash));
+    expect(toHex(b.block.header.receiptsRoot)).toBe(toHex(a.block.header.receiptsRoot));
+    expect(toHex(b.block.header.logsBloom)).toBe(toHex(a.block.header.logsBloom));
+    expect(b.block.receipts.map((r) => toHex(encodeReceipt(r, true)))).toEqual(a.block.receipts.map((r) => toHex(encodeReceipt(r, true))));
+  };
+
+  it('gives the block it gives without them, where every receipt is as expected', async () => {
+    const { plain, got } = await twice((receipts, h) => receipts.map(exactly(h)));
+    expect(plain.block.receipts.some((r) => r.logs.length > 0) && plain.block.receipts.some((r) => r.status !== 0)).toBe(true);
+    sameBlock(plain, got);
+  });
+
+  it('takes the expected hashes where the encodings match, without hashing (a wrong one gives a wrong root: computing them right is the caller\'s part)', async () => {
+    const { plain, got } = await twice((receipts, h) => receipts.map((r, i) => ({ ...exactly(h)(r), ...(i === 2 ? { hash: new Uint8Array(32).fill(1) } : {}) })));
+    expect(toHex(got.block.header.receiptsRoot)).not.toBe(toHex(plain.block.header.receiptsRoot));
+  });
+
+  it('computes in full any receipt that differs from the one expected (another receipt, a wrong bloom), and where none is expected', async () => {
+    const { plain, got } = await twice((receipts, h) => {
+      const e = receipts.map(exactly(h));
+      // 0: another transaction's receipt; 1: a bloom that is not of its logs (its encoding then differs); 3: none
+      return [e[2]!, { ...e[1]!, bloom: new Uint8Array(256).fill(0xff) }, e[2]!, undefined, e[4]!];
+    });
+    sameBlock(plain, got);
+  });
+
+  it('also before 2.9.0 (receipts without remainGas, with the running gas total) and on the older root schemes', async () => {
+    for (const version of ['2.4.0', '2.1.0']) {
+      const { plain, got } = await twice((receipts, h) => receipts.map(exactly(h)), version);
+      expect(toHex(got.hash)).toBe(toHex(plain.hash));
+      expect(toHex(got.block.header.receiptsRoot)).toBe(toHex(plain.block.header.receiptsRoot));
+    }
   });
 });
 

@@ -3,9 +3,10 @@ import {
   blockHash,
   bloomOr,
   BLOOM_BYTES,
-  computeReceiptsRoot,
   computeTransactionsRoot,
+  encodeReceipt,
   logsBloom,
+  receiptsRootOfEncodings,
   recoverSender,
   TX_STATUS,
   type Block,
@@ -16,7 +17,7 @@ import {
   type Transaction,
 } from '../chain/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
-import { bigintToBytes, canonicalJson, rlpEncode, toHexNoPrefix } from '../codec/index.js';
+import { bigintToBytes, bytesEqual, canonicalJson, rlpEncode, toHexNoPrefix } from '../codec/index.js';
 import type { KvOperation } from '../storage/index.js';
 import type { FiscoStateManager, GroupState } from '../state/index.js';
 import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
@@ -41,6 +42,33 @@ export interface ExecutedBlock {
   readonly block: Block;
   readonly hash: Uint8Array;
   readonly senders: readonly Uint8Array[];
+}
+
+/**
+ * A receipt the caller expects a block's transaction to produce (a replay: the recorded one,
+ * prepared on another thread), with what the executor would otherwise hash to build the block:
+ * `bloom`, the logsBloom of the expected receipt's logs, computed from those logs; `hash`, the
+ * suite's hash of `encoding`. Where the executed receipt (with that bloom) encodes to exactly
+ * `encoding`, its logs are the expected logs, so `bloom` and `hash` are the values hashing would
+ * give, and the executor takes them. Where it does not, the receipt is computed in full. The block
+ * is the same either way, provided the caller computed bloom and hash as said.
+ */
+export interface ExpectedReceipt {
+  readonly encoding: Uint8Array;
+  readonly bloom: Uint8Array;
+  readonly hash: Uint8Array;
+}
+
+export interface ExecuteOptions {
+  /**
+   * The list of transactions may still grow while the block executes: once every transaction in
+   * it has run, `more` is awaited, and resolves true after appending at least one more (false:
+   * the block is complete). It may throw to give the block up: its state is discarded and the
+   * error passed on. A replay starts executing a block while the rest of it is still being read.
+   */
+  readonly more?: () => Promise<boolean>;
+  /** Asked once every transaction has run: the expected receipt of each transaction, by index, where there is one. */
+  readonly expectedReceipts?: () => Promise<ReadonlyArray<ExpectedReceipt | undefined>>;
 }
 
 export interface CallRequest {
@@ -104,14 +132,9 @@ export class BlockExecutor {
     return this.pendingBlock;
   }
 
-  /**
-   * Execute `transactions` in order as block `draft`. With `more`, the list may still grow while
-   * the block executes: once every transaction in it has run, `more` is awaited, and resolves true
-   * after appending at least one more (false: the block is complete). A replay starts executing a
-   * block while the rest of it is still being read. `more` may throw to give the block up: its
-   * state is discarded and the error passed on.
-   */
-  async execute(draft: BlockDraft, transactions: readonly Transaction[], more?: () => Promise<boolean>): Promise<ExecutedBlock> {
+  /** Execute `transactions` in order as block `draft` (see ExecuteOptions for a list still growing, and receipts expected). */
+  async execute(draft: BlockDraft, transactions: readonly Transaction[], options: ExecuteOptions = {}): Promise<ExecutedBlock> {
+    const { more } = options;
     if (this.pendingBlock) await this.discard();
     const senders: Uint8Array[] = [];
     const senderOf = (i: number) => {
@@ -153,7 +176,8 @@ export class BlockExecutor {
         );
       }
       const { root, writes, touched } = await this.state.finishBlock();
-      const block = await this.assemble(draft, transactions, outcomes, root, txGasLimit);
+      const expected = options.expectedReceipts ? await options.expectedReceipts() : [];
+      const block = await this.assemble(draft, transactions, outcomes, root, txGasLimit, expected);
       this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders };
       if (key) this.memo!.put(key, { block, hash: this.pendingBlock.hash, stateRoot: root, writes, touched });
       return this.pendingBlock;
@@ -325,30 +349,43 @@ export class BlockExecutor {
     outcomes: readonly MessageOutcome[],
     stateRoot: Uint8Array,
     txGasLimit: bigint,
+    expected: ReadonlyArray<ExpectedReceipt | undefined>,
   ): Promise<Block> {
-    const cumulative = !this.version.receiptHasRemainGas; // before 2.9.0 receipts carry the block's running total
+    const withRemainGas = this.version.receiptHasRemainGas;
+    const cumulative = !withRemainGas; // before 2.9.0 receipts carry the block's running total
     let total = 0n;
     const blockBloom = new Uint8Array(BLOOM_BYTES);
-    const receipts: Receipt[] = outcomes.map((o) => {
+    // each receipt's hash where the expected receipt gives it (see ExpectedReceipt)
+    const knownHashes: Array<Uint8Array | undefined> = [];
+    const receipts: Receipt[] = outcomes.map((o, i) => {
       total += o.gasUsed;
-      const bloom = logsBloom(o.logs, this.suite);
-      bloomOr(blockBloom, bloom);
-      return {
+      const receiptWith = (bloom: Uint8Array): Receipt => ({
         stateRoot,
         gasUsed: cumulative ? total : o.gasUsed,
         contractAddress: o.contractAddress?.bytes ?? ZERO_ADDRESS,
         logsBloom: bloom,
         status: o.status,
         output: o.output,
-        ...(this.version.receiptHasRemainGas ? { remainGas: txGasLimit - o.gasUsed } : {}),
+        ...(withRemainGas ? { remainGas: txGasLimit - o.gasUsed } : {}),
         logs: o.logs,
-      };
+      });
+      const hoped = expected[i];
+      let receipt = hoped ? receiptWith(hoped.bloom) : undefined;
+      if (receipt && bytesEqual(encodeReceipt(receipt, withRemainGas), hoped!.encoding)) knownHashes[i] = hoped!.hash;
+      else receipt = receiptWith(logsBloom(o.logs, this.suite));
+      bloomOr(blockBloom, receipt.logsBloom);
+      return receipt;
     });
     const header: BlockHeader = {
       parentHash: draft.parentHash,
       stateRoot,
       transactionsRoot: await computeTransactionsRoot(transactions, this.version.rootScheme, this.suite),
-      receiptsRoot: await computeReceiptsRoot(receipts, this.version.rootScheme, this.suite, this.version.receiptHasRemainGas),
+      receiptsRoot: await receiptsRootOfEncodings(
+        receipts.map((r) => encodeReceipt(r, withRemainGas)),
+        this.version.rootScheme,
+        this.suite,
+        knownHashes,
+      ),
       // FISCO's storage state: the header's dbHash is the stateRoot; the trie has none
       dbHash: this.state.kind === 'storage' ? stateRoot : ZERO_32,
       logsBloom: blockBloom,

@@ -8,6 +8,8 @@ export {
   type CallRequest,
   type CallResult,
   type ExecutedBlock,
+  type ExecuteOptions,
+  type ExpectedReceipt,
 } from './block-executor.js';
 export { intrinsicGas, type MessageOutcome } from './execution-engine.js';
 export { ExecutionMemo, type MemoEntry } from './execution-memo.js';

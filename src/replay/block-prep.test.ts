@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { encodeReceipt, ProtocolVersion, type Receipt } from '../chain/index.js';
+import { encodeReceipt, logsBloom, ProtocolVersion, type Receipt } from '../chain/index.js';
 import { toHex, toQuantity } from '../codec/index.js';
+import { getSuite } from '../crypto/index.js';
 import { receiptEncoding } from './block-prep.js';
 
 const version = ProtocolVersion.parse('2.11.0');
+const suite = getSuite('ecdsa');
 const txHash = new Uint8Array(32).fill(7);
 const receipt: Receipt = {
   stateRoot: new Uint8Array(32).fill(1),
@@ -29,11 +31,16 @@ const json = (): Record<string, unknown> => ({
 });
 
 describe('receiptEncoding', () => {
-  it('encodes a recorded receipt as FISCO encodes receipts, upper-case hex digits too', () => {
-    const encoded = receiptEncoding(json(), txHash, version);
-    expect(encoded).toEqual({ bytes: encodeReceipt(receipt, true), logs: 1 });
+  it('encodes a recorded receipt as FISCO encodes receipts, with the bloom of its logs (not the recorded one), upper-case hex digits too', () => {
+    const encoded = receiptEncoding(json(), txHash, version, suite);
+    expect(encoded).toEqual({ bytes: encodeReceipt(receipt, true), logs: 1, bloom: logsBloom(receipt.logs, suite) });
     const upper = { ...json(), output: '0xABCD', logsBloom: `0x${'40'.repeat(256)}`.toUpperCase().replace('0X', '0x') };
-    expect(receiptEncoding(upper, txHash, version)).toEqual(encoded);
+    expect(receiptEncoding(upper, txHash, version, suite)).toEqual(encoded);
+    const upperLogs = { ...json(), logs: [{ address: toHex(receipt.logs[0]!.address).toUpperCase().replace('0X', '0x'), topics: receipt.logs[0]!.topics.map((t) => toHex(t).toUpperCase().replace('0X', '0x')), data: '0x010203' }] };
+    expect(receiptEncoding(upperLogs, txHash, version, suite)).toEqual(encoded);
+    // the SM suite's bloom hashes with SM3
+    const sm = getSuite('sm');
+    expect(receiptEncoding(json(), txHash, version, sm)).toEqual({ ...(encoded as object), bloom: logsBloom(receipt.logs, sm) });
   });
 
   it('encodes receipts of every shape as encodeReceipt does: outputs and log data around the RLP edges, many logs or none, with and without remainGas', () => {
@@ -65,7 +72,7 @@ describe('receiptEncoding', () => {
           ...(r.remainGas === undefined ? {} : { remainGas: toQuantity(r.remainGas) }),
           logs: r.logs.map((l) => ({ address: toHex(l.address), topics: l.topics.map(toHex), data: toHex(l.data) })),
         };
-        expect(receiptEncoding(recorded, txHash, v)).toEqual({ bytes: encodeReceipt(r, v.receiptHasRemainGas), logs: r.logs.length });
+        expect(receiptEncoding(recorded, txHash, v, suite)).toEqual({ bytes: encodeReceipt(r, v.receiptHasRemainGas), logs: r.logs.length, bloom: logsBloom(r.logs, suite) });
       }
     }
   });
@@ -85,6 +92,6 @@ describe('receiptEncoding', () => {
     ['a contractAddress digit that is not hex', { contractAddress: `0x${'00'.repeat(19)}0q` }, 'a malformed field'],
     ['a one-byte output that is not hex', { output: '0x-1' }, 'a malformed field'],
   ])('%s: not encoded, and why', (_name, change, why) => {
-    expect(receiptEncoding({ ...json(), ...change }, txHash, version)).toBe(why);
+    expect(receiptEncoding({ ...json(), ...change }, txHash, version, suite)).toBe(why);
   });
 });

@@ -13,7 +13,7 @@
 //     replay checks each with one byte comparison (a ChunkResult; a receipt it cannot encode is
 //     compared field by field). computeChunk does the same on the replay's own thread, from the
 //     block's JSON, for a part no worker started.
-import { encodeSignedTransaction, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
+import { bloomAdd, BLOOM_BYTES, encodeSignedTransaction, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, toHexNoPrefix } from '../codec/index.js';
 import { hexRlpEncode, isHexShape, type HexRlpItem } from './hex-rlp.js';
 import type { CryptoSuite } from '../crypto/index.js';
@@ -46,7 +46,11 @@ export interface ChunkResult {
   readonly receipts?: ReceiptEncodings;
 }
 
-/** Recorded receipts encoded as FISCO encodes receipts, by transaction of a range. */
+/**
+ * Recorded receipts encoded as FISCO encodes receipts, by transaction of a range, with what the
+ * executor would hash to build the block from them (BlockExecutor's ExpectedReceipt): the bloom
+ * of each one's recorded logs, computed from the logs, and the hash of each encoding.
+ */
 export interface ReceiptEncodings {
   /** 1 where the receipt could be encoded (see receiptEncoding). */
   readonly encoded: Uint8Array;
@@ -55,6 +59,10 @@ export interface ReceiptEncodings {
   readonly offsets: Uint32Array;
   /** Each encoded receipt's log count. */
   readonly logCounts: Uint32Array;
+  /** 256 bytes per receipt: the logsBloom of its recorded logs. */
+  readonly blooms: Uint8Array;
+  /** 32 bytes per receipt: the suite's hash of its encoding. */
+  readonly hashes: Uint8Array;
 }
 
 /** verify's inputs: the block hash, the signature bytes and the sealer's key. */
@@ -248,7 +256,7 @@ function packSlice(work: RangeWork, count: number, last: boolean, version: Proto
  * status, output, logs, gasUsed, contractAddress, remainGas, logsBloom and root: every field
  * replay compares.
  */
-export function receiptEncoding(json: unknown, txHash: Uint8Array, version: ProtocolVersion): { bytes: Uint8Array; logs: number } | string {
+export function receiptEncoding(json: unknown, txHash: Uint8Array, version: ProtocolVersion, suite: CryptoSuite): { bytes: Uint8Array; logs: number; bloom: Uint8Array } | string {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return 'not a JSON object';
   const r = json as JsonObject;
   const transactionHash = hexBytes(r.transactionHash, 32);
@@ -261,7 +269,7 @@ export function receiptEncoding(json: unknown, txHash: Uint8Array, version: Prot
   if (typeof status !== 'bigint' || status > MAX_STATUS || typeof gasUsed !== 'bigint' || remainGas === null || !isHexShape(output) || !isHexShape(contractAddress, 20)) return 'a malformed field';
   if ((remainGas !== undefined) !== version.receiptHasRemainGas) return 'remainGas does not fit the version';
   if (!Array.isArray(r.logs)) return 'no logs';
-  const logs: HexRlpItem[] = [];
+  const logs: RecordedLogHex[] = [];
   for (const entry of r.logs as unknown[]) {
     const log = entry as JsonObject | null;
     if (typeof log !== 'object' || log === null || !Array.isArray(log.topics)) return 'a malformed log';
@@ -274,11 +282,24 @@ export function receiptEncoding(json: unknown, txHash: Uint8Array, version: Prot
   if (remainGas !== undefined) items.push(bigintToBytes(remainGas));
   items.push(logs);
   const bytes = hexRlpEncode(items);
-  if (bytes) return { bytes, logs: logs.length };
+  if (bytes) return { bytes, logs: logs.length, bloom: bloomOfLogs(logs, suite) };
   // a digit that is not hex somewhere: said as decoding each field would say it
   if (!hexBytes(root, 32) || !hexBytes(logsBloom, 256)) return 'no root or logsBloom';
   if (!hexBytes(output) || !hexBytes(contractAddress, 20)) return 'a malformed field';
   return 'a malformed log';
+}
+
+/** A recorded log's address, topics and data, as hex. */
+type RecordedLogHex = [address: string, topics: string[], data: string];
+
+/** logsBloom of logs whose hex is known to be whole (they were encoded). */
+function bloomOfLogs(logs: readonly RecordedLogHex[], suite: CryptoSuite): Uint8Array {
+  const bloom = new Uint8Array(BLOOM_BYTES);
+  for (const [address, topics] of logs) {
+    bloomAdd(bloom, Buffer.from(address.slice(2), 'hex'), suite);
+    for (const topic of topics) bloomAdd(bloom, Buffer.from(topic.slice(2), 'hex'), suite);
+  }
+  return bloom;
 }
 
 const MAX_STATUS = BigInt(Number.MAX_SAFE_INTEGER);
@@ -330,21 +351,25 @@ export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: Prot
       // an entry the replay rejects in its own words
     }
   }
-  return { from: work.from, computed, hashes, senders, signatures, ...(receipts ? { receipts: encodeReceipts(work, version) } : {}) };
+  return { from: work.from, computed, hashes, senders, signatures, ...(receipts ? { receipts: encodeReceipts(work, suite, version) } : {}) };
 }
 
-function encodeReceipts(work: RangeWork, version: ProtocolVersion): ReceiptEncodings {
+function encodeReceipts(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion): ReceiptEncodings {
   const size = work.to - work.from;
   const encoded = new Uint8Array(size);
   const logCounts = new Uint32Array(size);
+  const blooms = new Uint8Array(BLOOM_BYTES * size);
+  const hashes = new Uint8Array(32 * size);
   const parts: Uint8Array[] = [];
   for (let k = 0; k < size; k++) {
     const hash = work.txs[k]?.hash;
-    const receipt = hash ? receiptEncoding(work.receipts[k], hash, version) : undefined;
+    const receipt = hash ? receiptEncoding(work.receipts[k], hash, version, suite) : undefined;
     if (receipt && typeof receipt !== 'string') {
       encoded[k] = 1;
       logCounts[k] = receipt.logs;
       parts.push(receipt.bytes);
+      hashes.set(suite.hash(receipt.bytes), 32 * k);
+      blooms.set(receipt.bloom, BLOOM_BYTES * k);
     } else parts.push(NONE);
   }
   const offsets = new Uint32Array(size + 1);
@@ -356,5 +381,5 @@ function encodeReceipts(work: RangeWork, version: ProtocolVersion): ReceiptEncod
   offsets[size] = total;
   const bytes = new Uint8Array(total);
   parts.forEach((p, k) => bytes.set(p, offsets[k]!));
-  return { encoded, bytes, offsets, logCounts };
+  return { encoded, bytes, offsets, logCounts, blooms, hashes };
 }

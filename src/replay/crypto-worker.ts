@@ -21,7 +21,7 @@ function post(answer: AheadAnswer): void {
   } else if (answer.step === 'crypto' && answer.result) {
     const r = answer.result;
     transfer.push(r.computed.buffer as ArrayBuffer, r.hashes.buffer as ArrayBuffer, r.senders.buffer as ArrayBuffer);
-    if (r.receipts) for (const a of [r.receipts.encoded, r.receipts.bytes, r.receipts.offsets, r.receipts.logCounts]) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
+    if (r.receipts) for (const a of [r.receipts.encoded, r.receipts.bytes, r.receipts.offsets, r.receipts.logCounts, r.receipts.blooms, r.receipts.hashes]) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
   }
   parentPort!.postMessage(answer, transfer);
 }

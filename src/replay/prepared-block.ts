@@ -107,7 +107,7 @@ export function comparePreparedReceipts(mine: readonly Receipt[], crypto: BlockC
   const withRemainGas = ctx.version.receiptHasRemainGas;
   mine.forEach((receipt, i) => {
     const recorded = crypto.receipts[i];
-    if (recorded && (receipt.remainGas !== undefined) === withRemainGas && bytesEqual(encodeReceipt(receipt, withRemainGas), recorded.bytes)) {
+    if (recorded && (receipt.remainGas !== undefined) === withRemainGas && bytesEqual(encodeReceipt(receipt, withRemainGas), recorded.encoding)) {
       passReceiptChecks(ctx.tally, recorded.logs, receipt.remainGas !== undefined);
       return;
     }
@@ -119,7 +119,7 @@ export function comparePreparedReceipts(mine: readonly Receipt[], crypto: BlockC
       block: number,
       index: i,
       field: 'receipt',
-      recorded: toHex(recorded.bytes),
+      recorded: toHex(recorded.encoding),
       replayed: toHex(encodeReceipt(receipt, withRemainGas)),
       detail: 'the receipt encodings differ though every compared field is equal',
     });
