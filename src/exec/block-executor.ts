@@ -67,8 +67,8 @@ export interface ExecuteOptions {
    * error passed on. A replay starts executing a block while the rest of it is still being read.
    */
   readonly more?: () => Promise<boolean>;
-  /** Asked once every transaction has run: the expected receipt of each transaction, by index, where there is one. */
-  readonly expectedReceipts?: () => Promise<ReadonlyArray<ExpectedReceipt | undefined>>;
+  /** Asked once every transaction has run: the expected receipt of the transaction at an index, where there is one. */
+  readonly expectedReceipts?: () => Promise<(index: number) => ExpectedReceipt | undefined>;
 }
 
 export interface CallRequest {
@@ -88,6 +88,7 @@ export const DEFAULT_TX_COUNT_LIMIT = 1000;
 export const DEFAULT_TX_GAS_LIMIT = 300_000_000n;
 
 const ZERO_32 = new Uint8Array(32);
+const NONE_EXPECTED = () => undefined;
 const ZERO_ADDRESS = new Uint8Array(20);
 
 export class ExecutionError extends Error {
@@ -176,7 +177,7 @@ export class BlockExecutor {
         );
       }
       const { root, writes, touched } = await this.state.finishBlock();
-      const expected = options.expectedReceipts ? await options.expectedReceipts() : [];
+      const expected = options.expectedReceipts ? await options.expectedReceipts() : NONE_EXPECTED;
       const block = await this.assemble(draft, transactions, outcomes, root, txGasLimit, expected);
       this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders };
       if (key) this.memo!.put(key, { block, hash: this.pendingBlock.hash, stateRoot: root, writes, touched });
@@ -349,7 +350,7 @@ export class BlockExecutor {
     outcomes: readonly MessageOutcome[],
     stateRoot: Uint8Array,
     txGasLimit: bigint,
-    expected: ReadonlyArray<ExpectedReceipt | undefined>,
+    expected: (index: number) => ExpectedReceipt | undefined,
   ): Promise<Block> {
     const withRemainGas = this.version.receiptHasRemainGas;
     const cumulative = !withRemainGas; // before 2.9.0 receipts carry the block's running total
@@ -369,7 +370,7 @@ export class BlockExecutor {
         ...(withRemainGas ? { remainGas: txGasLimit - o.gasUsed } : {}),
         logs: o.logs,
       });
-      const hoped = expected[i];
+      const hoped = expected(i);
       let receipt = hoped ? receiptWith(hoped.bloom) : undefined;
       if (receipt && bytesEqual(encodeReceipt(receipt, withRemainGas), hoped!.encoding)) knownHashes[i] = hoped!.hash;
       else receipt = receiptWith(logsBloom(o.logs, this.suite));

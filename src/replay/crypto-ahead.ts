@@ -15,7 +15,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { BLOOM_BYTES, type ProtocolVersion } from '../chain/index.js';
 import type { ExpectedReceipt } from '../exec/index.js';
 import type { CryptoSuite } from '../crypto/index.js';
-import { computeChunk, partRange, type ChunkResult, type PreparedRange } from './block-prep.js';
+import { computeChunk, partRange, type ChunkResult, type PreparedRange, type ReceiptEncodings } from './block-prep.js';
 import { planParts, requestKey, type AheadAnswer, type AheadRequest } from './ahead-protocol.js';
 import type { JsonObject } from './recording.js';
 
@@ -31,8 +31,8 @@ export interface BlockCrypto {
   readonly senders: Uint8Array;
   /** blockSignatureKey → whether that signatureList entry verifies. */
   readonly signatures: ReadonlyMap<string, boolean>;
-  /** Each recorded receipt's encoding, log count, the bloom of its logs and its hash, where a worker encoded it. */
-  readonly receipts: ReadonlyArray<RecordedReceiptEncoding | undefined>;
+  /** Recorded receipt `index`'s encoding, log count, the bloom of its logs and its hash, where a worker encoded it (made on each call: nothing per receipt outlives its use). */
+  readonly receipt: (index: number) => RecordedReceiptEncoding | undefined;
 }
 
 /** A recorded receipt as a worker encoded it: what the executor expects (ExpectedReceipt), and its log count. */
@@ -319,25 +319,31 @@ export class CryptoAhead {
     const hashes = new Uint8Array(32 * transactions);
     const senders = new Uint8Array(20 * transactions);
     const signatures = new Map<string, boolean>();
-    const receipts: Array<RecordedReceiptEncoding | undefined> = new Array(transactions).fill(undefined);
+    const encodings: Array<{ readonly from: number; readonly e: ReceiptEncodings }> = [];
     for (const r of results) {
       computed.set(r.computed.subarray(0, Math.max(0, transactions - r.from)), r.from);
       hashes.set(r.hashes.subarray(0, 32 * Math.max(0, transactions - r.from)), 32 * r.from);
       senders.set(r.senders.subarray(0, 20 * Math.max(0, transactions - r.from)), 20 * r.from);
       for (const [k, ok] of r.signatures) signatures.set(k, ok);
       const e = r.receipts;
-      if (!e) continue;
-      for (let k = 0; k < e.encoded.length && r.from + k < transactions; k++) {
-        if (!e.encoded[k]) continue;
-        receipts[r.from + k] = {
+      if (e) encodings.push({ from: r.from, e });
+    }
+    const receipt = (index: number): RecordedReceiptEncoding | undefined => {
+      if (index >= transactions) return undefined;
+      for (const { from, e } of encodings) {
+        const k = index - from;
+        if (k < 0 || k >= e.encoded.length) continue;
+        if (!e.encoded[k]) return undefined;
+        return {
           encoding: e.bytes.subarray(e.offsets[k]!, e.offsets[k + 1]!),
           logs: e.logCounts[k]!,
           bloom: e.blooms.subarray(BLOOM_BYTES * k, BLOOM_BYTES * (k + 1)),
           hash: e.hashes.subarray(32 * k, 32 * (k + 1)),
         };
       }
-    }
-    return { computed, hashes, senders, signatures, receipts };
+      return undefined;
+    };
+    return { computed, hashes, senders, signatures, receipt };
   }
 
   /** Forget results not taken (the replay stopped early); the workers skip what they have not started. */

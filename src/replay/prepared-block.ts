@@ -106,7 +106,7 @@ export function verifyPreparedSenders(block: PreparedBlock, crypto: BlockCrypto,
 export function comparePreparedReceipts(mine: readonly Receipt[], crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
   const withRemainGas = ctx.version.receiptHasRemainGas;
   mine.forEach((receipt, i) => {
-    const recorded = crypto.receipts[i];
+    const recorded = crypto.receipt(i);
     if (recorded && (receipt.remainGas !== undefined) === withRemainGas && bytesEqual(encodeReceipt(receipt, withRemainGas), recorded.encoding)) {
       passReceiptChecks(ctx.tally, recorded.logs, receipt.remainGas !== undefined);
       return;

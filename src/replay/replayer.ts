@@ -365,7 +365,7 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
   };
   const more = inputs.more && (() => waiting(inputs.more!));
   // the recorded receipts as the workers encoded them: the executor takes their blooms and hashes where its receipts encode the same
-  const expectedReceipts = () => waiting(async () => (await ctx.crypto()).receipts);
+  const expectedReceipts = () => waiting(async () => (await ctx.crypto()).receipt);
   const executing = ctx.clock();
   try {
     executed = await executor.execute(
