@@ -9,11 +9,35 @@ import { getSuite, keccak256 } from '../crypto/index.js';
 import { createRpcService, inProcessFetch } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import { PART_BYTES, planParts } from './ahead-protocol.js';
-import { cryptoRangeCounts, cryptoWorkersReady } from './crypto-ahead.js';
+import { cryptoRangeCounts, cryptoWorkersReady, stealFromBehind } from './crypto-ahead.js';
 import { computeChunk, FIRST_SLICE, partRange, prepareRange, TX_FIELDS, TxField, type PreparedRange } from './block-prep.js';
 import { record } from './recorder.js';
 import type { JsonObject } from './recording.js';
 import { replayPaths, replayRecording } from './replayer.js';
+
+describe('stealFromBehind', () => {
+  // claim: 0 no one has started the part, 1 its worker has, 2 the replay's thread has
+  const jobs = (...claims: number[]) => claims.map((c, part) => ({ part, claim: Int32Array.of(c) }));
+  const taken = (js: ReturnType<typeof jobs>) => [...stealFromBehind(js)].map((j) => j.part);
+
+  it('leaves a worker one part behind to finish it, and takes the later half of the parts no worker started', () => {
+    expect(taken(jobs())).toEqual([]);
+    expect(taken(jobs(1, 1, 1))).toEqual([]);
+    expect(taken(jobs(1, 1, 0))).toEqual([]);
+    expect(taken(jobs(1, 0, 0))).toEqual([2]);
+    expect(taken(jobs(1, 0, 0, 0))).toEqual([3]);
+    expect(taken(jobs(0, 0, 0, 0))).toEqual([2, 3]);
+    expect(taken(jobs(1, 1, 0, 0, 0, 0, 0, 0))).toEqual([5, 6, 7]);
+  });
+
+  it('claims what it takes, so the workers skip it, and leaves the other claims alone', () => {
+    const js = jobs(1, 0, 0, 0, 0);
+    stealFromBehind(js);
+    expect(js.map((j) => j.claim[0])).toEqual([1, 0, 0, 2, 2]);
+    // a part claimed meanwhile (by its worker) is not taken
+    expect(taken(jobs(2, 0, 0))).toEqual([2]);
+  });
+});
 
 describe('partRange', () => {
   it('splits a block into parts that cover every transaction once, in order', () => {

@@ -5,8 +5,8 @@
 // into parts (planParts), given to the workers in turn. The requests come from the reader thread
 // directly (block-feed.ts), through a message channel to each worker, or from the replay's thread
 // where it reads itself; the answers come to the replay's thread, which takes them by position
-// for the block it is at and computes itself the crypto of any part no worker has started (so
-// that when the workers fall behind, the replay's thread shares their work rather than wait).
+// for the block it is at; where the workers are two or more parts behind, it computes the later
+// half of those itself (stealFromBehind), so that it shares their work rather than wait.
 // The workers are shared by every replay in the process, started on first use, unref'd while
 // idle, and run at a lower priority than the replay's own thread, which is the one everything
 // waits for.
@@ -215,6 +215,19 @@ interface Job extends Answers {
   readonly claim: Int32Array;
 }
 
+/**
+ * The parts of a block this thread computes itself (claimed, so their workers skip them): the
+ * later half of those no worker has started, where that is two or more. A worker takes its parts
+ * in order, so one part behind it is done about as soon as this thread could parse the block's
+ * line and compute it (parsing a line of a thousand transactions alone takes about as long as a
+ * part's crypto); further behind, this thread and the worker each take half and finish together.
+ */
+export function stealFromBehind<J extends { readonly claim: Int32Array }>(jobs: readonly J[]): Set<J> {
+  const unstarted = jobs.filter((job) => Atomics.load(job.claim, 0) === 0);
+  const take = unstarted.slice(unstarted.length - Math.floor(unstarted.length / 2));
+  return new Set(take.filter((job) => Atomics.compareExchange(job.claim, 0, 0, 2) === 0));
+}
+
 let replays = 0;
 
 /** One replay's view of the shared workers. */
@@ -295,9 +308,9 @@ export class CryptoAhead {
   }
 
   /**
-   * The block's crypto: the workers' answers where they started a part, computed here for the
-   * rest (a worker told the replay got there first skips its part). `block` parses the line,
-   * only needed where this thread computes a part.
+   * The block's crypto: the workers' answers, and where they are behind, parts computed here (a
+   * worker told the replay got there first skips its part). `block` parses the line, only needed
+   * where this thread computes a part.
    */
   async take(number: number, block: () => JsonObject, transactions: number): Promise<BlockCrypto> {
     const jobs = this.pending.get(number) ?? [];
@@ -306,14 +319,14 @@ export class CryptoAhead {
       cryptoRangeCounts.here++;
       return computeChunk(block(), number, { ...partRange(transactions, part, parts), signatures: part === 0 }, this.suite, this.version);
     };
-    // a part not started by its worker is computed here (the worker skips it); else its answer is the quickest way
     const answerOf = async (job: Job): Promise<ChunkResult> => {
-      if (Atomics.compareExchange(job.claim, 0, 0, 2) === 0) return mine(job.part, job.parts);
+      if (stolen.has(job)) return mine(job.part, job.parts);
       const answer = await job.crypto;
       if (!answer) return mine(job.part, job.parts);
       cryptoRangeCounts.workers++;
       return answer;
     };
+    const stolen = stealFromBehind(jobs);
     const results = jobs.length === 0 ? [mine(0, 1)] : await Promise.all(jobs.map(answerOf));
     const computed = new Uint8Array(transactions);
     const hashes = new Uint8Array(32 * transactions);
