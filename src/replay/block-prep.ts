@@ -12,8 +12,8 @@
 //     has the header), and every recorded receipt encoded as FISCO encodes receipts, so that the
 //     replay checks each with one byte comparison (a ChunkResult; a receipt it cannot encode is
 //     compared field by field). computeChunk does the same on the replay's own thread, from the
-//     block's JSON, for a part no worker started.
-import { bloomAdd, BLOOM_BYTES, encodeSignedTransaction, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
+//     block's JSON, for a part the replay's thread takes from a worker that is behind.
+import { BLOOM_BYTES, encodeSignedTransaction, logsBloom, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, toHexNoPrefix } from '../codec/index.js';
 import { hexRlpEncode, isHexShape, type HexRlpItem } from './hex-rlp.js';
 import type { CryptoSuite } from '../crypto/index.js';
@@ -71,7 +71,7 @@ export function blockSignatureKey(hash: Uint8Array, signature: Uint8Array, seale
 }
 
 /**
- * Step 2 done from a block's JSON on the replay's own thread, for a part no worker started: each
+ * Step 2 done from a block's JSON on the replay's own thread, for a part it takes from a worker that is behind (or that no worker has): each
  * signed transaction re-encoded, hashed and its sender recovered, and (for the first range) the
  * signatureList verified. The results are positional: the replayer compares them with the very
  * transactions it parsed from the same block object.
@@ -294,12 +294,8 @@ type RecordedLogHex = [address: string, topics: string[], data: string];
 
 /** logsBloom of logs whose hex is known to be whole (they were encoded). */
 function bloomOfLogs(logs: readonly RecordedLogHex[], suite: CryptoSuite): Uint8Array {
-  const bloom = new Uint8Array(BLOOM_BYTES);
-  for (const [address, topics] of logs) {
-    bloomAdd(bloom, Buffer.from(address.slice(2), 'hex'), suite);
-    for (const topic of topics) bloomAdd(bloom, Buffer.from(topic.slice(2), 'hex'), suite);
-  }
-  return bloom;
+  const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
+  return logsBloom(logs.map(([address, topics]) => ({ address: bytes(address), topics: topics.map(bytes) })), suite);
 }
 
 const MAX_STATUS = BigInt(Number.MAX_SAFE_INTEGER);
