@@ -311,6 +311,8 @@ describe('a block whose receipts are expected (execute with expectedReceipts)', 
     expect(toHex(b.block.header.receiptsRoot)).toBe(toHex(a.block.header.receiptsRoot));
     expect(toHex(b.block.header.logsBloom)).toBe(toHex(a.block.header.logsBloom));
     expect(b.block.receipts.map((r) => toHex(encodeReceipt(r, true)))).toEqual(a.block.receipts.map((r) => toHex(encodeReceipt(r, true))));
+    // each receipt's encoding as the receipts root took it, given with the block
+    for (const e of [a, b]) expect(e.receiptEncodings!.map(toHex)).toEqual(e.block.receipts.map((r) => toHex(encodeReceipt(r, r.remainGas !== undefined))));
   };
 
   it('gives the block it gives without them, where every receipt is as expected', async () => {

@@ -42,6 +42,8 @@ export interface ExecutedBlock {
   readonly block: Block;
   readonly hash: Uint8Array;
   readonly senders: readonly Uint8Array[];
+  /** Each receipt encoded as the receipts root takes it, where this execution encoded them (not for a block the memo gave). */
+  readonly receiptEncodings?: readonly Uint8Array[];
 }
 
 /**
@@ -178,8 +180,8 @@ export class BlockExecutor {
       }
       const { root, writes, touched } = await this.state.finishBlock();
       const expected = options.expectedReceipts ? await options.expectedReceipts() : NONE_EXPECTED;
-      const block = await this.assemble(draft, transactions, outcomes, root, txGasLimit, expected);
-      this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders };
+      const { block, receiptEncodings } = await this.assemble(draft, transactions, outcomes, root, txGasLimit, expected);
+      this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders, receiptEncodings };
       if (key) this.memo!.put(key, { block, hash: this.pendingBlock.hash, stateRoot: root, writes, touched });
       return this.pendingBlock;
     } catch (e) {
@@ -351,13 +353,14 @@ export class BlockExecutor {
     stateRoot: Uint8Array,
     txGasLimit: bigint,
     expected: (index: number) => ExpectedReceipt | undefined,
-  ): Promise<Block> {
+  ): Promise<{ block: Block; receiptEncodings: Uint8Array[] }> {
     const withRemainGas = this.version.receiptHasRemainGas;
     const cumulative = !withRemainGas; // before 2.9.0 receipts carry the block's running total
     let total = 0n;
     const blockBloom = new Uint8Array(BLOOM_BYTES);
     // each receipt's hash where the expected receipt gives it (see ExpectedReceipt)
     const knownHashes: Array<Uint8Array | undefined> = [];
+    const encodings: Uint8Array[] = [];
     const receipts: Receipt[] = outcomes.map((o, i) => {
       total += o.gasUsed;
       const receiptWith = (bloom: Uint8Array): Receipt => ({
@@ -370,19 +373,29 @@ export class BlockExecutor {
         ...(withRemainGas ? { remainGas: txGasLimit - o.gasUsed } : {}),
         logs: o.logs,
       });
+      const take = (receipt: Receipt, encoding: Uint8Array) => {
+        encodings.push(encoding);
+        bloomOr(blockBloom, receipt.logsBloom);
+        return receipt;
+      };
       const hoped = expected(i);
-      let receipt = hoped ? receiptWith(hoped.bloom) : undefined;
-      if (receipt && bytesEqual(encodeReceipt(receipt, withRemainGas), hoped!.encoding)) knownHashes[i] = hoped!.hash;
-      else receipt = receiptWith(logsBloom(o.logs, this.suite));
-      bloomOr(blockBloom, receipt.logsBloom);
-      return receipt;
+      if (hoped) {
+        const receipt = receiptWith(hoped.bloom);
+        const encoding = encodeReceipt(receipt, withRemainGas);
+        if (bytesEqual(encoding, hoped.encoding)) {
+          knownHashes[i] = hoped.hash;
+          return take(receipt, encoding);
+        }
+      }
+      const receipt = receiptWith(logsBloom(o.logs, this.suite));
+      return take(receipt, encodeReceipt(receipt, withRemainGas));
     });
     const header: BlockHeader = {
       parentHash: draft.parentHash,
       stateRoot,
       transactionsRoot: await computeTransactionsRoot(transactions, this.version.rootScheme, this.suite),
       receiptsRoot: await receiptsRootOfEncodings(
-        receipts.map((r) => encodeReceipt(r, withRemainGas)),
+        encodings,
         this.version.rootScheme,
         this.suite,
         knownHashes,
@@ -400,7 +413,7 @@ export class BlockExecutor {
       sealer: draft.sealer,
       sealerList: draft.sealerList,
     };
-    return { header, transactions, receipts, signatureList: [] };
+    return { block: { header, transactions, receipts, signatureList: [] }, receiptEncodings: encodings };
   }
 }
 

@@ -35,8 +35,8 @@ export class Tally {
   readonly passed: Record<string, number> = {};
   private readonly skips = new Map<string, { check: string; reason: string; count: number; firstBlock: number }>();
 
-  pass(check: string): void {
-    this.passed[check] = (this.passed[check] ?? 0) + 1;
+  pass(check: string, times = 1): void {
+    this.passed[check] = (this.passed[check] ?? 0) + times;
   }
 
   skip(check: string, reason: string, block: number): void {

@@ -79,14 +79,22 @@ export class PreparedBlockBuilder implements PreparedBlock {
 /** Every transaction's hash and sender, as the workers computed them from its recorded fields, against the recorded ones. */
 export function verifyPreparedSenders(block: PreparedBlock, crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
   const { tally } = ctx;
+  // the checks of equal transactions, tallied together (before any check that may stop the replay)
+  let equal = 0;
+  const tallyEqual = () => {
+    if (equal === 0) return;
+    tally.pass('tx hash', equal);
+    tally.pass('tx sender (signature)', equal);
+    equal = 0;
+  };
   block.transactions.forEach((tx, i) => {
     const hash = crypto.hashes.subarray(32 * i, 32 * i + 32);
     const sender = crypto.senders.subarray(20 * i, 20 * i + 20);
     if (crypto.computed[i] && bytesEqual(hash, tx.hash) && bytesEqual(sender, block.from[i]!)) {
-      tally.pass('tx hash');
-      tally.pass('tx sender (signature)');
+      equal++;
       return;
     }
+    tallyEqual();
     // a difference, or a transaction the workers could not decode: said as for a block replayed from its JSON
     const t = recordedTransaction(lazy, number, i, ctx);
     if (!crypto.computed[i]) {
@@ -96,6 +104,7 @@ export function verifyPreparedSenders(block: PreparedBlock, crypto: BlockCrypto,
     checkTxHash(t, hash, i, number, ctx);
     checkTxSender(t, sender, i, number, ctx);
   });
+  tallyEqual();
 }
 
 /**
@@ -103,14 +112,22 @@ export function verifyPreparedSenders(block: PreparedBlock, crypto: BlockCrypto,
  * the recorded one, else (or where they differ) field by field from the block's JSON, which says
  * what differs.
  */
-export function comparePreparedReceipts(mine: readonly Receipt[], crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
+export function comparePreparedReceipts(mine: readonly Receipt[], encodings: readonly Uint8Array[] | undefined, crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
   const withRemainGas = ctx.version.receiptHasRemainGas;
+  // the checks of equal receipts, tallied together (before any comparison that may stop the replay)
+  const equal = { receipts: 0, logChecks: 0 };
+  const tallyEqual = () => {
+    passReceiptChecks(ctx.tally, equal.receipts, equal.logChecks, withRemainGas);
+    equal.receipts = equal.logChecks = 0;
+  };
   mine.forEach((receipt, i) => {
     const recorded = crypto.receipt(i);
-    if (recorded && (receipt.remainGas !== undefined) === withRemainGas && bytesEqual(encodeReceipt(receipt, withRemainGas), recorded.encoding)) {
-      passReceiptChecks(ctx.tally, recorded.logs, receipt.remainGas !== undefined);
+    if (recorded && (receipt.remainGas !== undefined) === withRemainGas && bytesEqual(encodings?.[i] ?? encodeReceipt(receipt, withRemainGas), recorded.encoding)) {
+      equal.receipts++;
+      equal.logChecks += Math.max(1, 3 * recorded.logs);
       return;
     }
+    tallyEqual();
     const t = recordedTransaction(lazy, number, i, ctx);
     compareReceipt(parseReceipt(lazy().receipts[i]! as JsonObject, { block: number, index: i }), receipt, t, i, number, ctx);
     if (!recorded) return;
@@ -124,19 +141,25 @@ export function comparePreparedReceipts(mine: readonly Receipt[], crypto: BlockC
       detail: 'the receipt encodings differ though every compared field is equal',
     });
   });
+  tallyEqual();
 }
 
-/** The checks compareReceipt passes for a receipt equal to the recorded one (later variant, every field recorded). */
-function passReceiptChecks(tally: Tally, logs: number, remainGas: boolean): void {
-  tally.pass('receipt transactionHash');
-  tally.pass('receipt status');
-  tally.pass('receipt output');
-  for (let k = 0; k < Math.max(1, 3 * logs); k++) tally.pass('receipt logs');
-  tally.pass('receipt gasUsed');
-  tally.pass('receipt contractAddress');
-  if (remainGas) tally.pass('receipt remainGas');
-  tally.pass('receipt logsBloom');
-  tally.pass('receipt root');
+/**
+ * The checks compareReceipt passes for `receipts` receipts equal to the recorded ones (later
+ * variant, every field recorded); `logChecks`: its checks of their logs, at least one per receipt
+ * and three per log (address, topics, data).
+ */
+function passReceiptChecks(tally: Tally, receipts: number, logChecks: number, remainGas: boolean): void {
+  if (receipts === 0) return;
+  tally.pass('receipt transactionHash', receipts);
+  tally.pass('receipt status', receipts);
+  tally.pass('receipt output', receipts);
+  tally.pass('receipt logs', logChecks);
+  tally.pass('receipt gasUsed', receipts);
+  tally.pass('receipt contractAddress', receipts);
+  if (remainGas) tally.pass('receipt remainGas', receipts);
+  tally.pass('receipt logsBloom', receipts);
+  tally.pass('receipt root', receipts);
 }
 
 /** The recorded transaction `i` of the block, parsed from its JSON (the block's list read once). */

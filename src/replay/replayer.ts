@@ -275,7 +275,8 @@ interface BlockInputs {
   readonly allEncoded: boolean;
   /** The transaction hash and sender checks not made yet (of transactions executed as their recorded senders). */
   readonly verifyTransactions: (() => Promise<void>) | undefined;
-  readonly compareReceipts: (mine: readonly Receipt[]) => void | Promise<void>;
+  /** `encodings`: each of `mine` encoded, where the executor gives them (ExecutedBlock.receiptEncodings). */
+  readonly compareReceipts: (mine: readonly Receipt[], encodings: readonly Uint8Array[] | undefined) => void | Promise<void>;
   /** Appends more of the block's transactions while it executes (BlockExecutor.execute's `more`). */
   readonly more?: () => Promise<boolean>;
 }
@@ -306,7 +307,7 @@ async function replayPreparedBlock(
     more,
     allEncoded: true,
     verifyTransactions: async () => verifyPreparedSenders(block, await ctx.crypto(), number, ctx, lazy),
-    compareReceipts: async (mine) => comparePreparedReceipts(mine, await ctx.crypto(), number, ctx, lazy),
+    compareReceipts: async (mine, encodings) => comparePreparedReceipts(mine, encodings, await ctx.crypto(), number, ctx, lazy),
   }, ctx);
 }
 
@@ -395,7 +396,7 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
       tally.skip('transactionsRoot', `the ${version.rootScheme} root scheme (supported version ${version.text}) hashes the signed payloads, which the recording does not hold; the block hash is computed with the recorded transactionsRoot`, number);
       transactionsRoot = header.transactionsRoot;
     }
-    await inputs.compareReceipts(executed.block.receipts);
+    await inputs.compareReceipts(executed.block.receipts, executed.receiptEncodings);
     if (header.receiptsRoot) expectSame(tally, 'receiptsRoot', hex(header.receiptsRoot), hex(mine.receiptsRoot), { block: number, field: 'block.receiptsRoot' });
     else tally.skip('receiptsRoot', 'the earlier interface variant prints no receiptsRoot (the block hash covers it)', number);
     expectSame(tally, 'stateRoot', hex(header.stateRoot), hex(mine.stateRoot), {
