@@ -29,6 +29,10 @@ export interface BlockContext {
   readonly previousHash: Uint8Array | undefined;
   /** The block's transaction hashes, senders, block signatures and receipt encodings, computed ahead by the workers where they got to it (taken once: later calls give the same). */
   readonly crypto: () => Promise<BlockCrypto>;
+  /** Whether crypto() would answer without waiting for a worker (and without computing anything here), once the answers already posted are in. */
+  readonly cryptoReady: () => Promise<boolean>;
+  /** Make the checks the block before left to make (see replayer.ts's executeAndCheck); they may stop the replay. */
+  readonly settle: () => Promise<void>;
   readonly clock: () => number;
   /** Milliseconds spent in execute and commit, over the whole replay. */
   readonly timing: { executionMs: number };

@@ -9,10 +9,10 @@ import { getSuite, keccak256 } from '../crypto/index.js';
 import { createRpcService, inProcessFetch } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import { PART_BYTES, planParts } from './ahead-protocol.js';
-import { cryptoRangeCounts, cryptoWorkersReady, stealFromBehind } from './crypto-ahead.js';
+import { CryptoAhead, cryptoRangeCounts, cryptoWorkersReady, stealFromBehind } from './crypto-ahead.js';
 import { computeChunk, FIRST_SLICE, partRange, prepareRange, TX_FIELDS, TxField, type PreparedRange } from './block-prep.js';
 import { record } from './recorder.js';
-import type { JsonObject } from './recording.js';
+import { parseHeader, type JsonObject } from './recording.js';
 import { replayPaths, replayRecording } from './replayer.js';
 
 describe('stealFromBehind', () => {
@@ -194,6 +194,29 @@ describe('replay with the crypto computed ahead: the workers, this thread, or bo
     ['a recorded hash', (c) => (c[2]!.block.transactions[7].hash = `0x${'cd'.repeat(32)}`), 7, 'tx.hash'],
     ['a signature with r = 0 (refused in the decoder\'s words)', (c) => (c[2]!.block.transactions[200].signature.r = '0x0'), 200, 'tx.r'],
   ];
+
+  it('ready: true once the workers have answered the crypto of every part of a block (so that taking it waits for nothing), not before', async () => {
+    const header = parseHeader(lines[0], file);
+    const ahead = await CryptoAhead.start(getSuite(header.suite), ProtocolVersion.parse(header.supportedVersion), true);
+    try {
+      expect(ahead.size).toBeGreaterThan(0);
+      expect(ahead.ready(2)).toBe(false);
+      ahead.submit([{ number: 2, bytes: Buffer.from(JSON.stringify(lines[2])) }]);
+      // the answers arrive in later turns of this thread's event loop
+      expect(ahead.ready(2)).toBe(false);
+      const deadline = Date.now() + 20_000;
+      while (!ahead.ready(2) && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+      expect(ahead.ready(2)).toBe(true);
+      const parts = { ...cryptoRangeCounts };
+      const crypto = await ahead.take(2, () => lines[2]!.block as JsonObject, SIZE);
+      expect(cryptoRangeCounts.here, 'parts computed on this thread').toBe(parts.here);
+      expect(crypto.computed.every((c) => c === 1)).toBe(true);
+      // taken: no longer pending
+      expect(ahead.ready(2)).toBe(false);
+    } finally {
+      ahead.close();
+    }
+  }, 30_000);
 
   it('the workers prepare the blocks read ahead and answer their crypto, and the replay passes', async () => {
     expect(await cryptoWorkersReady()).toBeGreaterThan(0);

@@ -213,6 +213,8 @@ interface Job extends Answers {
   readonly part: number;
   readonly parts: number;
   readonly claim: Int32Array;
+  /** Its worker has answered its crypto. */
+  answered: boolean;
 }
 
 /**
@@ -283,8 +285,18 @@ export class CryptoAhead {
     if (plan.length === 0 || this.workers.length === 0) return;
     this.pending.set(
       number,
-      plan.map((p) => ({ part: p.part, parts: p.parts, claim: p.claim, ...this.workers[p.worker]!.expect(requestKey(this.id, number, p.part)) })),
+      plan.map((p) => {
+        const job: Job = { part: p.part, parts: p.parts, claim: p.claim, answered: false, ...this.workers[p.worker]!.expect(requestKey(this.id, number, p.part)) };
+        void job.crypto.then(() => (job.answered = true));
+        return job;
+      }),
     );
+  }
+
+  /** Whether the workers have answered the crypto of every part of block `number` (take then computes nothing here); false where no worker has it. */
+  ready(number: number): boolean {
+    const jobs = this.pending.get(number);
+    return jobs !== undefined && jobs.length > 0 && jobs.every((job) => job.answered);
   }
 
   /**

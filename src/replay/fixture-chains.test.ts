@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LATER_CHECKS } from './recording-chain.test-helper.js';
 import { cryptoWorkersReady } from './crypto-ahead.js';
-import { replayPaths, replayRecording } from './replayer.js';
+import { replayPaths, replayRecording, replayTuning } from './replayer.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
 const FILES = readdirSync(DIR)
@@ -44,6 +44,15 @@ describe('fixtures/chains: every recording replays with every check passing', ()
     const ahead = await replayRecording(file);
     expect(strip(ahead)).toEqual(strip(inline));
     expect(replayPaths.prepared - paths.prepared).toBe(ahead.blocks);
+    // and with every block's checks left until the next block has executed
+    const deferredBefore = replayPaths.deferred;
+    replayTuning.deferChecks = 'always';
+    try {
+      expect(strip(await replayRecording(file))).toEqual(strip(inline));
+    } finally {
+      replayTuning.deferChecks = 'auto';
+    }
+    expect(replayPaths.deferred - deferredBefore).toBe(ahead.blocks);
   }, 60_000);
 
   for (const file of FILES) {

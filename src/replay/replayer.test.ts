@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATER_CHECKS, TestChain } from './recording-chain.test-helper.js';
 import { feedCounts } from './block-feed.js';
 import { cryptoWorkersReady } from './crypto-ahead.js';
-import { replayPaths, replayRecording, type ReplayReport } from './replayer.js';
+import { replayPaths, replayRecording, replayTuning, type ReplayReport } from './replayer.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -105,20 +105,38 @@ describe('replay tampering: one byte changed in the recording is reported at exa
   });
 
   /**
-   * Change one hex digit of the string at `keys` (in line `line`: 0 = header) and replay, twice:
-   * with the blocks prepared by the workers (each block's receipts compared by their encodings)
-   * and parsed on the replay's thread alone. Both must say the same.
+   * Change one hex digit of the string at `keys` (in line `line`: 0 = header) and replay, three
+   * times: with the blocks prepared by the workers (each block's receipts compared by their
+   * encodings), the same with every prepared block's checks left until the next block has
+   * executed, and parsed on the replay's thread alone. All must say the same.
    */
   async function tamper(line: number, keys: Array<string | number>, change?: (value: string) => string): Promise<ReplayReport> {
     const out = await tampered(line, keys, change);
     const paths = { ...replayPaths };
     const prepared = await replayRecording(out);
     if (line > 0) expect(replayPaths.prepared - paths.prepared, 'blocks replayed from what the workers prepared').toBeGreaterThan(0);
+    // every block that passed was prepared, and so waited for the next one's execution to be checked
+    const deferred = await alwaysDeferring(() => replayRecording(out), prepared.blocks > 0);
     const parsed = await replayRecording(out, { signatureWorker: false });
-    expect(prepared.divergence).toEqual(parsed.divergence);
-    expect(prepared.checks).toEqual(parsed.checks);
-    expect(prepared.skipped).toEqual(parsed.skipped);
+    for (const other of [deferred, parsed]) {
+      expect(prepared.divergence).toEqual(other.divergence);
+      expect(prepared.checks).toEqual(other.checks);
+      expect(prepared.skipped).toEqual(other.skipped);
+      expect([prepared.blocks, prepared.lastBlock, prepared.transactions]).toEqual([other.blocks, other.lastBlock, other.transactions]);
+    }
     return prepared;
+  }
+
+  /** Runs `replay` with every prepared block's checks deferred (replayTuning 'always'), and checks that some were, where `some`. */
+  async function alwaysDeferring<T>(replay: () => Promise<T>, some: boolean): Promise<T> {
+    const before = replayPaths.deferred;
+    replayTuning.deferChecks = 'always';
+    try {
+      return await replay();
+    } finally {
+      replayTuning.deferChecks = 'auto';
+      if (some) expect(replayPaths.deferred, 'blocks whose checks waited for the next block').toBeGreaterThan(before);
+    }
   }
 
   async function tampered(line: number, keys: Array<string | number>, change?: (value: string) => string): Promise<string> {

@@ -203,6 +203,21 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     throw e;
   }
 
+  // a block whose checks wait for the next one to execute (see executeAndCheck); it counts once they pass
+  let unsettled: { number: number; transactions: number; check: () => Promise<void> } | undefined;
+  const counted = (number: number, inBlock: number) => {
+    blocks++;
+    transactions += inBlock;
+    lastBlock = number;
+    options.onProgress?.({ block: number, blocks, transactions, elapsedMs: clock() - started });
+  };
+  const settle = async () => {
+    const u = unsettled;
+    if (!u) return;
+    unsettled = undefined;
+    await u.check();
+    counted(u.number, u.transactions);
+  };
   try {
     for (;;) {
       const item = await feed.next();
@@ -213,12 +228,25 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       // the count of transactions is known once the block is prepared or parsed, before its crypto is taken
       let transactionsInBlock = 0;
       let taken: Promise<BlockCrypto> | undefined;
-      const crypto = () => (taken ??= ahead.take(number, () => lazy().block, transactionsInBlock));
-      const ctx: BlockContext = { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, clock, timing };
+      let takenDone = false;
+      const crypto = () => {
+        if (!taken) {
+          taken = ahead.take(number, () => lazy().block, transactionsInBlock);
+          void taken.then(() => (takenDone = true), () => undefined);
+        }
+        return taken;
+      };
+      const cryptoReady = async () => {
+        if (taken) return takenDone;
+        // the workers' answers already posted reach this thread in a turn of its event loop (executing a block takes none)
+        await eventLoopTurn();
+        return taken ? takenDone : ahead.ready(number);
+      };
+      const ctx: BlockContext = { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, cryptoReady, settle, clock, timing };
       const slices = item.parsed ? undefined : ahead.preparedSlices(number);
       const first = slices ? await slices() : undefined;
       const prepared = first && first !== 'end' ? PreparedBlockBuilder.start(first, ctx) : undefined;
-      let count: { hash: Uint8Array; transactions: number } | undefined;
+      let count: BlockReplayed | undefined;
       if (prepared) {
         transactionsInBlock = prepared.count;
         try {
@@ -235,17 +263,25 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       }
       if (!count) {
         replayPaths.parsed++;
+        // the checks the block before left come first (a block read from its JSON checks some of its transactions before executing)
+        await settle();
         const recorded = lazy();
         transactionsInBlock = transactionCount(recorded);
         count = await replayBlock(recorded, ctx);
       }
       previousHash = count.hash;
-      blocks++;
-      transactions += count.transactions;
-      lastBlock = number;
-      options.onProgress?.({ block: number, blocks, transactions, elapsedMs: clock() - started });
+      if (count.deferred) unsettled = { number, transactions: count.transactions, check: count.deferred };
+      else counted(number, count.transactions);
     }
+    await settle();
   } catch (e) {
+    // a block whose checks were left for later is checked first: a difference there comes before anything that went wrong after it
+    try {
+      await settle();
+    } catch (before) {
+      if (before instanceof Stop) return report(before.divergence);
+      throw before;
+    }
     if (e instanceof Stop) return report(e.divergence);
     throw e;
   } finally {
@@ -259,7 +295,14 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
  * thread, since the process started; `givenUp`: blocks started from the workers' first slice and
  * then replayed from their JSON (a later slice had to be).
  */
-export const replayPaths = { prepared: 0, parsed: 0, givenUp: 0 };
+export const replayPaths = { prepared: 0, parsed: 0, givenUp: 0, deferred: 0 };
+
+/**
+ * When a prepared block's checks wait for the next block to execute (see executeAndCheck):
+ * 'auto', where the workers' crypto for it is not in once it has executed; 'always' (tests: the
+ * same reports either way) or 'never'.
+ */
+export const replayTuning: { deferChecks: 'auto' | 'always' | 'never' } = { deferChecks: 'auto' };
 
 function transactionCount(recorded: RecordedBlock): number {
   const txs = recorded.block.transactions;
@@ -279,6 +322,11 @@ interface BlockInputs {
   readonly compareReceipts: (mine: readonly Receipt[], encodings: readonly Uint8Array[] | undefined) => void | Promise<void>;
   /** Appends more of the block's transactions while it executes (BlockExecutor.execute's `more`). */
   readonly more?: () => Promise<boolean>;
+  /**
+   * Its checks may wait for the next block (see executeAndCheck): a block the workers prepared,
+   * whose checks need nothing of the replay's thread that the next block changes.
+   */
+  readonly deferrable?: boolean;
 }
 
 /** A prepared block whose later slice the replay must check from the JSON after all. */
@@ -291,7 +339,7 @@ async function replayPreparedBlock(
   slices: () => Promise<PreparedRange | 'end' | undefined>,
   lazy: LazyBlock,
   ctx: BlockContext,
-): Promise<{ hash: Uint8Array; transactions: number }> {
+): Promise<BlockReplayed> {
   const more = async () => {
     for (;;) {
       if (block.complete) return false;
@@ -305,6 +353,7 @@ async function replayPreparedBlock(
     header: block.header,
     transactions: block.transactions,
     more,
+    deferrable: true,
     allEncoded: true,
     verifyTransactions: async () => verifyPreparedSenders(block, await ctx.crypto(), number, ctx, lazy),
     compareReceipts: async (mine, encodings) => comparePreparedReceipts(mine, encodings, await ctx.crypto(), number, ctx, lazy),
@@ -312,7 +361,7 @@ async function replayPreparedBlock(
 }
 
 /** A block from its JSON, parsed on this thread. */
-async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
+async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<BlockReplayed> {
   const { suite, realSuite, version } = ctx;
   const number = recorded.number;
   const place = { block: number };
@@ -342,17 +391,25 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   }, ctx);
 }
 
-/** Execute the block, check it against the recording (transactions, receipts, roots, hash, signatures) and commit it. */
-async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockContext): Promise<{ hash: Uint8Array; transactions: number }> {
-  const { executor, store, suite, realSuite, version, tally } = ctx;
-  const { header, transactions, verifyTransactions } = inputs;
-  // checked once the block has executed (a block given up while executing is checked again from its JSON)
-  const checkParent = () => {
-    if (ctx.previousHash) {
-      expectSame(tally, 'parentHash', hex(header.parentHash), hex(ctx.previousHash), { block: number, field: 'block.parentHash', detail: 'the parent link: the hash of the block before' });
-    } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
-  };
+/** A block replayed: its recorded hash, its transactions, and the checks still to make once its crypto is in (see BlockInputs.deferrable). */
+interface BlockReplayed {
+  readonly hash: Uint8Array;
+  readonly transactions: number;
+  readonly deferred?: () => Promise<void>;
+}
 
+/**
+ * Execute the block, check it against the recording (transactions, receipts, roots, hash,
+ * signatures) and commit it. Where the block is deferrable and the workers' crypto for it is not
+ * in yet once it has executed, the checks that need none are made first (on a tally of their own,
+ * thrown away), the block is committed, and the whole sequence of checks is left to
+ * `deferred`, which the replay runs once the next block has executed (ctx.settle). Should one of the
+ * first checks fail, the whole sequence is made at once, waiting for the crypto: either way the
+ * first difference found, and the tally, are those of the sequence in its order.
+ */
+async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockContext): Promise<BlockReplayed> {
+  const { executor, store, suite } = ctx;
+  const { transactions } = inputs;
   let executed: ExecutedBlock;
   // the time spent waiting for more of the block's transactions, or for the workers' receipts, is not the executor's
   let waited = 0;
@@ -365,62 +422,45 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
     }
   };
   const more = inputs.more && (() => waiting(inputs.more!));
-  // the recorded receipts as the workers encoded them: the executor takes their blooms and hashes where its receipts encode the same
-  const expectedReceipts = () => waiting(async () => (await ctx.crypto()).receipt);
+  const deferring = inputs.deferrable === true && replayTuning.deferChecks !== 'never';
+  // the recorded receipts as the workers encoded them: the executor takes their blooms and hashes where its receipts encode the same;
+  // a deferrable block does not wait for them (the executor computes those of a block whose crypto is not in)
+  const expectedReceipts = async () => (deferring && !(await ctx.cryptoReady()) ? NO_RECEIPTS : waiting(async () => (await ctx.crypto()).receipt));
   const executing = ctx.clock();
   try {
     executed = await executor.execute(
-      { number, parentHash: header.parentHash, timestamp: header.timestamp, sealer: header.sealer, sealerList: header.sealerList, extraData: header.extraData },
+      { number, parentHash: inputs.header.parentHash, timestamp: inputs.header.timestamp, sealer: inputs.header.sealer, sealerList: inputs.header.sealerList, extraData: inputs.header.extraData },
       transactions,
       { ...(more ? { more } : {}), expectedReceipts },
     );
   } catch (e) {
     if (!(e instanceof ExecutionError)) throw e;
-    checkParent();
+    // the block before is checked first: a difference there comes first
+    await ctx.settle();
+    checkBlockParent(inputs.header, number, ctx.tally, ctx);
     // the whole block's transactions are checked, as where it came whole (a slice that must be read from the JSON gives the block up)
     if (inputs.more) while (await inputs.more());
-    await verifyTransactions?.();
+    await inputs.verifyTransactions?.();
     throw new Stop({ block: number, field: 'execution', recorded: 'the block executes', replayed: `fails: ${e.message}` });
   }
   ctx.timing.executionMs += ctx.clock() - executing - waited;
+  let deferred: (() => Promise<void>) | undefined;
   try {
-    checkParent();
-    await verifyTransactions?.();
-    const mine = executed.block.header;
-    // transactionsRoot: merkle16 is over the tx hashes (recorded ones where a tx could not be re-encoded); the older schemes need every payload
-    let transactionsRoot: Uint8Array;
-    if (inputs.allEncoded || version.rootScheme === 'merkle16') {
-      transactionsRoot = inputs.allEncoded ? mine.transactionsRoot : await computeTransactionsRoot(transactions, 'merkle16', realSuite);
-      expectSame(tally, 'transactionsRoot', hex(header.transactionsRoot), hex(transactionsRoot), { block: number, field: 'block.transactionsRoot' });
-    } else {
-      tally.skip('transactionsRoot', `the ${version.rootScheme} root scheme (supported version ${version.text}) hashes the signed payloads, which the recording does not hold; the block hash is computed with the recorded transactionsRoot`, number);
-      transactionsRoot = header.transactionsRoot;
-    }
-    await inputs.compareReceipts(executed.block.receipts, executed.receiptEncodings);
-    if (header.receiptsRoot) expectSame(tally, 'receiptsRoot', hex(header.receiptsRoot), hex(mine.receiptsRoot), { block: number, field: 'block.receiptsRoot' });
-    else tally.skip('receiptsRoot', 'the earlier interface variant prints no receiptsRoot (the block hash covers it)', number);
-    expectSame(tally, 'stateRoot', hex(header.stateRoot), hex(mine.stateRoot), {
-      block: number,
-      field: 'block.stateRoot',
-      detail: executor.state.kind === 'storage' ? 'the storage state: stateRoot is FISCO\'s dbHash of the block\'s table changes' : 'the Merkle Patricia trie root',
-    });
-    if (header.dbHash) expectSame(tally, 'dbHash', hex(header.dbHash), hex(mine.dbHash), { block: number, field: 'block.dbHash' });
-    else tally.skip('dbHash', 'the earlier interface variant prints no dbHash (the block hash covers it)', number);
-    expectSame(tally, 'logsBloom', hex(header.logsBloom), hex(mine.logsBloom), { block: number, field: 'block.logsBloom' });
-    expectSame(tally, 'gasUsed', toQuantity(header.gasUsed), toQuantity(mine.gasUsed), { block: number, field: 'block.gasUsed' });
-    expectSame(tally, 'gasLimit', toQuantity(header.gasLimit), toQuantity(mine.gasLimit), { block: number, field: 'block.gasLimit' });
-    const hash = bytesEqual(transactionsRoot, mine.transactionsRoot) ? executed.hash : blockHash({ ...mine, transactionsRoot }, realSuite);
-    expectSame(tally, 'block hash', hex(header.hash!), hex(hash), { block: number, field: 'block.hash', detail: 'H(rlp of the 13 header fields) of the re-executed header' });
-
-    // the sealers in force at this block, from the replayed state
-    const nodes = await executor.consensusNodes(number);
-    const inForce = nodes.sealers;
-    expectSame(tally, 'sealerList', header.sealerList.map((s) => toHexNoPrefix(s)).join(','), inForce.join(','), {
-      block: number,
-      field: 'block.sealerList',
-      detail: 'the sealers in force at this block in the replayed state',
-    });
-    checkSignatures(header, hash, inForce, number, ctx, await ctx.crypto());
+    await ctx.settle();
+    // the sealers in force at this block, from the replayed state (before it commits)
+    const inForce = (await executor.consensusNodes(number)).sealers;
+    const checks = (tally: Tally, withCrypto: boolean) => checkExecuted(number, inputs, executed, inForce, tally, withCrypto, ctx);
+    if (deferring && (replayTuning.deferChecks === 'always' || !(await ctx.cryptoReady()))) {
+      try {
+        await checks(new Tally(), false);
+      } catch (e) {
+        if (!(e instanceof Stop)) throw e;
+        await checks(ctx.tally, true);
+        throw e;
+      }
+      replayPaths.deferred++;
+      deferred = () => checks(ctx.tally, true);
+    } else await checks(ctx.tally, true);
   } catch (e) {
     await executor.discard();
     throw e;
@@ -429,5 +469,57 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
   await executor.commit((writes) => store.batch(writes));
   ctx.timing.executionMs += ctx.clock() - committing;
   suite.clear();
-  return { hash: header.hash!, transactions: transactions.length };
+  return { hash: inputs.header.hash!, transactions: transactions.length, ...(deferred ? { deferred } : {}) };
+}
+
+const NO_RECEIPTS = (): undefined => undefined;
+const eventLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function checkBlockParent(header: RecordedHeader, number: number, tally: Tally, ctx: BlockContext): void {
+  if (ctx.previousHash) {
+    expectSame(tally, 'parentHash', hex(header.parentHash), hex(ctx.previousHash), { block: number, field: 'block.parentHash', detail: 'the parent link: the hash of the block before' });
+  } else tally.skip('parentHash', 'the hash of the block before is not in the recording', number);
+}
+
+/**
+ * Every check of an executed block, in order, on `tally`; those that need the block's crypto
+ * (the transactions' hashes and senders, the receipts, the block signatures) only `withCrypto`
+ * (they tally on the context's tally: only the replay's own sequence makes them).
+ */
+async function checkExecuted(number: number, inputs: BlockInputs, executed: ExecutedBlock, inForce: readonly string[], tally: Tally, withCrypto: boolean, ctx: BlockContext): Promise<void> {
+  const { executor, realSuite, version } = ctx;
+  const { header, transactions } = inputs;
+  checkBlockParent(header, number, tally, ctx);
+  if (withCrypto) await inputs.verifyTransactions?.();
+  const mine = executed.block.header;
+  // transactionsRoot: merkle16 is over the tx hashes (recorded ones where a tx could not be re-encoded); the older schemes need every payload
+  let transactionsRoot: Uint8Array;
+  if (inputs.allEncoded || version.rootScheme === 'merkle16') {
+    transactionsRoot = inputs.allEncoded ? mine.transactionsRoot : await computeTransactionsRoot(transactions, 'merkle16', realSuite);
+    expectSame(tally, 'transactionsRoot', hex(header.transactionsRoot), hex(transactionsRoot), { block: number, field: 'block.transactionsRoot' });
+  } else {
+    tally.skip('transactionsRoot', `the ${version.rootScheme} root scheme (supported version ${version.text}) hashes the signed payloads, which the recording does not hold; the block hash is computed with the recorded transactionsRoot`, number);
+    transactionsRoot = header.transactionsRoot;
+  }
+  if (withCrypto) await inputs.compareReceipts(executed.block.receipts, executed.receiptEncodings);
+  if (header.receiptsRoot) expectSame(tally, 'receiptsRoot', hex(header.receiptsRoot), hex(mine.receiptsRoot), { block: number, field: 'block.receiptsRoot' });
+  else tally.skip('receiptsRoot', 'the earlier interface variant prints no receiptsRoot (the block hash covers it)', number);
+  expectSame(tally, 'stateRoot', hex(header.stateRoot), hex(mine.stateRoot), {
+    block: number,
+    field: 'block.stateRoot',
+    detail: executor.state.kind === 'storage' ? 'the storage state: stateRoot is FISCO\'s dbHash of the block\'s table changes' : 'the Merkle Patricia trie root',
+  });
+  if (header.dbHash) expectSame(tally, 'dbHash', hex(header.dbHash), hex(mine.dbHash), { block: number, field: 'block.dbHash' });
+  else tally.skip('dbHash', 'the earlier interface variant prints no dbHash (the block hash covers it)', number);
+  expectSame(tally, 'logsBloom', hex(header.logsBloom), hex(mine.logsBloom), { block: number, field: 'block.logsBloom' });
+  expectSame(tally, 'gasUsed', toQuantity(header.gasUsed), toQuantity(mine.gasUsed), { block: number, field: 'block.gasUsed' });
+  expectSame(tally, 'gasLimit', toQuantity(header.gasLimit), toQuantity(mine.gasLimit), { block: number, field: 'block.gasLimit' });
+  const hash = bytesEqual(transactionsRoot, mine.transactionsRoot) ? executed.hash : blockHash({ ...mine, transactionsRoot }, realSuite);
+  expectSame(tally, 'block hash', hex(header.hash!), hex(hash), { block: number, field: 'block.hash', detail: 'H(rlp of the 13 header fields) of the re-executed header' });
+  expectSame(tally, 'sealerList', header.sealerList.map((s) => toHexNoPrefix(s)).join(','), inForce.join(','), {
+    block: number,
+    field: 'block.sealerList',
+    detail: 'the sealers in force at this block in the replayed state',
+  });
+  if (withCrypto) checkSignatures(header, hash, inForce, number, ctx, await ctx.crypto());
 }
