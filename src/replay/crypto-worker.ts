@@ -10,6 +10,7 @@ import { cryptoOfRange, prepareRange, type RangeWork } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
 import { lowerThisThread } from './thread-priority.js';
+import { WorkerSteps } from './worker-steps.js';
 
 const versions = new Map<string, ProtocolVersion>();
 
@@ -65,16 +66,9 @@ function crypto({ request, range, version }: { readonly request: AheadRequest; r
   post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { key, step: 'crypto', result: cryptoOfRange(range, getSuite(request.suite), version) } : { key, step: 'crypto' });
 }
 
-/**
- * A batch of requests (the lines the reader read in one turn): every part prepared first, then
- * their crypto in order, so that the replay has a block's later parts to execute while the
- * worker does the crypto of its first.
- */
-const onRequests = (requests: AheadRequest[]) => {
-  const prepared = requests.map(prepare);
-  for (const p of prepared) if (p) crypto(p);
-  lastParsed = undefined;
-};
+// step 1 for every request received before the next part's crypto (see WorkerSteps); idle, the line last parsed is not kept
+const steps = new WorkerSteps<AheadRequest, NonNullable<ReturnType<typeof prepare>>>({ prepare, crypto, idle: () => (lastParsed = undefined), later: (run) => setImmediate(run) });
+const onRequests = (requests: AheadRequest[]) => steps.add(requests);
 
 // the replay's own thread, which waits for nothing else, goes first when the cores are busy
 lowerThisThread();

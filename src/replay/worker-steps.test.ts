@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { WorkerSteps } from './worker-steps.js';
+
+/** WorkerSteps over requests named by strings, with a turn queue run by hand; what it did, in order. */
+function harness(skip: (request: string) => boolean = () => false) {
+  const done: string[] = [];
+  const turns: Array<() => void> = [];
+  const steps = new WorkerSteps<string, string>({
+    prepare: (r) => {
+      done.push(`prepare ${r}`);
+      return skip(r) ? undefined : r;
+    },
+    crypto: (r) => void done.push(`crypto ${r}`),
+    idle: () => void done.push('idle'),
+    later: (run) => void turns.push(run),
+  });
+  const turn = () => turns.shift()?.();
+  const drain = () => {
+    while (turns.length > 0) turn();
+  };
+  return { steps, done, turns, turn, drain };
+}
+
+describe('WorkerSteps', () => {
+  it('prepares every part of a batch first, then does their crypto one part per turn, in order, then goes idle', () => {
+    const h = harness();
+    h.steps.add(['2.0', '2.1', '2.2']);
+    expect(h.done).toEqual([]);
+    h.turn();
+    expect(h.done).toEqual(['prepare 2.0', 'prepare 2.1', 'prepare 2.2']);
+    h.turn();
+    expect(h.done.slice(3)).toEqual(['crypto 2.0']);
+    h.drain();
+    expect(h.done.slice(3)).toEqual(['crypto 2.0', 'crypto 2.1', 'crypto 2.2', 'idle']);
+    expect(h.turns).toHaveLength(0);
+  });
+
+  it('prepares a batch that comes while the crypto of one before is still to do before the rest of that crypto', () => {
+    const h = harness();
+    h.steps.add(['2.0', '2.1', '2.2']);
+    h.turn();
+    h.turn();
+    h.steps.add(['3.0', '3.1']);
+    h.drain();
+    expect(h.done).toEqual(['prepare 2.0', 'prepare 2.1', 'prepare 2.2', 'crypto 2.0', 'prepare 3.0', 'prepare 3.1', 'crypto 2.1', 'crypto 2.2', 'crypto 3.0', 'crypto 3.1', 'idle']);
+  });
+
+  it('does no crypto for a request its prepare step answered whole, and schedules one turn at a time', () => {
+    const h = harness((r) => r === '4.1');
+    h.steps.add(['4.0', '4.1']);
+    h.steps.add(['4.2']);
+    expect(h.turns).toHaveLength(1);
+    h.drain();
+    expect(h.done).toEqual(['prepare 4.0', 'prepare 4.1', 'prepare 4.2', 'crypto 4.0', 'crypto 4.2', 'idle']);
+  });
+});
