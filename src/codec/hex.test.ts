@@ -24,6 +24,21 @@ describe('hex bytes', () => {
     expect(compareBytes(a, Uint8Array.of(1, 2, 0))).toBeLessThan(0);
     expect(bytesEqual(concatBytes(a, b), Uint8Array.of(1, 2, 1, 3))).toBe(true);
   });
+
+  it('bytesEqual: short and long runs (compared natively), views into larger buffers, one byte off anywhere', () => {
+    for (const size of [0, 1, 20, 159, 160, 300, 1000]) {
+      const backing = new Uint8Array(size + 7).map((_, i) => (i * 31) & 0xff);
+      const x = backing.subarray(3, 3 + size);
+      const y = Uint8Array.from(x);
+      expect(bytesEqual(x, y), `${size} bytes`).toBe(true);
+      expect(bytesEqual(x, y.subarray(0, Math.max(0, size - 1))), `${size} against one less`).toBe(size === 0);
+      for (const at of size === 0 ? [] : [0, size >> 1, size - 1]) {
+        const z = Uint8Array.from(y);
+        z[at]! ^= 1;
+        expect(bytesEqual(x, z), `${size} bytes, byte ${at} off`).toBe(false);
+      }
+    }
+  });
 });
 
 describe('integers', () => {
