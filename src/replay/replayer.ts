@@ -300,9 +300,9 @@ export const replayPaths = { prepared: 0, parsed: 0, givenUp: 0, deferred: 0 };
 /**
  * When a prepared block's checks wait for the next block to execute (see executeAndCheck):
  * 'auto', where the workers' crypto for it is not in once it has executed; 'always' (tests: the
- * same reports either way) or 'never'.
+ * same reports either way).
  */
-export const replayTuning: { deferChecks: 'auto' | 'always' | 'never' } = { deferChecks: 'auto' };
+export const replayTuning: { deferChecks: 'auto' | 'always' } = { deferChecks: 'auto' };
 
 function transactionCount(recorded: RecordedBlock): number {
   const txs = recorded.block.transactions;
@@ -422,7 +422,7 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
     }
   };
   const more = inputs.more && (() => waiting(inputs.more!));
-  const deferring = inputs.deferrable === true && replayTuning.deferChecks !== 'never';
+  const deferring = inputs.deferrable === true;
   // the recorded receipts as the workers encoded them: the executor takes their blooms and hashes where its receipts encode the same;
   // a deferrable block does not wait for them (the executor computes those of a block whose crypto is not in)
   const expectedReceipts = async () => (deferring && !(await ctx.cryptoReady()) ? NO_RECEIPTS : waiting(async () => (await ctx.crypto()).receipt));
