@@ -13,6 +13,8 @@ import { Stop, type Tally } from './divergence.js';
 import { parseReceipt, parseTransaction, transactionObjects, type RecordedHeader } from './recorded-json.js';
 import type { JsonObject, RecordedBlock } from './recording.js';
 
+const EMPTY = new Uint8Array(0);
+
 /** The recorded block, as block-checks.ts's slow path needs it (parsed on first use). */
 export type LazyBlock = () => RecordedBlock;
 
@@ -59,7 +61,8 @@ export class PreparedBlockBuilder implements PreparedBlock {
     const { bytes, offsets, quantities: q } = slice;
     for (let k = 0; k < slice.to - slice.from; k++) {
       const base = k * TX_FIELDS;
-      const field = (f: number) => bytes.subarray(offsets[base + f]!, offsets[base + f + 1]!);
+      // an empty field (no extraData, no payload for merkle16) is one shared empty array: fewer objects to keep per transaction
+      const field = (f: number) => (offsets[base + f] === offsets[base + f + 1] ? EMPTY : bytes.subarray(offsets[base + f]!, offsets[base + f + 1]!));
       const at = k * TX_QUANTITIES;
       const to = field(TxField.To);
       const body: TxBody = rc2

@@ -12,11 +12,12 @@ import type { CryptoSuite, KeyPair, RandomSource, Signature, SignatureFormError 
 export class RecordedSenderSuite implements CryptoSuite {
   readonly name: CryptoSuite['name'];
   /**
-   * signing hash → marker key; marker key → recorded sender. By object: the executor asks with the
-   * very Transaction.signingHash registered, and asks address() with the marker returned.
+   * signing hash → recorded sender, and the senders so registered. By object: the executor asks
+   * recoverSigner with the very Transaction.signingHash registered, which "recovers" to the sender
+   * itself as the public key, and address() gives that object back.
    */
-  private readonly markerOf = new Map<Uint8Array, Uint8Array>();
   private readonly senderOf = new Map<Uint8Array, Uint8Array>();
+  private readonly registered = new Set<Uint8Array>();
 
   constructor(readonly inner: CryptoSuite) {
     this.name = inner.name;
@@ -24,19 +25,15 @@ export class RecordedSenderSuite implements CryptoSuite {
 
   /** Register a transaction (by the unique digest object it carries as signing hash); returns the signature to give it. */
   register(digest: Uint8Array, sender: Uint8Array): Signature {
-    const marker = new Uint8Array(64);
-    marker.set(digest, 0);
-    marker.set(digest, 32);
-    marker[0]! ^= 0xff; // never a real key's bytes by accident of layout
-    this.markerOf.set(digest, marker);
-    this.senderOf.set(marker, sender);
-    return this.name === 'ecdsa' ? { kind: 'ecdsa', r: 1n, s: 1n, v: 0 } : { kind: 'sm', r: 1n, s: 1n, publicKey: marker };
+    this.senderOf.set(digest, sender);
+    this.registered.add(sender);
+    return this.name === 'ecdsa' ? UNCHECKED_ECDSA : { kind: 'sm', r: 1n, s: 1n, publicKey: sender };
   }
 
   /** Forget the registered transactions (after their block). */
   clear(): void {
-    this.markerOf.clear();
     this.senderOf.clear();
+    this.registered.clear();
   }
 
   hash(data: Uint8Array): Uint8Array {
@@ -52,9 +49,7 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.inner.sign(digest, key);
   }
   recoverSigner(digest: Uint8Array, signature: Signature): Uint8Array | null {
-    const marker = this.markerOf.get(digest);
-    if (marker) return marker;
-    return this.inner.recoverSigner(digest, signature);
+    return this.senderOf.get(digest) ?? this.inner.recoverSigner(digest, signature);
   }
   verify(digest: Uint8Array, signature: Signature, publicKey: Uint8Array): boolean {
     return this.inner.verify(digest, signature, publicKey);
@@ -63,9 +58,7 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.inner.signatureFormError(signature);
   }
   address(publicKey: Uint8Array): Uint8Array {
-    const sender = this.senderOf.get(publicKey);
-    if (sender) return sender;
-    return this.inner.address(publicKey);
+    return this.registered.has(publicKey) ? publicKey : this.inner.address(publicKey);
   }
   signatureToBytes(signature: Signature): Uint8Array {
     return this.inner.signatureToBytes(signature);
@@ -77,3 +70,6 @@ export class RecordedSenderSuite implements CryptoSuite {
     return this.inner.verifyFlat ? this.inner.verifyFlat(digest, flat, publicKey) : this.inner.verify(digest, this.inner.signatureFromBytes(flat), publicKey);
   }
 }
+
+/** The signature of every registered ECDSA transaction: never checked (the sender is given), one object for all. */
+const UNCHECKED_ECDSA: Signature = Object.freeze({ kind: 'ecdsa', r: 1n, s: 1n, v: 0 });
