@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { constants as perfConstants, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder } from '../chain/index.js';
@@ -124,6 +124,46 @@ function cpuLine(executor: ReadonlyArray<{ cpu: CpuSample; seconds: number }>, r
   return `CPU by run (medians): the executor ${describe(executor, 'its thread')}; the replay of its workload ${describe(replay, "the replay's own thread; the rest is the reader and crypto workers, V8's garbage-collector threads and gunzip")}. ${REPLAY_SHARE * 100}% of the executor means at most ${allowed.toFixed(2)} s of wall time.${thread}${all}`;
 }
 
+/** A stretch of the main thread's time: a timed run. */
+interface Window {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The main thread's full garbage collections (V8's mark-compact), by the timed run they fell in.
+ * Executor and replay run in one process, so one collects the other's garbage as well as its own:
+ * a round's ratio depends on which of its two runs a full collection lands in.
+ */
+class FullCollections {
+  private readonly entries: PerformanceEntry[] = [];
+  private readonly observer = new PerformanceObserver((list) => this.entries.push(...list.getEntries()));
+
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  /** Whether a full collection started within `window`. */
+  within(window: Window): boolean {
+    return this.entries.some((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR && e.startTime >= window.from && e.startTime < window.to);
+  }
+
+  /** The entries observed so far delivered (they come in a later turn), then no more observed. */
+  async stop(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.observer.disconnect();
+  }
+}
+
+/** Which runs of the rounds a full collection fell in, and the rounds' ratios by whether one fell in their replay. */
+function fullCollectionLine(collections: FullCollections, rounds: ReadonlyArray<{ executor: Window; replay: Window; share: number }>): string {
+  const percent = (xs: number[]) => (xs.length === 0 ? 'none' : xs.map((x) => `${(x * 100).toFixed(0)}%`).join(', '));
+  const inReplay = rounds.filter((r) => collections.within(r.replay));
+  const inExecutor = rounds.filter((r) => collections.within(r.executor)).length;
+  const clear = rounds.filter((r) => !collections.within(r.replay));
+  return `Full garbage collections (V8 mark-compact, the main thread): in ${inReplay.length} of the ${rounds.length} replays and ${inExecutor} of the ${rounds.length} executor runs; the rounds with one in their replay: ${percent(inReplay.map((r) => r.share))}; the others: ${percent(clear.map((r) => r.share))}.`;
+}
+
 /** A dev node served over HTTP on a free loopback port, loaded with `blocks` blocks, then recorded over HTTP. */
 export async function measureRecord(dir: string, blocks = RECORD_BLOCKS, perBlock = RECORD_TX_PER_BLOCK): Promise<{ blocks: number; transactions: number; seconds: number; blocksPerSecond: number }> {
   const node = await loadedDevNode('bench-record', blocks - 1, perBlock);
@@ -150,15 +190,21 @@ export async function run(io: BenchIo): Promise<void> {
     const replays: ReplayMeasurement[] = [];
     const executorCpu: Array<{ cpu: CpuSample; seconds: number }> = [];
     const replayCpu: Array<{ cpu: CpuSample; seconds: number }> = [];
+    const windows: Array<{ executor: Window; replay: Window }> = [];
+    const collections = new FullCollections();
     for (let round = 0; round < ROUNDS; round++) {
       const executed = await measureExecutor('storage');
+      const executorEnd = performance.now();
       executorCpu.push({ cpu: executed.cpu, seconds: executed.seconds });
       rates.push(executed.rate);
       const before = cpuNow();
+      const replayStart = performance.now();
       const replayed = await measureReplay(dense);
+      windows.push({ executor: { from: executorEnd - executed.seconds * 1000, to: executorEnd }, replay: { from: replayStart, to: performance.now() } });
       replayCpu.push({ cpu: cpuSince(before), seconds: replayed.seconds });
       replays.push({ ...replayed, file: DENSE_NAME });
     }
+    await collections.stop();
     const executor = { rate: median(rates) };
     const denseReplay = replays.find((r) => r.seconds === median(replays.map((m) => m.seconds)))!;
     const floor = executor.rate * REPLAY_SHARE;
@@ -169,6 +215,7 @@ export async function run(io: BenchIo): Promise<void> {
       `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${roundShares.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')}, median ${(denseShares.share * 100).toFixed(0)}% (the workload's "of executor" below)\n`,
     );
     io.out(`${cpuLine(executorCpu, replayCpu, denseReplay.transactions / floor)}\n`);
+    io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, share: roundShares[k]! })))}\n`);
     const measured: Array<{ m: ReplayMeasurement; paired?: typeof denseShares }> = [{ m: denseReplay, paired: denseShares }];
     for (const f of files) measured.push({ m: await measureReplay(path.join(FIXTURES, f), true) });
     const rows = measured.map(({ m, paired }) => {
