@@ -34,6 +34,15 @@ export async function measureRateAsync(op: (i: number) => Promise<void>, minSeco
   return { ops, seconds: elapsed / 1000, perSecond: ops / (elapsed / 1000) };
 }
 
+/**
+ * A share as a whole percentage, with one decimal (rounded down) where the whole one would read
+ * as the target `target` itself: 0.896 against 0.9 is "89.6%", not a "90%" below 90%.
+ */
+export function percentNear(share: number, target: number): string {
+  const whole = Math.round(share * 100);
+  return whole === Math.round(target * 100) ? `${(Math.floor(share * 1000) / 10).toFixed(1)}%` : `${whole}%`;
+}
+
 export function formatRate(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }

@@ -16,7 +16,7 @@ import { createRpcService, inProcessFetch, startHttpServer } from '../rpc/index.
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import type { BenchIo } from './bench-io.js';
 import { measureExecutor } from './exec-bench.js';
-import { formatRate, table, verdict } from './measure.js';
+import { formatRate, percentNear, table, verdict } from './measure.js';
 import { cpuNow, cpuSince, type CpuSample } from './thread-cpu.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
@@ -96,6 +96,9 @@ async function denseRecording(dir: string): Promise<string> {
  * same code; 11 narrow it.
  */
 const ROUNDS = 11;
+
+/** A share as replay-bench prints it: see percentNear. */
+const shareText = (share: number) => percentNear(share, REPLAY_SHARE);
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -212,7 +215,7 @@ export async function run(io: BenchIo): Promise<void> {
     const denseShares = { share: median(roundShares), executing: median(replays.map((r, k) => r.transactions / r.executionSeconds / rates[k]!)) };
     io.out(`replay: recordings re-executed and verified (tx hashes, senders, receipts, roots, block hashes, sealer signatures); each replayed once untimed first; ECDSA keys recovered by ${recoveryLibrary()}\n`);
     io.out(
-      `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${roundShares.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')}, median ${(denseShares.share * 100).toFixed(0)}% (the workload's "of executor" below)\n`,
+      `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${roundShares.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')}, median ${shareText(denseShares.share)} (the workload's "of executor" below)\n`,
     );
     io.out(`${cpuLine(executorCpu, replayCpu, denseReplay.transactions / floor)}\n`);
     io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, share: roundShares[k]! })))}\n`);
@@ -230,7 +233,7 @@ export async function run(io: BenchIo): Promise<void> {
         m.seconds.toFixed(2),
         formatRate(m.blocks / m.seconds),
         formatRate(txRate),
-        `${(share * 100).toFixed(0)}%`,
+        shareText(share),
         share >= REPLAY_SHARE ? `meets ≥ ${REPLAY_SHARE * 100}%` : `BELOW ${REPLAY_SHARE * 100}%`,
         m.executionSeconds.toFixed(2),
         formatRate(m.transactions / m.executionSeconds),
