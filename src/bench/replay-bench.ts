@@ -99,6 +99,8 @@ const ROUNDS = 11;
 
 /** A share as replay-bench prints it: see percentNear. */
 const shareText = (share: number) => percentNear(share, REPLAY_SHARE);
+/** Rounds' shares, whole percentages in a list. */
+const shareList = (shares: readonly number[]) => (shares.length === 0 ? 'none' : shares.map((x) => `${(x * 100).toFixed(0)}%`).join(', '));
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -160,11 +162,11 @@ class FullCollections {
 
 /** Which runs of the rounds a full collection fell in, and the rounds' ratios by whether one fell in their replay. */
 function fullCollectionLine(collections: FullCollections, rounds: ReadonlyArray<{ executor: Window; replay: Window; share: number }>): string {
-  const percent = (xs: number[]) => (xs.length === 0 ? 'none' : xs.map((x) => `${(x * 100).toFixed(0)}%`).join(', '));
-  const inReplay = rounds.filter((r) => collections.within(r.replay));
+  const hit: number[] = [];
+  const clear: number[] = [];
+  for (const r of rounds) (collections.within(r.replay) ? hit : clear).push(r.share);
   const inExecutor = rounds.filter((r) => collections.within(r.executor)).length;
-  const clear = rounds.filter((r) => !collections.within(r.replay));
-  return `Full garbage collections (V8 mark-compact, the main thread): in ${inReplay.length} of the ${rounds.length} replays and ${inExecutor} of the ${rounds.length} executor runs; the rounds with one in their replay: ${percent(inReplay.map((r) => r.share))}; the others: ${percent(clear.map((r) => r.share))}.`;
+  return `Full garbage collections (V8 mark-compact, the main thread): in ${hit.length} of the ${rounds.length} replays and ${inExecutor} of the ${rounds.length} executor runs; the rounds with one in their replay: ${shareList(hit)}; the others: ${shareList(clear)}.`;
 }
 
 /** A dev node served over HTTP on a free loopback port, loaded with `blocks` blocks, then recorded over HTTP. */
@@ -215,7 +217,7 @@ export async function run(io: BenchIo): Promise<void> {
     const denseShares = { share: median(roundShares), executing: median(replays.map((r, k) => r.transactions / r.executionSeconds / rates[k]!)) };
     io.out(`replay: recordings re-executed and verified (tx hashes, senders, receipts, roots, block hashes, sealer signatures); each replayed once untimed first; ECDSA keys recovered by ${recoveryLibrary()}\n`);
     io.out(
-      `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${roundShares.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')}, median ${shareText(denseShares.share)} (the workload's "of executor" below)\n`,
+      `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${shareList(roundShares)}, median ${shareText(denseShares.share)} (the workload's "of executor" below)\n`,
     );
     io.out(`${cpuLine(executorCpu, replayCpu, denseReplay.transactions / floor)}\n`);
     io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, share: roundShares[k]! })))}\n`);
