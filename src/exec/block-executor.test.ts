@@ -319,6 +319,9 @@ describe('a block whose receipts are expected (execute with expectedReceipts)', 
     const { plain, got } = await twice((receipts, h) => receipts.map(exactly(h)));
     expect(plain.block.receipts.some((r) => r.logs.length > 0) && plain.block.receipts.some((r) => r.status !== 0)).toBe(true);
     sameBlock(plain, got);
+    // which receipts encoded as expected is said only where receipts were expected
+    expect(plain.asExpected).toBeUndefined();
+    expect([...got.asExpected!]).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('takes the expected hashes where the encodings match, without hashing (a wrong one gives a wrong root: computing them right is the caller\'s part)', async () => {
@@ -333,6 +336,7 @@ describe('a block whose receipts are expected (execute with expectedReceipts)', 
       return [e[2]!, { ...e[1]!, bloom: new Uint8Array(256).fill(0xff) }, e[2]!, undefined, e[4]!];
     });
     sameBlock(plain, got);
+    expect([...got.asExpected!]).toEqual([0, 0, 1, 0, 1]);
   });
 
   it('also before 2.9.0 (receipts without remainGas, with the running gas total) and on the older root schemes', async () => {

@@ -44,6 +44,12 @@ export interface ExecutedBlock {
   readonly senders: readonly Uint8Array[];
   /** Each receipt encoded as the receipts root takes it, where this execution encoded them (not for a block the memo gave). */
   readonly receiptEncodings?: readonly Uint8Array[];
+  /**
+   * Per receipt, 1 where it encoded exactly as the receipt expected of it (ExecuteOptions.expectedReceipts),
+   * else 0; only where receipts were expected. A caller comparing receipts with those it expected need not
+   * compare these again.
+   */
+  readonly asExpected?: Uint8Array;
 }
 
 /**
@@ -180,8 +186,8 @@ export class BlockExecutor {
       }
       const { root, writes, touched } = await this.state.finishBlock();
       const expected = options.expectedReceipts ? await options.expectedReceipts() : NONE_EXPECTED;
-      const { block, receiptEncodings } = await this.assemble(draft, transactions, outcomes, root, txGasLimit, expected);
-      this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders, receiptEncodings };
+      const { block, receiptEncodings, asExpected } = await this.assemble(draft, transactions, outcomes, root, txGasLimit, expected);
+      this.pendingBlock = { block, hash: blockHash(block.header, this.suite), senders, receiptEncodings, ...(options.expectedReceipts ? { asExpected } : {}) };
       if (key) this.memo!.put(key, { block, hash: this.pendingBlock.hash, stateRoot: root, writes, touched });
       return this.pendingBlock;
     } catch (e) {
@@ -353,7 +359,7 @@ export class BlockExecutor {
     stateRoot: Uint8Array,
     txGasLimit: bigint,
     expected: (index: number) => ExpectedReceipt | undefined,
-  ): Promise<{ block: Block; receiptEncodings: Uint8Array[] }> {
+  ): Promise<{ block: Block; receiptEncodings: Uint8Array[]; asExpected: Uint8Array }> {
     const withRemainGas = this.version.receiptHasRemainGas;
     const cumulative = !withRemainGas; // before 2.9.0 receipts carry the block's running total
     let total = 0n;
@@ -361,6 +367,7 @@ export class BlockExecutor {
     // each receipt's hash where the expected receipt gives it (see ExpectedReceipt)
     const knownHashes: Array<Uint8Array | undefined> = [];
     const encodings: Uint8Array[] = [];
+    const asExpected = new Uint8Array(outcomes.length);
     const receipts: Receipt[] = outcomes.map((o, i) => {
       total += o.gasUsed;
       const receiptWith = (bloom: Uint8Array): Receipt => ({
@@ -384,6 +391,7 @@ export class BlockExecutor {
         const encoding = encodeReceipt(receipt, withRemainGas);
         if (bytesEqual(encoding, hoped.encoding)) {
           knownHashes[i] = hoped.hash;
+          asExpected[i] = 1;
           return take(receipt, encoding);
         }
       }
@@ -413,7 +421,7 @@ export class BlockExecutor {
       sealer: draft.sealer,
       sealerList: draft.sealerList,
     };
-    return { block: { header, transactions, receipts, signatureList: [] }, receiptEncodings: encodings };
+    return { block: { header, transactions, receipts, signatureList: [] }, receiptEncodings: encodings, asExpected };
   }
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { LATER_CHECKS } from './recording-chain.test-helper.js';
 import { cryptoWorkersReady } from './crypto-ahead.js';
 import { replayPaths, replayRecording, replayTuning } from './replayer.js';
+import { receiptComparisons } from './prepared-block.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
 const FILES = readdirSync(DIR)
@@ -41,9 +42,13 @@ describe('fixtures/chains: every recording replays with every check passing', ()
     const inline = await replayRecording(file, { signatureWorker: false });
     expect(await cryptoWorkersReady()).toBeGreaterThan(0);
     const paths = { ...replayPaths };
+    const receipts = { ...receiptComparisons };
     const ahead = await replayRecording(file);
     expect(strip(ahead)).toEqual(strip(inline));
     expect(replayPaths.prepared - paths.prepared).toBe(ahead.blocks);
+    // receipts the executor found to encode as recorded are not compared again, and tallied the same
+    expect(receiptComparisons.asExpected - receipts.asExpected).toBeGreaterThan(0);
+    expect(receiptComparisons.asExpected - receipts.asExpected + receiptComparisons.compared - receipts.compared).toBe(ahead.transactions);
     // and with every block's checks left until the next block has executed
     const deferredBefore = replayPaths.deferred;
     replayTuning.deferChecks = 'always';

@@ -318,8 +318,11 @@ interface BlockInputs {
   readonly allEncoded: boolean;
   /** The transaction hash and sender checks not made yet (of transactions executed as their recorded senders). */
   readonly verifyTransactions: (() => Promise<void>) | undefined;
-  /** `encodings`: each of `mine` encoded, where the executor gives them (ExecutedBlock.receiptEncodings). */
-  readonly compareReceipts: (mine: readonly Receipt[], encodings: readonly Uint8Array[] | undefined) => void | Promise<void>;
+  /**
+   * `encodings`: each of `mine` encoded, and `asExpected`: which of them the executor found equal to the recorded
+   * receipt it was given, where the executor gives them (ExecutedBlock.receiptEncodings and asExpected).
+   */
+  readonly compareReceipts: (mine: readonly Receipt[], encodings: readonly Uint8Array[] | undefined, asExpected: Uint8Array | undefined) => void | Promise<void>;
   /** Appends more of the block's transactions while it executes (BlockExecutor.execute's `more`). */
   readonly more?: () => Promise<boolean>;
   /**
@@ -356,7 +359,7 @@ async function replayPreparedBlock(
     deferrable: true,
     allEncoded: true,
     verifyTransactions: async () => verifyPreparedSenders(block, await ctx.crypto(), number, ctx, lazy),
-    compareReceipts: async (mine, encodings) => comparePreparedReceipts(mine, encodings, await ctx.crypto(), number, ctx, lazy),
+    compareReceipts: async (mine, encodings, asExpected) => comparePreparedReceipts(mine, encodings, asExpected, await ctx.crypto(), number, ctx, lazy),
   }, ctx);
 }
 
@@ -501,7 +504,7 @@ async function checkExecuted(number: number, inputs: BlockInputs, executed: Exec
     tally.skip('transactionsRoot', `the ${version.rootScheme} root scheme (supported version ${version.text}) hashes the signed payloads, which the recording does not hold; the block hash is computed with the recorded transactionsRoot`, number);
     transactionsRoot = header.transactionsRoot;
   }
-  if (withCrypto) await inputs.compareReceipts(executed.block.receipts, executed.receiptEncodings);
+  if (withCrypto) await inputs.compareReceipts(executed.block.receipts, executed.receiptEncodings, executed.asExpected);
   if (header.receiptsRoot) expectSame(tally, 'receiptsRoot', hex(header.receiptsRoot), hex(mine.receiptsRoot), { block: number, field: 'block.receiptsRoot' });
   else tally.skip('receiptsRoot', 'the earlier interface variant prints no receiptsRoot (the block hash covers it)', number);
   expectSame(tally, 'stateRoot', hex(header.stateRoot), hex(mine.stateRoot), {
