@@ -7,7 +7,7 @@ import type { CryptoSuite } from '../crypto/index.js';
 import type { BlockExecutor } from '../exec/index.js';
 import type { MemoryStore } from '../storage/index.js';
 import { describeCall } from './call-decoder.js';
-import type { BlockCrypto } from './crypto-ahead.js';
+import type { BlockCrypto, RecordedReceiptEncoding } from './crypto-ahead.js';
 import { blockSignatureKey } from './block-prep.js';
 import { expectSame, hex, Stop, type Divergence, type Tally } from './divergence.js';
 import type { RecordedSenderSuite } from './recorded-sender-suite.js';
@@ -31,6 +31,8 @@ export interface BlockContext {
   readonly crypto: () => Promise<BlockCrypto>;
   /** Whether crypto() would answer without waiting for a worker (and without computing anything here), once the answers already posted are in. */
   readonly cryptoReady: () => Promise<boolean>;
+  /** The recorded receipts the workers have encoded so far, by index (without waiting for the rest). */
+  readonly receiptsSoFar: () => (index: number) => RecordedReceiptEncoding | undefined;
   /** Make the checks the block before left to make (see replayer.ts's executeAndCheck); they may stop the replay. */
   readonly settle: () => Promise<void>;
   readonly clock: () => number;

@@ -204,15 +204,22 @@ describe('replay with the crypto computed ahead: the workers, this thread, or bo
       ahead.submit([{ number: 2, bytes: Buffer.from(JSON.stringify(lines[2])) }]);
       // the answers arrive in later turns of this thread's event loop
       expect(ahead.ready(2)).toBe(false);
+      expect(ahead.receiptsSoFar(2, SIZE)(0), 'no receipt before any part is answered').toBeUndefined();
       const deadline = Date.now() + 20_000;
       while (!ahead.ready(2) && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
       expect(ahead.ready(2)).toBe(true);
+      // every part answered: the receipts so far are all of them, as taking the crypto gives them
+      const soFar = ahead.receiptsSoFar(2, SIZE);
       const parts = { ...cryptoRangeCounts };
       const crypto = await ahead.take(2, () => lines[2]!.block as JsonObject, SIZE);
       expect(cryptoRangeCounts.here, 'parts computed on this thread').toBe(parts.here);
       expect(crypto.computed.every((c) => c === 1)).toBe(true);
-      // taken: no longer pending
+      for (let i = 0; i < SIZE; i++) expect(soFar(i), `receipt ${i}`).toEqual(crypto.receipt(i));
+      expect(soFar(0)).toBeDefined();
+      expect(soFar(SIZE)).toBeUndefined();
+      // taken: no longer pending, nor its receipts kept
       expect(ahead.ready(2)).toBe(false);
+      expect(ahead.receiptsSoFar(2, SIZE)(0)).toBeUndefined();
     } finally {
       ahead.close();
     }

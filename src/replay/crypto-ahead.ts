@@ -215,6 +215,8 @@ interface Job extends Answers {
   readonly claim: Int32Array;
   /** Its worker has answered its crypto. */
   answered: boolean;
+  /** What it answered (undefined where it computed nothing, or has not answered). */
+  result?: ChunkResult;
 }
 
 /**
@@ -237,6 +239,8 @@ export class CryptoAhead {
   /** This replay's number in the process: the first part of its request keys. */
   readonly id = ++replays;
   private readonly pending = new Map<number, Job[]>();
+  /** The jobs of each block until its crypto is taken in full (receiptsSoFar reads them). */
+  private readonly jobsOf = new Map<number, Job[]>();
   private readonly workers: SharedWorker[];
   private turn = 0;
 
@@ -283,20 +287,31 @@ export class CryptoAhead {
   /** Expect the answers to the parts of block `number` that were sent to the workers (by the reader thread, or submit). */
   expect(number: number, plan: ReadonlyArray<{ readonly worker: number; readonly part: number; readonly parts: number; readonly claim: Int32Array }>): void {
     if (plan.length === 0 || this.workers.length === 0) return;
-    this.pending.set(
-      number,
-      plan.map((p) => {
-        const job: Job = { part: p.part, parts: p.parts, claim: p.claim, answered: false, ...this.workers[p.worker]!.expect(requestKey(this.id, number, p.part)) };
-        void job.crypto.then(() => (job.answered = true));
-        return job;
-      }),
-    );
+    const jobs = plan.map((p) => {
+      const job: Job = { part: p.part, parts: p.parts, claim: p.claim, answered: false, ...this.workers[p.worker]!.expect(requestKey(this.id, number, p.part)) };
+      void job.crypto.then((result) => {
+        job.answered = true;
+        if (result) job.result = result;
+      });
+      return job;
+    });
+    this.pending.set(number, jobs);
+    this.jobsOf.set(number, jobs);
   }
 
   /** Whether the workers have answered the crypto of every part of block `number` (take then computes nothing here); false where no worker has it. */
   ready(number: number): boolean {
     const jobs = this.pending.get(number);
     return jobs !== undefined && jobs.length > 0 && jobs.every((job) => job.answered);
+  }
+
+  /**
+   * The recorded receipts of block `number` (of `transactions`) that the workers have encoded in
+   * the parts they answered so far: without waiting for the others or computing anything here.
+   */
+  receiptsSoFar(number: number, transactions: number): (index: number) => RecordedReceiptEncoding | undefined {
+    const answered = (this.jobsOf.get(number) ?? []).flatMap((job) => (job.result ? [job.result] : []));
+    return receiptLookup(answered, transactions);
   }
 
   /**
@@ -340,41 +355,45 @@ export class CryptoAhead {
     };
     const stolen = stealFromBehind(jobs);
     const results = jobs.length === 0 ? [mine(0, 1)] : await Promise.all(jobs.map(answerOf));
+    this.jobsOf.delete(number);
     const computed = new Uint8Array(transactions);
     const hashes = new Uint8Array(32 * transactions);
     const senders = new Uint8Array(20 * transactions);
     const signatures = new Map<string, boolean>();
-    const encodings: Array<{ readonly from: number; readonly e: ReceiptEncodings }> = [];
     for (const r of results) {
       computed.set(r.computed.subarray(0, Math.max(0, transactions - r.from)), r.from);
       hashes.set(r.hashes.subarray(0, 32 * Math.max(0, transactions - r.from)), 32 * r.from);
       senders.set(r.senders.subarray(0, 20 * Math.max(0, transactions - r.from)), 20 * r.from);
       for (const [k, ok] of r.signatures) signatures.set(k, ok);
-      const e = r.receipts;
-      if (e) encodings.push({ from: r.from, e });
     }
-    const receipt = (index: number): RecordedReceiptEncoding | undefined => {
-      if (index >= transactions) return undefined;
-      for (const { from, e } of encodings) {
-        const k = index - from;
-        if (k < 0 || k >= e.encoded.length) continue;
-        if (!e.encoded[k]) return undefined;
-        return {
-          encoding: e.bytes.subarray(e.offsets[k]!, e.offsets[k + 1]!),
-          logs: e.logCounts[k]!,
-          bloom: e.blooms.subarray(BLOOM_BYTES * k, BLOOM_BYTES * (k + 1)),
-          hash: e.hashes.subarray(32 * k, 32 * (k + 1)),
-        };
-      }
-      return undefined;
-    };
-    return { computed, hashes, senders, signatures, receipt };
+    return { computed, hashes, senders, signatures, receipt: receiptLookup(results, transactions) };
   }
 
   /** Forget results not taken (the replay stopped early); the workers skip what they have not started. */
   close(): void {
     for (const jobs of this.pending.values()) for (const { claim } of jobs) Atomics.compareExchange(claim, 0, 0, 2);
     this.pending.clear();
+    this.jobsOf.clear();
     for (const w of this.workers) w.forget(`${this.id}:`);
   }
+}
+
+/** The recorded receipts that `results` encoded, by index in a block of `transactions` (made on each call). */
+function receiptLookup(results: readonly ChunkResult[], transactions: number): (index: number) => RecordedReceiptEncoding | undefined {
+  const encodings = results.flatMap((r): Array<{ readonly from: number; readonly e: ReceiptEncodings }> => (r.receipts ? [{ from: r.from, e: r.receipts }] : []));
+  return (index) => {
+    if (index >= transactions) return undefined;
+    for (const { from, e } of encodings) {
+      const k = index - from;
+      if (k < 0 || k >= e.encoded.length) continue;
+      if (!e.encoded[k]) return undefined;
+      return {
+        encoding: e.bytes.subarray(e.offsets[k]!, e.offsets[k + 1]!),
+        logs: e.logCounts[k]!,
+        bloom: e.blooms.subarray(BLOOM_BYTES * k, BLOOM_BYTES * (k + 1)),
+        hash: e.hashes.subarray(32 * k, 32 * (k + 1)),
+      };
+    }
+    return undefined;
+  };
 }
