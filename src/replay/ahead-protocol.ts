@@ -1,7 +1,7 @@
 // What the replay's thread, its reader thread and its workers say to each other about block
 // lines (crypto-ahead.ts, line-reader-worker.ts, crypto-worker.ts): the requests and answers, and
 // how a line is split between the workers. Light on imports: the reader thread loads it too.
-import type { ChunkResult, PreparedRange } from './block-prep.js';
+import type { ChunkResult, PreparedRange, ReceiptEncodings } from './block-prep.js';
 
 /** Lines at least this long (a hundred transactions or so) are split into parts… */
 export const SPLIT_BYTES = 300_000;
@@ -28,8 +28,16 @@ export interface AheadRequest {
   readonly claim: Int32Array;
 }
 
-/** A worker's answers to one request: `prepared` slices first (the last says so), then `crypto`; one `prepared` and the `crypto` without a value when the worker skipped the part or could not read the line. */
-export type AheadAnswer = { readonly key: string; readonly step: 'prepared'; readonly prepared?: PreparedRange } | { readonly key: string; readonly step: 'crypto'; readonly result?: ChunkResult };
+/**
+ * A worker's answers to one request, in this order: `prepared` slices (the last says so), its
+ * `receipts` (the encodings of the part's recorded receipts, which start at transaction `from`),
+ * then `crypto`. Where the worker skipped the part or could not read the line: one `prepared` and
+ * the `crypto`, without a value.
+ */
+export type AheadAnswer =
+  | { readonly key: string; readonly step: 'prepared'; readonly prepared?: PreparedRange }
+  | { readonly key: string; readonly step: 'receipts'; readonly from: number; readonly receipts?: ReceiptEncodings }
+  | { readonly key: string; readonly step: 'crypto'; readonly result?: ChunkResult };
 
 export function requestKey(replay: number, number: number, part: number): string {
   return `${replay}:${number}:${part}`;

@@ -1,4 +1,4 @@
-// A recorded block made ready for the replay's own thread by a worker (crypto-worker.ts), in two
+// A recorded block made ready for the replay's own thread by a worker (crypto-worker.ts), in three
 // steps of one range of its transactions:
 //  1. prepareRange: the line parsed and the recorded fields of every transaction packed into a
 //     few transferable arrays, so that the replay builds its Transactions without parsing JSON
@@ -7,12 +7,15 @@
 //     that shape (a missing or malformed field) marks a slice `slow`: the replay then gives up
 //     what it started of the block, checks it from the JSON and reports in its own words
 //     (block-checks.ts).
-//  2. cryptoOfRange: each transaction re-encoded from its recorded fields and hashed, its sender
-//     recovered from its signature, the block's signatureList entries verified (by the range that
-//     has the header), and every recorded receipt encoded as FISCO encodes receipts, so that the
-//     replay checks each with one byte comparison (a ChunkResult; a receipt it cannot encode is
-//     compared field by field). computeChunk does the same on the replay's own thread, from the
-//     block's JSON, for a part the replay's thread takes from a worker that is behind.
+//  2. receiptsOfRange: every recorded receipt encoded as FISCO encodes receipts, so that the
+//     executor takes each one's bloom and hash where its own receipt encodes the same, and the
+//     replay checks each with one byte comparison (a receipt it cannot encode is compared field by
+//     field). Quick next to step 3, and wanted as soon as the block has executed: it comes first.
+//  3. cryptoOfRange: each transaction re-encoded from its recorded fields and hashed, its sender
+//     recovered from its signature, and the block's signatureList entries verified (by the range
+//     that has the header): a ChunkResult. computeChunk does the same on the replay's own thread,
+//     from the block's JSON, for a part the replay's thread takes from a worker that is behind
+//     (its receipts then compared field by field).
 import { BLOOM_BYTES, encodeSignedTransaction, logsBloom, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, toHexNoPrefix } from '../codec/index.js';
 import { hexRlpEncode, isHexShape, type HexRlpItem } from './hex-rlp.js';
@@ -42,8 +45,6 @@ export interface ChunkResult {
   readonly senders: Uint8Array;
   /** blockSignatureKey → whether that signatureList entry verifies. */
   readonly signatures: ReadonlyArray<readonly [string, boolean]>;
-  /** The recorded receipts, encoded (absent where computeChunk computed this part on the replay's thread). */
-  readonly receipts?: ReceiptEncodings;
 }
 
 /**
@@ -78,7 +79,7 @@ export function blockSignatureKey(hash: Uint8Array, signature: Uint8Array, seale
  */
 export function computeChunk(block: JsonObject, number: number, range: ChunkRange, suite: CryptoSuite, version: ProtocolVersion): ChunkResult {
   const { work } = rangeWork(block, [], number, range, range.signatures, suite, version);
-  const result = cryptoOfRange(work, suite, version, false);
+  const result = cryptoOfRange(work, suite, version);
   // sized to the range asked for, whatever the block holds
   const size = Math.max(0, range.to - range.from);
   const fit = (a: Uint8Array, width: number) => (a.length === width * size ? a : Uint8Array.from({ length: width * size }, (_, k) => a[k] ?? 0));
@@ -318,7 +319,7 @@ function quantity(value: unknown): bigint | undefined | null {
 }
 
 /** Step 2: hashes and senders, the signatureList verified by the range that has the header, and (unless told not to) the receipts encoded. */
-export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion, receipts = true): ChunkResult {
+export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion): ChunkResult {
   const size = work.to - work.from;
   const computed = new Uint8Array(size);
   const hashes = new Uint8Array(32 * size);
@@ -347,10 +348,11 @@ export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: Prot
       // an entry the replay rejects in its own words
     }
   }
-  return { from: work.from, computed, hashes, senders, signatures, ...(receipts ? { receipts: encodeReceipts(work, suite, version) } : {}) };
+  return { from: work.from, computed, hashes, senders, signatures };
 }
 
-function encodeReceipts(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion): ReceiptEncodings {
+/** Step 2 for a prepared range: its recorded receipts encoded (see ReceiptEncodings). */
+export function receiptsOfRange(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion): ReceiptEncodings {
   const size = work.to - work.from;
   const encoded = new Uint8Array(size);
   const logCounts = new Uint32Array(size);

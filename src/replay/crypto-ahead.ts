@@ -1,7 +1,8 @@
 // Replay's work done ahead on other cores: blocks read ahead of the one being executed go (their
 // line's bytes, shared) to worker threads (crypto-worker.ts), which answer each part of a block
-// twice: first the part prepared (block-prep.ts: parsed and packed, in slices), then its crypto
-// (hashes and senders recomputed, signatureList verified, receipts encoded). A big block is cut
+// three times: first the part prepared (block-prep.ts: parsed and packed, in slices), then its
+// recorded receipts encoded, then its crypto (hashes and senders recomputed, signatureList
+// verified). A big block is cut
 // into parts (planParts), given to the workers in turn. The requests come from the reader thread
 // directly (block-feed.ts), through a message channel to each worker, or from the replay's thread
 // where it reads itself; the answers come to the replay's thread, which takes them by position
@@ -65,13 +66,22 @@ class Slices {
   }
 }
 
+/** A part's recorded receipts as a worker encoded them; the part starts at transaction `from`. */
+interface PartReceipts {
+  readonly from: number;
+  readonly receipts: ReceiptEncodings;
+}
+
 interface Answers {
   readonly prepared: Slices;
+  /** Settles before `crypto` (undefined where the worker sent none). */
+  readonly receipts: Promise<PartReceipts | undefined>;
   readonly crypto: Promise<ChunkResult | undefined>;
 }
 
 interface Waiting {
   readonly prepared: Slices;
+  receipts: (receipts: PartReceipts | undefined) => void;
   crypto: (result: ChunkResult | undefined) => void;
 }
 
@@ -111,6 +121,7 @@ class SharedWorker {
       this.settleBoot();
       for (const w of this.waiting.values()) {
         w.prepared.push(undefined);
+        w.receipts(undefined);
         w.crypto(undefined);
       }
       this.waiting.clear();
@@ -125,7 +136,13 @@ class SharedWorker {
       waiting.prepared.push(message.prepared);
       return;
     }
+    if (message.step === 'receipts') {
+      waiting.receipts(message.receipts ? { from: message.from, receipts: message.receipts } : undefined);
+      return;
+    }
     this.waiting.delete(message.key);
+    // (settled already where the receipts came first)
+    waiting.receipts(undefined);
     waiting.crypto(message.result);
     if (this.waiting.size === 0) this.worker.unref();
   }
@@ -133,12 +150,14 @@ class SharedWorker {
   /** The answers to the request `key` (sent by this thread or by the reader thread). */
   expect(key: string): Answers {
     const prepared = new Slices();
-    const waiting: Waiting = { prepared, crypto: () => undefined };
+    const waiting: Waiting = { prepared, receipts: () => undefined, crypto: () => undefined };
+    const receipts = new Promise<PartReceipts | undefined>((resolve) => (waiting.receipts = resolve));
     const crypto = new Promise<ChunkResult | undefined>((resolve) => (waiting.crypto = resolve));
     if (this.failed) {
       prepared.push(undefined);
+      waiting.receipts(undefined);
       waiting.crypto(undefined);
-      return { prepared, crypto };
+      return { prepared, receipts, crypto };
     }
     // referenced while answers are due, so that a replay waiting on one is not left hanging
     this.worker.ref();
@@ -148,7 +167,7 @@ class SharedWorker {
       this.early.delete(key);
       for (const message of early) this.deliver(waiting, message);
     }
-    return { prepared, crypto };
+    return { prepared, receipts, crypto };
   }
 
   /** Sends the requests in one message (one wake-up of the worker). */
@@ -170,6 +189,7 @@ class SharedWorker {
       if (!key.startsWith(prefix)) continue;
       this.waiting.delete(key);
       waiting.prepared.push(undefined);
+      waiting.receipts(undefined);
       waiting.crypto(undefined);
     }
     if (this.waiting.size === 0 && this.ready) this.worker.unref();
@@ -215,8 +235,8 @@ interface Job extends Answers {
   readonly claim: Int32Array;
   /** Its worker has answered its crypto. */
   answered: boolean;
-  /** What it answered (undefined where it computed nothing, or has not answered). */
-  result?: ChunkResult;
+  /** Its recorded receipts, once its worker has sent them. */
+  receiptsIn?: PartReceipts;
 }
 
 /**
@@ -289,10 +309,10 @@ export class CryptoAhead {
     if (plan.length === 0 || this.workers.length === 0) return;
     const jobs = plan.map((p) => {
       const job: Job = { part: p.part, parts: p.parts, claim: p.claim, answered: false, ...this.workers[p.worker]!.expect(requestKey(this.id, number, p.part)) };
-      void job.crypto.then((result) => {
-        job.answered = true;
-        if (result) job.result = result;
+      void job.receipts.then((receipts) => {
+        if (receipts) job.receiptsIn = receipts;
       });
+      void job.crypto.then(() => (job.answered = true));
       return job;
     });
     this.pending.set(number, jobs);
@@ -306,12 +326,12 @@ export class CryptoAhead {
   }
 
   /**
-   * The recorded receipts of block `number` (of `transactions`) that the workers have encoded in
-   * the parts they answered so far: without waiting for the others or computing anything here.
+   * The recorded receipts of block `number` (of `transactions`) that the workers have sent so far
+   * (they send a part's receipts before its crypto): without waiting for the others or computing
+   * anything here.
    */
   receiptsSoFar(number: number, transactions: number): (index: number) => RecordedReceiptEncoding | undefined {
-    const answered = (this.jobsOf.get(number) ?? []).flatMap((job) => (job.result ? [job.result] : []));
-    return receiptLookup(answered, transactions);
+    return receiptLookup((this.jobsOf.get(number) ?? []).flatMap((job) => (job.receiptsIn ? [job.receiptsIn] : [])), transactions);
   }
 
   /**
@@ -355,6 +375,8 @@ export class CryptoAhead {
     };
     const stolen = stealFromBehind(jobs);
     const results = jobs.length === 0 ? [mine(0, 1)] : await Promise.all(jobs.map(answerOf));
+    // a worker sends a part's receipts before its crypto (none for a part computed here: its receipts are compared field by field)
+    const receipts = (await Promise.all(jobs.map((job) => job.receipts))).filter((r): r is PartReceipts => r !== undefined);
     this.jobsOf.delete(number);
     const computed = new Uint8Array(transactions);
     const hashes = new Uint8Array(32 * transactions);
@@ -366,7 +388,7 @@ export class CryptoAhead {
       senders.set(r.senders.subarray(0, 20 * Math.max(0, transactions - r.from)), 20 * r.from);
       for (const [k, ok] of r.signatures) signatures.set(k, ok);
     }
-    return { computed, hashes, senders, signatures, receipt: receiptLookup(results, transactions) };
+    return { computed, hashes, senders, signatures, receipt: receiptLookup(receipts, transactions) };
   }
 
   /** Forget results not taken (the replay stopped early); the workers skip what they have not started. */
@@ -378,12 +400,11 @@ export class CryptoAhead {
   }
 }
 
-/** The recorded receipts that `results` encoded, by index in a block of `transactions` (made on each call). */
-function receiptLookup(results: readonly ChunkResult[], transactions: number): (index: number) => RecordedReceiptEncoding | undefined {
-  const encodings = results.flatMap((r): Array<{ readonly from: number; readonly e: ReceiptEncodings }> => (r.receipts ? [{ from: r.from, e: r.receipts }] : []));
+/** The recorded receipts of `parts`, by index in a block of `transactions` (made on each call). */
+function receiptLookup(parts: readonly PartReceipts[], transactions: number): (index: number) => RecordedReceiptEncoding | undefined {
   return (index) => {
     if (index >= transactions) return undefined;
-    for (const { from, e } of encodings) {
+    for (const { from, receipts: e } of parts) {
       const k = index - from;
       if (k < 0 || k >= e.encoded.length) continue;
       if (!e.encoded[k]) return undefined;

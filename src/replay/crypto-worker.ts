@@ -2,11 +2,12 @@
 // their crypto done on another core while the replay executes earlier blocks. It is sent batches
 // of requests, each a block line's bytes as read from the recording and a part of its
 // transactions, by the replay's thread or, on a channel of their own, by the reader thread, and
-// answers each to the replay's thread: the part prepared (in slices), then its crypto.
+// answers each to the replay's thread: the part prepared (in slices), its receipts encoded, then
+// its crypto.
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
-import { cryptoOfRange, prepareRange, type RangeWork } from './block-prep.js';
+import { cryptoOfRange, prepareRange, receiptsOfRange, type RangeWork, type ReceiptEncodings } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
 import { lowerThisThread } from './thread-priority.js';
@@ -16,14 +17,14 @@ const versions = new Map<string, ProtocolVersion>();
 
 function post(answer: AheadAnswer): void {
   const transfer: ArrayBuffer[] = [];
-  if (answer.step === 'prepared' && answer.prepared) {
-    const p = answer.prepared;
-    for (const a of [p.bytes, p.offsets]) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
-  } else if (answer.step === 'crypto' && answer.result) {
-    const r = answer.result;
-    transfer.push(r.computed.buffer as ArrayBuffer, r.hashes.buffer as ArrayBuffer, r.senders.buffer as ArrayBuffer);
-    if (r.receipts) for (const a of [r.receipts.encoded, r.receipts.bytes, r.receipts.offsets, r.receipts.logCounts, r.receipts.blooms, r.receipts.hashes]) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
-  }
+  const add = (arrays: ArrayLike<Uint8Array | Uint32Array>) => {
+    for (const a of Array.from(arrays)) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
+  };
+  if (answer.step === 'prepared' && answer.prepared) add([answer.prepared.bytes, answer.prepared.offsets]);
+  else if (answer.step === 'receipts' && answer.receipts) {
+    const r: ReceiptEncodings = answer.receipts;
+    add([r.encoded, r.bytes, r.offsets, r.logCounts, r.blooms, r.hashes]);
+  } else if (answer.step === 'crypto' && answer.result) add([answer.result.computed, answer.result.hashes, answer.result.senders]);
   parentPort!.postMessage(answer, transfer);
 }
 
@@ -36,8 +37,8 @@ function parsed(request: AheadRequest): unknown {
   return lastParsed.value;
 }
 
-/** Step 1 for a request: its part prepared and posted; what step 2 needs, or undefined where the worker answered it whole. */
-function prepare(request: AheadRequest): { readonly request: AheadRequest; readonly range: RangeWork; readonly version: ProtocolVersion } | undefined {
+/** Step 1 for a request: its part prepared and posted; what steps 2 and 3 need, or undefined where the worker answered it whole. */
+function prepare(request: AheadRequest): Prepared | undefined {
   const { key } = request;
   // the replay stopped, or got to this part's crypto first and computes it itself
   if (Atomics.load(request.claim, 0) !== 0) {
@@ -60,14 +61,22 @@ function prepare(request: AheadRequest): { readonly request: AheadRequest; reado
   return { request, range, version };
 }
 
-/** Step 2 for a prepared request, unless the replay claimed it meanwhile. */
-function crypto({ request, range, version }: { readonly request: AheadRequest; readonly range: RangeWork; readonly version: ProtocolVersion }): void {
+type Prepared = { readonly request: AheadRequest; readonly range: RangeWork; readonly version: ProtocolVersion };
+
+/** Step 2 for a prepared request, unless the replay stopped or computes its part itself. */
+function receipts({ request, range, version }: Prepared): void {
+  const { key } = request;
+  post(Atomics.load(request.claim, 0) === 2 ? { key, step: 'receipts', from: range.from } : { key, step: 'receipts', from: range.from, receipts: receiptsOfRange(range, getSuite(request.suite), version) });
+}
+
+/** Step 3 for a prepared request, unless the replay claimed it meanwhile. */
+function crypto({ request, range, version }: Prepared): void {
   const { key } = request;
   post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { key, step: 'crypto', result: cryptoOfRange(range, getSuite(request.suite), version) } : { key, step: 'crypto' });
 }
 
-// step 1 for every request received before the next part's crypto (see WorkerSteps); idle, the line last parsed is not kept
-const steps = new WorkerSteps<AheadRequest, NonNullable<ReturnType<typeof prepare>>>({ prepare, crypto, idle: () => (lastParsed = undefined), later: (run) => setImmediate(run) });
+// step 1 for every request received before anything else, then step 2 before step 3 (see WorkerSteps); idle, the line last parsed is not kept
+const steps = new WorkerSteps<AheadRequest, Prepared>({ prepare, receipts, crypto, idle: () => (lastParsed = undefined), later: (run) => setImmediate(run) });
 const onRequests = (requests: AheadRequest[]) => steps.add(requests);
 
 // the replay's own thread, which waits for nothing else, goes first when the cores are busy
