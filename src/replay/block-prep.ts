@@ -318,7 +318,7 @@ function quantity(value: unknown): bigint | undefined | null {
   return typeof value === 'string' && QUANTITY_TEXT.test(value) ? BigInt(value) : null;
 }
 
-/** Step 2: hashes and senders, the signatureList verified by the range that has the header, and (unless told not to) the receipts encoded. */
+/** Step 3: hashes and senders, and the signatureList verified by the range that has the header. */
 export function cryptoOfRange(work: RangeWork, suite: CryptoSuite, version: ProtocolVersion): ChunkResult {
   const size = work.to - work.from;
   const computed = new Uint8Array(size);

@@ -7,7 +7,7 @@
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
 import { getSuite } from '../crypto/index.js';
-import { cryptoOfRange, prepareRange, receiptsOfRange, type RangeWork, type ReceiptEncodings } from './block-prep.js';
+import { cryptoOfRange, prepareRange, receiptsOfRange, type RangeWork } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
 import { lowerThisThread } from './thread-priority.js';
@@ -17,12 +17,12 @@ const versions = new Map<string, ProtocolVersion>();
 
 function post(answer: AheadAnswer): void {
   const transfer: ArrayBuffer[] = [];
-  const add = (arrays: ArrayLike<Uint8Array | Uint32Array>) => {
-    for (const a of Array.from(arrays)) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
+  const add = (arrays: ReadonlyArray<Uint8Array | Uint32Array>) => {
+    for (const a of arrays) if (a.byteLength > 0) transfer.push(a.buffer as ArrayBuffer);
   };
   if (answer.step === 'prepared' && answer.prepared) add([answer.prepared.bytes, answer.prepared.offsets]);
   else if (answer.step === 'receipts' && answer.receipts) {
-    const r: ReceiptEncodings = answer.receipts;
+    const r = answer.receipts;
     add([r.encoded, r.bytes, r.offsets, r.logCounts, r.blooms, r.hashes]);
   } else if (answer.step === 'crypto' && answer.result) add([answer.result.computed, answer.result.hashes, answer.result.senders]);
   parentPort!.postMessage(answer, transfer);

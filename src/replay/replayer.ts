@@ -302,7 +302,7 @@ export const replayPaths = { prepared: 0, parsed: 0, givenUp: 0, deferred: 0 };
  * When a prepared block's checks wait for the next block to execute (see executeAndCheck):
  * 'auto', where the workers' crypto for it is not in once it has executed; 'always' (tests: the
  * same reports either way), and then the executor never waits for the recorded receipts either,
- * taking those the workers have answered so far.
+ * taking those the workers have sent so far.
  */
 export const replayTuning: { deferChecks: 'auto' | 'always' } = { deferChecks: 'auto' };
 
@@ -429,7 +429,7 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
   const more = inputs.more && (() => waiting(inputs.more!));
   const deferring = inputs.deferrable === true;
   // the recorded receipts as the workers encoded them: the executor takes their blooms and hashes where its receipts encode the same;
-  // a deferrable block does not wait for them: it takes those of the parts the workers have answered (the executor computes the rest)
+  // a deferrable block does not wait for them: it takes those the workers have sent so far (the executor computes the rest)
   const expectedReceipts = async () => (deferring && (replayTuning.deferChecks === 'always' || !(await ctx.cryptoReady())) ? ctx.receiptsSoFar() : waiting(async () => (await ctx.crypto()).receipt));
   const executing = ctx.clock();
   try {
