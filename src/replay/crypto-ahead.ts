@@ -258,9 +258,8 @@ let replays = 0;
 export class CryptoAhead {
   /** This replay's number in the process: the first part of its request keys. */
   readonly id = ++replays;
+  /** The jobs of each block until its crypto is taken in full. */
   private readonly pending = new Map<number, Job[]>();
-  /** The jobs of each block until its crypto is taken in full (receiptsSoFar reads them). */
-  private readonly jobsOf = new Map<number, Job[]>();
   private readonly workers: SharedWorker[];
   private turn = 0;
 
@@ -316,7 +315,6 @@ export class CryptoAhead {
       return job;
     });
     this.pending.set(number, jobs);
-    this.jobsOf.set(number, jobs);
   }
 
   /** Whether the workers have answered the crypto of every part of block `number` (take then computes nothing here); false where no worker has it. */
@@ -331,7 +329,7 @@ export class CryptoAhead {
    * anything here.
    */
   receiptsSoFar(number: number, transactions: number): (index: number) => RecordedReceiptEncoding | undefined {
-    return receiptLookup((this.jobsOf.get(number) ?? []).flatMap((job) => (job.receiptsIn ? [job.receiptsIn] : [])), transactions);
+    return receiptLookup((this.pending.get(number) ?? []).flatMap((job) => (job.receiptsIn ? [job.receiptsIn] : [])), transactions);
   }
 
   /**
@@ -361,7 +359,6 @@ export class CryptoAhead {
    */
   async take(number: number, block: () => JsonObject, transactions: number): Promise<BlockCrypto> {
     const jobs = this.pending.get(number) ?? [];
-    this.pending.delete(number);
     const mine = (part: number, parts: number) => {
       cryptoRangeCounts.here++;
       return computeChunk(block(), number, { ...partRange(transactions, part, parts), signatures: part === 0 }, this.suite, this.version);
@@ -377,7 +374,7 @@ export class CryptoAhead {
     const results = jobs.length === 0 ? [mine(0, 1)] : await Promise.all(jobs.map(answerOf));
     // a worker sends a part's receipts before its crypto (none for a part computed here: its receipts are compared field by field)
     const receipts = (await Promise.all(jobs.map((job) => job.receipts))).filter((r): r is PartReceipts => r !== undefined);
-    this.jobsOf.delete(number);
+    this.pending.delete(number);
     const computed = new Uint8Array(transactions);
     const hashes = new Uint8Array(32 * transactions);
     const senders = new Uint8Array(20 * transactions);
@@ -395,7 +392,6 @@ export class CryptoAhead {
   close(): void {
     for (const jobs of this.pending.values()) for (const { claim } of jobs) Atomics.compareExchange(claim, 0, 0, 2);
     this.pending.clear();
-    this.jobsOf.clear();
     for (const w of this.workers) w.forget(`${this.id}:`);
   }
 }

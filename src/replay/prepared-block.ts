@@ -4,7 +4,8 @@
 // checked by comparing its encoding with the recorded receipt's, which the workers encoded. Where
 // a comparison fails, the block's JSON is parsed after all and the field-by-field checks of
 // block-checks.ts say what differs, in the same words as for a block replayed from its JSON.
-import { encodeReceipt, Transaction, type Receipt, type TxBody } from '../chain/index.js';
+import { encodeReceipt, Transaction, type TxBody } from '../chain/index.js';
+import type { ExecutedBlock } from '../exec/index.js';
 import { bytesEqual, toHex } from '../codec/index.js';
 import { checkTxHash, checkTxSender, compareReceipt, transactionFor, type BlockContext } from './block-checks.js';
 import { TX_FIELDS, TX_QUANTITIES, TxField, type PreparedRange } from './block-prep.js';
@@ -119,7 +120,8 @@ export const receiptComparisons = { asExpected: 0, compared: 0 };
  * what differs. A receipt the executor already found to encode as the recorded one it was given
  * (`asExpected`, from these same workers' encodings) is equal without comparing again.
  */
-export function comparePreparedReceipts(mine: readonly Receipt[], encodings: readonly Uint8Array[] | undefined, asExpected: Uint8Array | undefined, crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
+export function comparePreparedReceipts(executed: ExecutedBlock, crypto: BlockCrypto, number: number, ctx: BlockContext, lazy: LazyBlock): void {
+  const { receiptEncodings: encodings, asExpected } = executed;
   const withRemainGas = ctx.version.receiptHasRemainGas;
   // the checks of equal receipts, tallied together (before any comparison that may stop the replay)
   const equal = { receipts: 0, logChecks: 0 };
@@ -127,7 +129,7 @@ export function comparePreparedReceipts(mine: readonly Receipt[], encodings: rea
     passReceiptChecks(ctx.tally, equal.receipts, equal.logChecks, withRemainGas);
     equal.receipts = equal.logChecks = 0;
   };
-  mine.forEach((receipt, i) => {
+  executed.block.receipts.forEach((receipt, i) => {
     if (asExpected?.[i] === 1) {
       // equal encodings: the same logs
       receiptComparisons.asExpected++;

@@ -5,7 +5,7 @@
 // next. The first difference stops the replay with block, transaction index, field, recorded and
 // re-executed values (divergence.ts). A check the recording gives no data for is listed as
 // skipped, with the reason; nothing is assumed.
-import { blockHash, computeTransactionsRoot, genesisHeader, ProtocolVersion, type Receipt, type Transaction } from '../chain/index.js';
+import { blockHash, computeTransactionsRoot, genesisHeader, ProtocolVersion, type Transaction } from '../chain/index.js';
 import { bytesEqual, toHexNoPrefix, toQuantity } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { BlockExecutor, ExecutionError, type ExecutedBlock } from '../exec/index.js';
@@ -320,11 +320,8 @@ interface BlockInputs {
   readonly allEncoded: boolean;
   /** The transaction hash and sender checks not made yet (of transactions executed as their recorded senders). */
   readonly verifyTransactions: (() => Promise<void>) | undefined;
-  /**
-   * `encodings`: each of `mine` encoded, and `asExpected`: which of them the executor found equal to the recorded
-   * receipt it was given, where the executor gives them (ExecutedBlock.receiptEncodings and asExpected).
-   */
-  readonly compareReceipts: (mine: readonly Receipt[], encodings: readonly Uint8Array[] | undefined, asExpected: Uint8Array | undefined) => void | Promise<void>;
+  /** The executed block's receipts against the recorded ones (with its encodings and asExpected, where the executor gives them). */
+  readonly compareReceipts: (executed: ExecutedBlock) => void | Promise<void>;
   /** Appends more of the block's transactions while it executes (BlockExecutor.execute's `more`). */
   readonly more?: () => Promise<boolean>;
   /**
@@ -361,7 +358,7 @@ async function replayPreparedBlock(
     deferrable: true,
     allEncoded: true,
     verifyTransactions: async () => verifyPreparedSenders(block, await ctx.crypto(), number, ctx, lazy),
-    compareReceipts: async (mine, encodings, asExpected) => comparePreparedReceipts(mine, encodings, asExpected, await ctx.crypto(), number, ctx, lazy),
+    compareReceipts: async (executed) => comparePreparedReceipts(executed, await ctx.crypto(), number, ctx, lazy),
   }, ctx);
 }
 
@@ -392,7 +389,7 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
     transactions,
     allEncoded: txs.every((t) => t.body),
     verifyTransactions: provisional ? async () => verifyProvisional(txs, await ctx.crypto(), number, ctx) : undefined,
-    compareReceipts: (mine) => mine.forEach((receipt, i) => compareReceipt(receipts[i]!, receipt, txs[i]!, i, number, ctx)),
+    compareReceipts: (executed) => executed.block.receipts.forEach((receipt, i) => compareReceipt(receipts[i]!, receipt, txs[i]!, i, number, ctx)),
   }, ctx);
 }
 
@@ -428,9 +425,11 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
   };
   const more = inputs.more && (() => waiting(inputs.more!));
   const deferring = inputs.deferrable === true;
+  // a deferrable block waits for none of the workers' answers still to come
+  const notWaiting = async () => deferring && (replayTuning.deferChecks === 'always' || !(await ctx.cryptoReady()));
   // the recorded receipts as the workers encoded them: the executor takes their blooms and hashes where its receipts encode the same;
   // a deferrable block does not wait for them: it takes those the workers have sent so far (the executor computes the rest)
-  const expectedReceipts = async () => (deferring && (replayTuning.deferChecks === 'always' || !(await ctx.cryptoReady())) ? ctx.receiptsSoFar() : waiting(async () => (await ctx.crypto()).receipt));
+  const expectedReceipts = async () => ((await notWaiting()) ? ctx.receiptsSoFar() : waiting(async () => (await ctx.crypto()).receipt));
   const executing = ctx.clock();
   try {
     executed = await executor.execute(
@@ -455,7 +454,7 @@ async function executeAndCheck(number: number, inputs: BlockInputs, ctx: BlockCo
     // the sealers in force at this block, from the replayed state (before it commits)
     const inForce = (await executor.consensusNodes(number)).sealers;
     const checks = (tally: Tally, withCrypto: boolean) => checkExecuted(number, inputs, executed, inForce, tally, withCrypto, ctx);
-    if (deferring && (replayTuning.deferChecks === 'always' || !(await ctx.cryptoReady()))) {
+    if (await notWaiting()) {
       try {
         await checks(new Tally(), false);
       } catch (e) {
@@ -505,7 +504,7 @@ async function checkExecuted(number: number, inputs: BlockInputs, executed: Exec
     tally.skip('transactionsRoot', `the ${version.rootScheme} root scheme (supported version ${version.text}) hashes the signed payloads, which the recording does not hold; the block hash is computed with the recorded transactionsRoot`, number);
     transactionsRoot = header.transactionsRoot;
   }
-  if (withCrypto) await inputs.compareReceipts(executed.block.receipts, executed.receiptEncodings, executed.asExpected);
+  if (withCrypto) await inputs.compareReceipts(executed);
   if (header.receiptsRoot) expectSame(tally, 'receiptsRoot', hex(header.receiptsRoot), hex(mine.receiptsRoot), { block: number, field: 'block.receiptsRoot' });
   else tally.skip('receiptsRoot', 'the earlier interface variant prints no receiptsRoot (the block hash covers it)', number);
   expectSame(tally, 'stateRoot', hex(header.stateRoot), hex(mine.stateRoot), {
