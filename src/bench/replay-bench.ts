@@ -17,7 +17,7 @@ import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import type { BenchIo } from './bench-io.js';
 import { measureExecutor } from './exec-bench.js';
 import { formatRate, percentNear, table, verdict } from './measure.js';
-import { cpuNow, cpuSince, type CpuSample } from './thread-cpu.js';
+import { cpuNow, cpuSince, wallByState, type CpuSample } from './thread-cpu.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
 /** Replay's tx/s at least this share of the executor's. */
@@ -126,7 +126,24 @@ function cpuLine(executor: ReadonlyArray<{ cpu: CpuSample; seconds: number }>, r
   const replayCpu = median(replay.map((r) => r.cpu.process));
   const executorSeconds = median(executor.map((e) => e.seconds));
   const all = ` All threads together the replay needs ${replayCpu.toFixed(2)} s of CPU, at least ${(replayCpu / cores).toFixed(2)} s of wall time on ${cores} cores: at most ${Math.min(100, (executorSeconds / (replayCpu / cores)) * 100).toFixed(0)}% of the executor however it is spread.`;
-  return `CPU by run (medians): the executor ${describe(executor, 'its thread')}; the replay of its workload ${describe(replay, "the replay's own thread; the rest is the reader and crypto workers, V8's garbage-collector threads and gunzip")}. ${REPLAY_SHARE * 100}% of the executor means at most ${allowed.toFixed(2)} s of wall time.${thread}${all}`;
+  return `CPU by run (medians): the executor ${describe(executor, 'its thread')}; the replay of its workload ${describe(replay, "the replay's own thread; the rest is the reader and crypto workers, V8's garbage-collector threads and gunzip")}. ${REPLAY_SHARE * 100}% of the executor means at most ${allowed.toFixed(2)} s of wall time.${thread}${all}${wallLine(executor, replay)}`;
+}
+
+/**
+ * Where each main thread's wall time went (medians; Linux with schedstats): running, waiting for
+ * a core while other threads ran on every core, and neither (waiting on other threads or for
+ * work: the replay's start, the workers' answers, V8's collector threads finishing their part).
+ */
+function wallLine(executor: ReadonlyArray<{ cpu: CpuSample; seconds: number }>, replay: ReadonlyArray<{ cpu: CpuSample; seconds: number }>): string {
+  const split = (runs: ReadonlyArray<{ cpu: CpuSample; seconds: number }>) => {
+    const parts = runs.flatMap(({ cpu, seconds }) => wallByState(cpu, seconds) ?? []);
+    if (parts.length !== runs.length || parts.length === 0) return undefined;
+    const ms = (xs: number[]) => `${(median(xs) * 1000).toFixed(0)} ms`;
+    return `${ms(parts.map((p) => p.running))} running, ${ms(parts.map((p) => p.queued))} ready but waiting for a core, ${ms(parts.map((p) => p.waiting))} waiting on other threads or for work`;
+  };
+  const [e, r] = [split(executor), split(replay)];
+  if (!e || !r) return '';
+  return ` Wall time by thread state (medians): the replay's own thread ${r}; the executor's ${e}.`;
 }
 
 /** A stretch of the main thread's time: a timed run. */

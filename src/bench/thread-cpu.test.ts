@@ -1,19 +1,48 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cpuNow, cpuSince } from './thread-cpu.js';
+import { cpuNow, cpuSince, wallByState } from './thread-cpu.js';
+
+const busy = (ms: number) => {
+  const until = Date.now() + ms;
+  let x = 0;
+  while (Date.now() < until) x += Math.sqrt(x + 1);
+  return x;
+};
 
 describe('thread CPU samples', () => {
   it('count the main thread\'s own busy work, within the whole process\'s', () => {
     const before = cpuNow();
-    const until = Date.now() + 300;
-    let x = 0;
-    while (Date.now() < until) x += Math.sqrt(x + 1);
+    expect(busy(300)).toBeGreaterThan(0);
     const used = cpuSince(before);
-    expect(x).toBeGreaterThan(0);
     expect(used.process).toBeGreaterThan(0.15);
     if (process.platform === 'linux') {
       expect(used.main).toBeGreaterThan(0.15);
       // the main thread's ticks are whole hundredths; it cannot have used more than the process
       expect(used.main!).toBeLessThanOrEqual(used.process + 0.02);
     }
+  });
+
+  it.runIf(existsSync(`/proc/self/task/${process.pid}/schedstat`))('split the main thread\'s wall time into running, waiting for a core and waiting on others', async () => {
+    const before = cpuNow();
+    const started = performance.now();
+    busy(200);
+    // blocked: no thread of this process wants the core meanwhile
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const seconds = (performance.now() - started) / 1000;
+    const used = cpuSince(before);
+    expect(used.mainQueued).toBeGreaterThanOrEqual(0);
+    const split = wallByState(used, seconds)!;
+    expect(split.running).toBeGreaterThan(0.15);
+    expect(split.waiting).toBeGreaterThan(0.15);
+    expect(split.running + split.queued + split.waiting).toBeCloseTo(seconds, 2);
+  });
+
+  it('leave out what either sample lacks', () => {
+    expect(cpuSince({ process: 1, main: 0.5 }, { process: 2, main: 0.75, mainQueued: 0.1 })).toEqual({ process: 1, main: 0.25 });
+    expect(cpuSince({ process: 1, main: 0.5, mainQueued: 0.05 }, { process: 2, main: 0.75, mainQueued: 0.1 })).toEqual({ process: 1, main: 0.25, mainQueued: 0.05 });
+    expect(wallByState({ process: 1, main: 0.5 }, 1)).toBeUndefined();
+    expect(wallByState({ process: 1, main: 0.5, mainQueued: 0.1 }, 1)).toEqual({ running: 0.5, queued: 0.1, waiting: 0.4 });
+    // a run timed a little inside the CPU window: never negative
+    expect(wallByState({ process: 1, main: 0.5, mainQueued: 0.1 }, 0.55)!.waiting).toBe(0);
   });
 });
