@@ -25,16 +25,20 @@ describe('thread CPU samples', () => {
   it.runIf(existsSync(`/proc/self/task/${process.pid}/schedstat`))('split the main thread\'s wall time into running, waiting for a core and waiting on others', async () => {
     const before = cpuNow();
     const started = performance.now();
-    busy(200);
-    // blocked: no thread of this process wants the core meanwhile
+    // 100 ms on a core however busy the machine is (bounded by the wall clock all the same)
+    let x = 0;
+    while (cpuSince(before).main! < 0.1 && performance.now() - started < 10_000) for (let k = 0; k < 100_000; k++) x += Math.sqrt(x + 1);
+    expect(x).toBeGreaterThan(0);
+    // blocked: this thread wants no core meanwhile
     await new Promise((resolve) => setTimeout(resolve, 200));
     const seconds = (performance.now() - started) / 1000;
     const used = cpuSince(before);
-    expect(used.mainQueued).toBeGreaterThanOrEqual(0);
     const split = wallByState(used, seconds)!;
-    expect(split.running).toBeGreaterThan(0.15);
+    expect(split.running).toBeGreaterThanOrEqual(0.1);
+    expect(split.queued).toBeGreaterThanOrEqual(0);
+    // seconds, like the wall clock: what ran or waited for a core fits in the window, and the sleep is counted as waiting
+    expect(split.running + split.queued).toBeLessThan(seconds - 0.15);
     expect(split.waiting).toBeGreaterThan(0.15);
-    expect(split.running + split.queued + split.waiting).toBeCloseTo(seconds, 2);
   });
 
   it('leave out what either sample lacks', () => {
