@@ -58,3 +58,27 @@ export function table(headers: string[], rows: string[][]): string {
 export function verdict(value: number, target: number): string {
   return value >= target ? `meets ≥ ${formatRate(target)}` : `BELOW target ${formatRate(target)}`;
 }
+
+/**
+ * A distribution-free confidence interval for the median of `values`: the k-th smallest and
+ * the k-th largest value, for the largest k whose coverage (the chance that the true median of
+ * independent draws lies between them, 1 − 2·P(Binomial(n, ½) < k)) is at least `confidence`.
+ * Undefined when even the smallest and largest value do not reach it (fewer than 5 values at 90%).
+ */
+export function medianInterval(values: readonly number[], confidence = 0.9): { low: number; high: number; coverage: number; k: number } | undefined {
+  const n = values.length;
+  const sorted = [...values].sort((a, b) => a - b);
+  // P(Binomial(n, ½) ≤ j), term by term
+  let term = 0.5 ** n;
+  let below = 0;
+  let best: { k: number; coverage: number } | undefined;
+  for (let k = 1; 2 * k <= n + 1; k++) {
+    below += term; // P(X ≤ k − 1)
+    term = (term * (n - (k - 1))) / k;
+    const coverage = 1 - 2 * below;
+    if (coverage < confidence) break;
+    best = { k, coverage };
+  }
+  if (!best) return undefined;
+  return { low: sorted[best.k - 1]!, high: sorted[n - best.k]!, coverage: best.coverage, k: best.k };
+}

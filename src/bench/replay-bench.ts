@@ -16,7 +16,7 @@ import { createRpcService, inProcessFetch, startHttpServer } from '../rpc/index.
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import type { BenchIo } from './bench-io.js';
 import { measureExecutor } from './exec-bench.js';
-import { formatRate, percentNear, table, verdict } from './measure.js';
+import { formatRate, medianInterval, percentNear, table, verdict } from './measure.js';
 import { cpuNow, cpuSince, wallByState, type CpuSample } from './thread-cpu.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
@@ -146,6 +146,30 @@ function wallLine(executor: ReadonlyArray<{ cpu: CpuSample; seconds: number }>, 
   return ` Wall time by thread state (medians): the replay's own thread ${r}; the executor's ${e}.`;
 }
 
+/**
+ * How far the rounds pin the median down: a confidence interval for it (measure.ts's
+ * medianInterval), and whether the target lies inside, so that a verdict within the machine's
+ * noise reads as such.
+ */
+function intervalText(shares: readonly number[]): string {
+  const interval = medianInterval(shares);
+  if (!interval) return '';
+  const { low, high, coverage, k } = interval;
+  const where =
+    low >= REPLAY_SHARE
+      ? `the whole interval meets the target of ${REPLAY_SHARE * 100}%`
+      : high < REPLAY_SHARE
+        ? `the whole interval is below the target of ${REPLAY_SHARE * 100}%`
+        : `the target of ${REPLAY_SHARE * 100}% lies inside it: this run alone cannot tell whether the replay meets it`;
+  return `; the median is between ${shareText(low)} and ${shareText(high)} with ${Math.floor(coverage * 100)}% confidence (the ${ordinal(k)} smallest and largest of the ${shares.length} rounds, were the rounds independent): ${where}`;
+}
+
+function ordinal(k: number): string {
+  const tens = k % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][k % 10] ?? 'th');
+  return `${k}${suffix}`;
+}
+
 /** A stretch of the main thread's time: a timed run. */
 interface Window {
   readonly from: number;
@@ -234,7 +258,7 @@ export async function run(io: BenchIo): Promise<void> {
     const denseShares = { share: median(roundShares), executing: median(replays.map((r, k) => r.transactions / r.executionSeconds / rates[k]!)) };
     io.out(`replay: recordings re-executed and verified (tx hashes, senders, receipts, roots, block hashes, sealer signatures); each replayed once untimed first; ECDSA keys recovered by ${recoveryLibrary()}\n`);
     io.out(
-      `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${shareList(roundShares)}, median ${shareText(denseShares.share)} (the workload's "of executor" below)\n`,
+      `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${shareList(roundShares)}, median ${shareText(denseShares.share)} (the workload's "of executor" below)${intervalText(roundShares)}\n`,
     );
     io.out(`${cpuLine(executorCpu, replayCpu, denseReplay.transactions / floor)}\n`);
     io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, share: roundShares[k]! })))}\n`);
