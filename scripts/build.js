@@ -43,4 +43,4 @@ writeFileSync(stamp, `built from src/ at ${started.toISOString()}\n`);
 utimesSync(stamp, started, started);
 console.log(`build: dist/ compiled from src/ (${copied} other files copied)`);
 // optional: never fails the build
-console.log(`build: native recovery ${buildNative()}`);
+console.log(`build: native addons: ${buildNative()}`);

@@ -8,6 +8,7 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { CryptoAhead } from './crypto-ahead.js';
 import { rawBlockLine, RecordingError, type RawBlockLine, type RecordedBlock, type RecordingReader } from './recording.js';
+import { isReadyMessage, type ThreadReady } from './thread-priority.js';
 
 /** One block line, numbered; `parsed` where it had to be parsed to be numbered. */
 export interface FedBlock {
@@ -168,6 +169,8 @@ const BOOT = new URL(import.meta.url.endsWith('.ts') ? './line-reader-worker-boo
 class ReaderThread {
   ready = false;
   failed = false;
+  /** Its kernel thread id, once it is up (where /proc tells it). */
+  tid: number | undefined;
   readonly booted: Promise<void>;
   private readonly worker: Worker;
   private readonly sessions = new Map<number, (answer: ReaderAnswer) => void>();
@@ -177,9 +180,10 @@ class ReaderThread {
     let settle!: () => void;
     this.booted = new Promise((resolve) => (settle = resolve));
     this.worker = new Worker(BOOT);
-    this.worker.on('message', (message: ReaderAnswer | 'ready') => {
-      if (message === 'ready') {
+    this.worker.on('message', (message: ReaderAnswer | ThreadReady) => {
+      if (isReadyMessage(message)) {
         this.ready = true;
+        this.tid = message.tid;
         settle();
         if (this.sessions.size === 0) this.worker.unref();
         return;

@@ -10,7 +10,7 @@ import { getSuite } from '../crypto/index.js';
 import { cryptoOfRange, prepareRange, receiptsOfRange, type RangeWork } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
-import { lowerThisThread } from './thread-priority.js';
+import { lowerThisThread, readyMessage } from './thread-priority.js';
 import { WorkerSteps } from './worker-steps.js';
 
 const versions = new Map<string, ProtocolVersion>();
@@ -85,4 +85,4 @@ parentPort!.on('message', (message: AheadRequest[] | { port: MessagePort }) => {
   if (Array.isArray(message)) onRequests(message);
   else message.port.on('message', onRequests);
 });
-parentPort!.postMessage('ready');
+parentPort!.postMessage(readyMessage());

@@ -57,3 +57,18 @@ function lower(tid: number): boolean {
     return false;
   }
 }
+
+/** A helper thread's first message: it is up, with its kernel thread id where /proc tells it (for thread-placement.ts). */
+export interface ThreadReady {
+  readonly ready: true;
+  readonly tid?: number;
+}
+
+export function readyMessage(): ThreadReady {
+  const tid = currentThreadId();
+  return tid === undefined ? { ready: true } : { ready: true, tid };
+}
+
+export function isReadyMessage(message: unknown): message is ThreadReady {
+  return typeof message === 'object' && message !== null && (message as { ready?: unknown }).ready === true;
+}
