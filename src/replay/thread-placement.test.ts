@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +28,11 @@ function fakeAffinity(allowed: number[], current: number) {
 }
 
 describe('placeThreads', () => {
+  it.runIf(process.platform === 'linux')("has its addon wherever the build found Node's headers (so that the test below does not skip unseen)", () => {
+    const headers = [path.join(path.dirname(path.dirname(process.execPath)), 'include', 'node'), '/usr/include/node'].some((dir) => existsSync(path.join(dir, 'node_api.h')));
+    expect(loadThreadAffinity() !== undefined).toBe(headers);
+  });
+
   it('keeps the calling thread on its core and the helpers on the others, then puts them back', () => {
     const kernel = fakeAffinity([0, 1, 2, 3], 2);
     const restore = placeThreads([77, 78, 99, 77], kernel)!;

@@ -2,9 +2,11 @@
 // core, but the kernel still puts a crypto worker woken by the replay's thread on the replay's own
 // core now and then, and moves the replay's thread between cores, so that the two take turns on
 // one core and its caches. Under `twinchain replay` the replay's thread is kept on the core it is
-// on and the reader and crypto workers on the others (measured on the exec-bench workload, two
-// cores: the paired replay / executor ratio +7.6 ± 2.2 points over 60 rounds, +5.1 ± 3.1 over 40).
-// V8's and libuv's threads are left free: they run on the replay's core while it waits.
+// on and the reader and crypto workers on the others. Measured on the exec-bench workload, two
+// cores, alternating with the same code unplaced: the replay / executor ratio +2.7 ± 1.5 points
+// paired over 170 rounds (the two arms' medians 3.6–4.9 points apart in each of three runs), and
+// its thread's time waiting for a core about 22 → 9–18 ms per replay. V8's and libuv's threads
+// are left free: they run on the replay's core while it waits.
 // Linux only, through native/thread-affinity.c; elsewhere, or without the addon, nothing moves.
 import { createRequire } from 'node:module';
 
