@@ -22,6 +22,17 @@ static pid_t thread_of(napi_env env, napi_value value) {
   return (pid_t)tid;
 }
 
+// The call's `count` arguments into argv; false with a TypeError pending where there are not exactly as many.
+static bool arguments_of(napi_env env, napi_callback_info info, size_t count, napi_value *argv, const char *usage) {
+  size_t argc = count;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return false;
+  if (argc != count) {
+    napi_throw_type_error(env, NULL, usage);
+    return false;
+  }
+  return true;
+}
+
 static void throw_errno(napi_env env, const char *what, int error) {
   char message[160];
   snprintf(message, sizeof message, "%s: %s", what, strerror(error));
@@ -30,13 +41,8 @@ static void throw_errno(napi_env env, const char *what, int error) {
 
 // getAffinity(tid): the cores the thread may run on, in ascending order.
 static napi_value get_affinity(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
-  if (argc != 1) {
-    napi_throw_type_error(env, NULL, "getAffinity(tid) takes one argument");
-    return NULL;
-  }
+  if (!arguments_of(env, info, 1, argv, "getAffinity(tid) takes one argument")) return NULL;
   pid_t tid = thread_of(env, argv[0]);
   if (tid < 0) return NULL;
   cpu_set_t set;
@@ -58,13 +64,8 @@ static napi_value get_affinity(napi_env env, napi_callback_info info) {
 
 // setAffinity(tid, cores): let the thread run on those cores only.
 static napi_value set_affinity(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
-  if (argc != 2) {
-    napi_throw_type_error(env, NULL, "setAffinity(tid, cores) takes two arguments");
-    return NULL;
-  }
+  if (!arguments_of(env, info, 2, argv, "setAffinity(tid, cores) takes two arguments")) return NULL;
   pid_t tid = thread_of(env, argv[0]);
   if (tid < 0) return NULL;
   bool is_array = false;

@@ -33,6 +33,17 @@ describe('placeThreads', () => {
     expect(loadThreadAffinity() !== undefined).toBe(headers);
   });
 
+  it.runIf(loadThreadAffinity() !== undefined)('has an addon that says what was wrong with its arguments', () => {
+    const affinity = loadThreadAffinity()!;
+    expect(affinity.getAffinity(0).length).toBeGreaterThan(0);
+    expect(() => affinity.getAffinity(-1)).toThrowError('the thread id must be a non-negative integer (0: this thread)');
+    expect(() => affinity.setAffinity(0, [])).toThrowError('the cores must be a non-empty array of core numbers');
+    expect(() => affinity.setAffinity(0, [100_000])).toThrowError('each core must be an integer from 0 to CPU_SETSIZE - 1');
+    // a thread id no thread has (above the kernel's pid_max)
+    expect(() => affinity.setAffinity(2 ** 30, [0])).toThrowError('sched_setaffinity: No such process');
+    expect(affinity.currentCore()).toBeGreaterThanOrEqual(0);
+  });
+
   it('keeps the calling thread on its core and the helpers on the others, then puts them back', () => {
     const kernel = fakeAffinity([0, 1, 2, 3], 2);
     const restore = placeThreads([77, 78, 99, 77], kernel)!;
