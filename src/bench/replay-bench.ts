@@ -93,9 +93,11 @@ async function denseRecording(dir: string): Promise<string> {
  * Rounds of the executor and the replay of its workload, alternating: the same machine moments for
  * both. This machine's speed wanders by ±30-40% from one second to the next (the executor alone
  * took 0.47-0.79 s within a minute), so that the median of 5 rounds still gave 68-99% for the
- * same code; 11 narrow it.
+ * same code. Single rounds gave 63-137%: the median of 11 still moved by about ±5 points between
+ * runs minutes apart (its printed interval about 25 points wide); 21 narrow that by about a
+ * third, for about 17 s more.
  */
-const ROUNDS = 11;
+const ROUNDS = 21;
 
 /** A share as replay-bench prints it: see percentNear. */
 const shareText = (share: number) => percentNear(share, REPLAY_SHARE);

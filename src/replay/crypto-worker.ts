@@ -28,7 +28,11 @@ function post(answer: AheadAnswer): void {
   parentPort!.postMessage(answer, transfer);
 }
 
-/** The line last parsed, by replay and block: the parts of a line come one after the other. */
+/**
+ * The line last parsed, by replay and block: the parts of a line come together, one after the
+ * other. Let go of once they are prepared, so that a line's parsed JSON (several times its few MB)
+ * is not copied by the collections of the steps after.
+ */
 let lastParsed: { readonly line: string; readonly value: unknown } | undefined;
 
 function parsed(request: AheadRequest): unknown {
@@ -61,12 +65,15 @@ function prepare(request: AheadRequest): Prepared | undefined {
   return { request, range, version };
 }
 
-type Prepared = { readonly request: AheadRequest; readonly range: RangeWork; readonly version: ProtocolVersion };
+/** A part prepared; its recorded receipts (JSON) are let go of once step 2 has encoded them. */
+type Prepared = { readonly request: AheadRequest; range: RangeWork; readonly version: ProtocolVersion };
 
 /** Step 2 for a prepared request, unless the replay stopped or computes its part itself. */
-function receipts({ request, range, version }: Prepared): void {
+function receipts(prepared: Prepared): void {
+  const { request, range, version } = prepared;
   const { key } = request;
   post(Atomics.load(request.claim, 0) === 2 ? { key, step: 'receipts', from: range.from } : { key, step: 'receipts', from: range.from, receipts: receiptsOfRange(range, getSuite(request.suite), version) });
+  prepared.range = { ...range, receipts: [] };
 }
 
 /** Step 3 for a prepared request, unless the replay claimed it meanwhile. */
@@ -75,8 +82,8 @@ function crypto({ request, range, version }: Prepared): void {
   post(Atomics.compareExchange(request.claim, 0, 0, 1) === 0 ? { key, step: 'crypto', result: cryptoOfRange(range, getSuite(request.suite), version) } : { key, step: 'crypto' });
 }
 
-// step 1 for every request received before anything else, then step 2 before step 3 (see WorkerSteps); idle, the line last parsed is not kept
-const steps = new WorkerSteps<AheadRequest, Prepared>({ prepare, receipts, crypto, idle: () => (lastParsed = undefined), later: (run) => setImmediate(run) });
+// step 1 for every request received before anything else, then step 2 before step 3 (see WorkerSteps)
+const steps = new WorkerSteps<AheadRequest, Prepared>({ prepare, receipts, crypto, allPrepared: () => (lastParsed = undefined), later: (run) => setImmediate(run) });
 const onRequests = (requests: AheadRequest[]) => steps.add(requests);
 
 // the replay's own thread, which waits for nothing else, goes first when the cores are busy

@@ -12,7 +12,7 @@ function harness(skip: (request: string) => boolean = () => false) {
     },
     receipts: (r) => void done.push(`receipts ${r}`),
     crypto: (r) => void done.push(`crypto ${r}`),
-    idle: () => void done.push('idle'),
+    allPrepared: () => void done.push('all prepared'),
     later: (run) => void turns.push(run),
   });
   const turn = () => turns.shift()?.();
@@ -23,16 +23,16 @@ function harness(skip: (request: string) => boolean = () => false) {
 }
 
 describe('WorkerSteps', () => {
-  it('prepares every part of a batch first, then encodes their receipts, then does their crypto, one part per turn, in order, then goes idle', () => {
+  it('prepares every part of a batch first (then says so), then encodes their receipts, then does their crypto, one part per turn, in order', () => {
     const h = harness();
     h.steps.add(['2.0', '2.1', '2.2']);
     expect(h.done).toEqual([]);
     h.turn();
-    expect(h.done).toEqual(['prepare 2.0', 'prepare 2.1', 'prepare 2.2']);
+    expect(h.done).toEqual(['prepare 2.0', 'prepare 2.1', 'prepare 2.2', 'all prepared']);
     h.turn();
-    expect(h.done.slice(3)).toEqual(['receipts 2.0']);
+    expect(h.done.slice(4)).toEqual(['receipts 2.0']);
     h.drain();
-    expect(h.done.slice(3)).toEqual(['receipts 2.0', 'receipts 2.1', 'receipts 2.2', 'crypto 2.0', 'crypto 2.1', 'crypto 2.2', 'idle']);
+    expect(h.done.slice(4)).toEqual(['receipts 2.0', 'receipts 2.1', 'receipts 2.2', 'crypto 2.0', 'crypto 2.1', 'crypto 2.2']);
     expect(h.turns).toHaveLength(0);
   });
 
@@ -47,9 +47,11 @@ describe('WorkerSteps', () => {
       'prepare 2.0',
       'prepare 2.1',
       'prepare 2.2',
+      'all prepared',
       'receipts 2.0',
       'prepare 3.0',
       'prepare 3.1',
+      'all prepared',
       'receipts 2.1',
       'receipts 2.2',
       'receipts 3.0',
@@ -59,7 +61,6 @@ describe('WorkerSteps', () => {
       'crypto 2.2',
       'crypto 3.0',
       'crypto 3.1',
-      'idle',
     ]);
   });
 
@@ -69,6 +70,6 @@ describe('WorkerSteps', () => {
     h.steps.add(['4.2']);
     expect(h.turns).toHaveLength(1);
     h.drain();
-    expect(h.done).toEqual(['prepare 4.0', 'prepare 4.1', 'prepare 4.2', 'receipts 4.0', 'receipts 4.2', 'crypto 4.0', 'crypto 4.2', 'idle']);
+    expect(h.done).toEqual(['prepare 4.0', 'prepare 4.1', 'prepare 4.2', 'all prepared', 'receipts 4.0', 'receipts 4.2', 'crypto 4.0', 'crypto 4.2']);
   });
 });

@@ -5,7 +5,8 @@
 // parts are prepared, wants its receipts once it has executed (the executor takes their blooms
 // and hashes), and can make the checks that need the crypto once the next block has executed: a
 // block read while the crypto of the one before is still to do is prepared first, and its
-// receipts encoded, and the replay does not wait for either.
+// receipts encoded, and the replay does not wait for either. Once every part waiting is prepared,
+// the worker can let go of the lines it parsed for them (`allPrepared`).
 
 export class WorkerSteps<Request, Prepared> {
   private readonly toPrepare: Request[] = [];
@@ -15,15 +16,16 @@ export class WorkerSteps<Request, Prepared> {
 
   /**
    * `prepare`: step 1 of a request, giving what steps 2 and 3 need (undefined where it answered the
-   * request whole); `receipts`: step 2; `crypto`: step 3; `idle`: called once nothing is left to
-   * do; `later`: runs a function in a later turn of the event loop.
+   * request whole); `receipts`: step 2; `crypto`: step 3; `allPrepared`: called once every
+   * request received so far has had step 1; `later`: runs a function in a later turn of the event
+   * loop.
    */
   constructor(
     private readonly steps: {
       readonly prepare: (request: Request) => Prepared | undefined;
       readonly receipts: (prepared: Prepared) => void;
       readonly crypto: (prepared: Prepared) => void;
-      readonly idle: () => void;
+      readonly allPrepared: () => void;
       readonly later: (run: () => void) => void;
     },
   ) {}
@@ -47,6 +49,7 @@ export class WorkerSteps<Request, Prepared> {
         const prepared = this.steps.prepare(request);
         if (prepared !== undefined) this.toReceipts.push(prepared);
       }
+      this.steps.allPrepared();
     } else if (this.toReceipts.length > 0) {
       const next = this.toReceipts.shift()!;
       this.steps.receipts(next);
@@ -56,6 +59,5 @@ export class WorkerSteps<Request, Prepared> {
       if (next !== undefined) this.steps.crypto(next);
     }
     if (this.toPrepare.length > 0 || this.toReceipts.length > 0 || this.toCrypto.length > 0) this.schedule();
-    else this.steps.idle();
   }
 }
