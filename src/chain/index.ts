@@ -53,7 +53,7 @@ export {
 export { computeReceiptsRoot, computeTransactionsRoot, receiptsRootOfEncodings } from './block-roots.js';
 export { merkleRoot16, orderedTrieRoot } from './merkle-root.js';
 export { decodeReceipt, encodeReceipt, receiptFromRlp, receiptItems, type LogEntry, type Receipt } from './receipt.js';
-export { BLOOM_BYTES, bloomAdd, bloomMayContain, bloomOr, logsBloom } from './log-bloom.js';
+export { BLOOM_BYTES, bloomAdd, bloomBits, bloomMayContain, bloomOr, bloomSet, logsBloom } from './log-bloom.js';
 export {
   GENESIS_DEFAULTS,
   GenesisError,

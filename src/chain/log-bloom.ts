@@ -4,11 +4,18 @@ export const BLOOM_BYTES = 256;
 
 /** The 2048-bit log bloom: 3 bits per item (address and each topic), from 11-bit slices of its hash. */
 export function bloomAdd(bloom: Uint8Array, item: Uint8Array, suite: CryptoSuite): void {
+  bloomSet(bloom, bloomBits(item, suite));
+}
+
+/** The 3 bits of the bloom an item sets. */
+export function bloomBits(item: Uint8Array, suite: CryptoSuite): readonly [number, number, number] {
   const h = suite.hash(item);
-  for (let i = 0; i < 6; i += 2) {
-    const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-    bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
-  }
+  const bit = (i: number) => ((h[i]! << 8) | h[i + 1]!) & 2047;
+  return [bit(0), bit(2), bit(4)];
+}
+
+export function bloomSet(bloom: Uint8Array, bits: readonly number[]): void {
+  for (const bit of bits) bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
 }
 
 export function logsBloom(

@@ -77,6 +77,24 @@ describe('receiptEncoding', () => {
     }
   });
 
+  it('gives each receipt the bloom of its own logs when logs repeat addresses and topics across receipts, in either case of hex digits, under both suites', () => {
+    const address = new Uint8Array(20).fill(0xab);
+    const event = new Uint8Array(32).fill(0xcd);
+    for (const s of [suite, getSuite('sm')]) {
+      for (let i = 0; i < 6; i++) {
+        const own = new Uint8Array(32).fill(i);
+        const logs = [
+          { address, topics: [event, own], data: new Uint8Array(0) },
+          { address: new Uint8Array(20).fill(i), topics: i % 2 === 0 ? [event] : [], data: new Uint8Array(0) },
+        ];
+        const hex = (b: Uint8Array) => (i % 3 === 0 ? toHex(b).toUpperCase().replace('0X', '0x') : toHex(b));
+        const recorded = { ...json(), logs: logs.map((l) => ({ address: hex(l.address), topics: l.topics.map(hex), data: '0x' })) };
+        const encoded = receiptEncoding(recorded, txHash, version, s);
+        expect(typeof encoded === 'string' ? encoded : encoded.bloom).toEqual(logsBloom(logs, s));
+      }
+    }
+  });
+
   it.each([
     ['a digit that is not hex', { output: '0xabcg' }, 'a malformed field'],
     ['an odd number of digits', { output: '0xabc' }, 'a malformed field'],

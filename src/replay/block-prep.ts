@@ -16,7 +16,7 @@
 //     that has the header): a ChunkResult. computeChunk does the same on the replay's own thread,
 //     from the block's JSON, for a part the replay's thread takes from a worker that is behind
 //     (its receipts then compared field by field).
-import { BLOOM_BYTES, encodeSignedTransaction, logsBloom, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
+import { BLOOM_BYTES, bloomBits, bloomSet, encodeSignedTransaction, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, toHexNoPrefix } from '../codec/index.js';
 import { hexRlpEncode, isHexShape, type HexRlpItem } from './hex-rlp.js';
 import type { CryptoSuite } from '../crypto/index.js';
@@ -293,10 +293,30 @@ export function receiptEncoding(json: unknown, txHash: Uint8Array, version: Prot
 /** A recorded log's address, topics and data, as hex. */
 type RecordedLogHex = [address: string, topics: string[], data: string];
 
+/**
+ * The bloom bits of log addresses and topics (by suite and hex as recorded): a chain's logs come
+ * from a few contracts and events, so most are hashed once per worker instead of once per log.
+ */
+const bloomBitsByItem = new Map<string, readonly number[]>();
+const BLOOM_ITEMS_KEPT = 8192;
+
 /** logsBloom of logs whose hex is known to be whole (they were encoded). */
 function bloomOfLogs(logs: readonly RecordedLogHex[], suite: CryptoSuite): Uint8Array {
-  const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
-  return logsBloom(logs.map(([address, topics]) => ({ address: bytes(address), topics: topics.map(bytes) })), suite);
+  const bloom = new Uint8Array(BLOOM_BYTES);
+  const add = (hex: string) => {
+    const key = `${suite.name}${hex}`;
+    let bits = bloomBitsByItem.get(key);
+    if (!bits) {
+      if (bloomBitsByItem.size >= BLOOM_ITEMS_KEPT) bloomBitsByItem.clear();
+      bloomBitsByItem.set(key, (bits = bloomBits(Buffer.from(hex.slice(2), 'hex'), suite)));
+    }
+    bloomSet(bloom, bits);
+  };
+  for (const [address, topics] of logs) {
+    add(address);
+    for (const topic of topics) add(topic);
+  }
+  return bloom;
 }
 
 const MAX_STATUS = BigInt(Number.MAX_SAFE_INTEGER);
