@@ -173,7 +173,7 @@ function ordinal(k: number): string {
 }
 
 /** A stretch of the main thread's time: a timed run. */
-interface Window {
+export interface Window {
   readonly from: number;
   readonly to: number;
 }
@@ -203,13 +203,28 @@ class FullCollections {
   }
 }
 
-/** Which runs of the rounds a full collection fell in, and the rounds' ratios by whether one fell in their replay. */
-function fullCollectionLine(collections: FullCollections, rounds: ReadonlyArray<{ executor: Window; replay: Window; share: number }>): string {
+/**
+ * Which runs of the rounds a full collection fell in, and the rounds' ratios by whether one fell in
+ * their replay. About one falls per round (the two runs' garbage together), in one run or the
+ * other, and costs that run 60-70 ms of the main thread's time beyond its pauses (marking, and
+ * slower scavenges while it marks): so each run is also compared with runs of the other kind
+ * that had the same luck.
+ */
+export function fullCollectionLine(collections: { within(window: Window): boolean }, rounds: ReadonlyArray<{ executor: Window; replay: Window; share: number; executorRate: number; replayRate: number }>): string {
   const hit: number[] = [];
   const clear: number[] = [];
   for (const r of rounds) (collections.within(r.replay) ? hit : clear).push(r.share);
   const inExecutor = rounds.filter((r) => collections.within(r.executor)).length;
-  return `Full garbage collections (V8 mark-compact, the main thread): in ${hit.length} of the ${rounds.length} replays and ${inExecutor} of the ${rounds.length} executor runs; the rounds with one in their replay: ${shareList(hit)}; the others: ${shareList(clear)}.`;
+  const alike = (withCollection: boolean) => {
+    const executor = rounds.filter((r) => collections.within(r.executor) === withCollection).map((r) => r.executorRate);
+    const replay = rounds.filter((r) => collections.within(r.replay) === withCollection).map((r) => r.replayRate);
+    if (executor.length === 0 || replay.length === 0) return undefined;
+    const [e, p] = [median(executor), median(replay)];
+    return `${withCollection ? 'with one' : 'without one'}, the executor's median ${formatRate(e)} tx/s (${executor.length} runs) and the replay's ${formatRate(p)} tx/s (${replay.length}): ${shareText(p / e)}`;
+  };
+  const byLuck = [alike(false), alike(true)].filter((x) => x !== undefined);
+  const luckText = byLuck.length === 0 ? '' : ` Runs of the same luck against each other (not the verdict's measure: it pairs runs a second apart and not by luck): ${byLuck.join('; ')}.`;
+  return `Full garbage collections (V8 mark-compact, the main thread): in ${hit.length} of the ${rounds.length} replays and ${inExecutor} of the ${rounds.length} executor runs; the rounds with one in their replay: ${shareList(hit)}; the others: ${shareList(clear)}.${luckText}`;
 }
 
 /** A dev node served over HTTP on a free loopback port, loaded with `blocks` blocks, then recorded over HTTP. */
@@ -263,7 +278,7 @@ export async function run(io: BenchIo): Promise<void> {
       `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${shareList(roundShares)}, median ${shareText(denseShares.share)} (the workload's "of executor" below)${intervalText(roundShares)}\n`,
     );
     io.out(`${cpuLine(executorCpu, replayCpu, denseReplay.transactions / floor)}\n`);
-    io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, share: roundShares[k]! })))}\n`);
+    io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, share: roundShares[k]!, executorRate: rates[k]!, replayRate: replays[k]!.transactions / replays[k]!.seconds })))}\n`);
     const measured: Array<{ m: ReplayMeasurement; paired?: typeof denseShares }> = [{ m: denseReplay, paired: denseShares }];
     for (const f of files) measured.push({ m: await measureReplay(path.join(FIXTURES, f), true) });
     const rows = measured.map(({ m, paired }) => {
