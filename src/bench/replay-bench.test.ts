@@ -5,7 +5,6 @@ describe('fullCollectionLine', () => {
   const round = (k: number, executorRate: number, replayRate: number) => ({
     executor: { from: 10 * k, to: 10 * k + 4 },
     replay: { from: 10 * k + 5, to: 10 * k + 9 },
-    share: replayRate / executorRate,
     executorRate,
     replayRate,
   });

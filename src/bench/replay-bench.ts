@@ -210,10 +210,10 @@ class FullCollections {
  * slower scavenges while it marks): so each run is also compared with runs of the other kind
  * that had the same luck.
  */
-export function fullCollectionLine(collections: { within(window: Window): boolean }, rounds: ReadonlyArray<{ executor: Window; replay: Window; share: number; executorRate: number; replayRate: number }>): string {
+export function fullCollectionLine(collections: { within(window: Window): boolean }, rounds: ReadonlyArray<{ executor: Window; replay: Window; executorRate: number; replayRate: number }>): string {
   const hit: number[] = [];
   const clear: number[] = [];
-  for (const r of rounds) (collections.within(r.replay) ? hit : clear).push(r.share);
+  for (const r of rounds) (collections.within(r.replay) ? hit : clear).push(r.replayRate / r.executorRate);
   const inExecutor = rounds.filter((r) => collections.within(r.executor)).length;
   const alike = (withCollection: boolean) => {
     const executor = rounds.filter((r) => collections.within(r.executor) === withCollection).map((r) => r.executorRate);
@@ -278,7 +278,7 @@ export async function run(io: BenchIo): Promise<void> {
       `executor (exec bench, storage state, blocks of 1,000 HelloWorld set): ${formatRate(executor.rate)} tx/s, the median of ${ROUNDS} runs (${rates.map(formatRate).join(', ')}) alternating with ${ROUNDS} replays of its workload (${replays.map((r) => formatRate(r.transactions / r.seconds)).join(', ')} tx/s; the median below); each round's replay / executor ${shareList(roundShares)}, median ${shareText(denseShares.share)} (the workload's "of executor" below)${intervalText(roundShares)}\n`,
     );
     io.out(`${cpuLine(executorCpu, replayCpu, denseReplay.transactions / floor)}\n`);
-    io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, share: roundShares[k]!, executorRate: rates[k]!, replayRate: replays[k]!.transactions / replays[k]!.seconds })))}\n`);
+    io.out(`${fullCollectionLine(collections, windows.map((w, k) => ({ ...w, executorRate: rates[k]!, replayRate: replays[k]!.transactions / replays[k]!.seconds })))}\n`);
     const measured: Array<{ m: ReplayMeasurement; paired?: typeof denseShares }> = [{ m: denseReplay, paired: denseShares }];
     for (const f of files) measured.push({ m: await measureReplay(path.join(FIXTURES, f), true) });
     const rows = measured.map(({ m, paired }) => {

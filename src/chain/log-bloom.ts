@@ -14,6 +14,7 @@ export function bloomBits(item: Uint8Array, suite: CryptoSuite): readonly [numbe
   return [bit(0), bit(2), bit(4)];
 }
 
+/** Sets `bits` (from bloomBits) in `bloom`. */
 export function bloomSet(bloom: Uint8Array, bits: readonly number[]): void {
   for (const bit of bits) bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
 }
