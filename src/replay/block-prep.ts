@@ -3,7 +3,9 @@
 //  1. prepareRange: the line parsed and the recorded fields of every transaction packed into a
 //     few transferable arrays, so that the replay builds its Transactions without parsing JSON
 //     (prepared-block.ts) and can start executing them, as recorded. They come in two slices, a
-//     short first one that the replay executes while the rest is prepared. Whatever does not fit
+//     short first one that the replay executes while the rest is prepared. For the replay's first
+//     long line the first comes from the head of the line, before the whole line is parsed
+//     (headSlice, line-head.ts), and the whole line must then read the same. Whatever does not fit
 //     that shape (a missing or malformed field) marks a slice `slow`: the replay then gives up
 //     what it started of the block, checks it from the JSON and reports in its own words
 //     (block-checks.ts).
@@ -18,7 +20,9 @@
 //     (its receipts then compared field by field).
 import { BLOOM_BYTES, bloomBits, bloomSet, encodeSignedTransaction, signedTransactionDigests, type ProtocolVersion } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, toHexNoPrefix } from '../codec/index.js';
+import { isDeepStrictEqual } from 'node:util';
 import { hexRlpEncode, isHexShape, type HexRlpItem } from './hex-rlp.js';
+import { lineHead } from './line-head.js';
 import type { CryptoSuite } from '../crypto/index.js';
 import { parseHeader, parseTransaction, transactionObjects, type RecordedHeader, type RecordedTransaction } from './recorded-json.js';
 import type { JsonObject } from './recording.js';
@@ -114,6 +118,8 @@ export interface PreparedRange {
   readonly slow?: string;
   /** The block's header (the first range only). */
   readonly header?: RecordedHeader;
+  /** Prepared from the head of the block's line, before the whole line was parsed (headSlice). */
+  readonly head?: true;
   /** TX_QUANTITIES per transaction. */
   readonly quantities: bigint[];
   /** TX_FIELDS byte fields per transaction, one after the other. */
@@ -140,10 +146,18 @@ const NONE = new Uint8Array(0);
 
 /**
  * The recorded transactions `from`..`to` of a block's JSON (undefined where one cannot be read),
- * its receipts, and its header when `withHeader`; `problem` says why the range cannot be taken
- * whole (the first thing wrong), if anything is.
+ * its receipts (undefined: not read yet, as in a line's head), and its header when `withHeader`;
+ * `problem` says why the range cannot be taken whole (the first thing wrong), if anything is.
  */
-function rangeWork(block: JsonObject, receipts: readonly unknown[], number: number, range: { from: number; to: number }, withHeader: boolean, suite: CryptoSuite, version: ProtocolVersion): { work: RangeWork; count: number; problem?: string } {
+function rangeWork(
+  block: JsonObject,
+  receipts: readonly unknown[] | undefined,
+  number: number,
+  range: { from: number; to: number },
+  withHeader: boolean,
+  suite: CryptoSuite,
+  version: ProtocolVersion,
+): { work: RangeWork; count: number; problem?: string } {
   const place = { block: number };
   let objects: JsonObject[];
   let header: RecordedHeader | undefined;
@@ -160,7 +174,7 @@ function rangeWork(block: JsonObject, receipts: readonly unknown[], number: numb
   }
   const count = objects.length;
   const to = Math.min(range.to, count);
-  if (receipts.length !== count) problem ??= `${count} transactions, ${receipts.length} receipts`;
+  if (receipts && receipts.length !== count) problem ??= `${count} transactions, ${receipts.length} receipts`;
   if (header && header.number !== number) problem ??= `its block says number ${header.number}`;
   const txs: Array<RecordedTransaction | undefined> = [];
   for (let i = range.from; i < to; i++) {
@@ -173,7 +187,7 @@ function rangeWork(block: JsonObject, receipts: readonly unknown[], number: numb
     }
     txs.push(t);
   }
-  return { work: { from: range.from, to, txs, receipts: receipts.slice(range.from, to), ...(header ? { header } : {}) }, count, ...(problem === undefined ? {} : { problem }) };
+  return { work: { from: range.from, to, txs, receipts: receipts?.slice(range.from, to) ?? [], ...(header ? { header } : {}) }, count, ...(problem === undefined ? {} : { problem }) };
 }
 
 /**
@@ -184,10 +198,51 @@ function rangeWork(block: JsonObject, receipts: readonly unknown[], number: numb
 export const FIRST_SLICE = 128;
 
 /**
+ * The first slice of part 0 of `parts` of block `number` from the head of its line
+ * (line-head.ts): up to `wanted` of its first transactions, fewer than the part holds, and its
+ * header, packed as prepareRange packs them, with the block's transaction count; not the last
+ * slice (prepareRange of the whole line, given this one, sends the rest of the part, or says the
+ * block must be read from its JSON). Undefined where the line has no such head or the head holds
+ * anything a whole-line reading would mark slow.
+ */
+export function headSlice(text: string, number: number, parts: number, suite: CryptoSuite, version: ProtocolVersion, wanted = FIRST_SLICE): PreparedRange | undefined {
+  const head = lineHead(text, wanted);
+  if (!head) return undefined;
+  const taken = Math.min(head.most, partRange(head.count, 0, parts).to - 1);
+  if (taken < 1) return undefined;
+  let value: { number?: unknown; block?: unknown };
+  try {
+    value = JSON.parse(head.text(taken)) as typeof value;
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || value.number !== number || typeof value.block !== 'object' || value.block === null) return undefined;
+  const first = rangeWork(value.block as JsonObject, undefined, number, { from: 0, to: taken }, true, suite, version);
+  if (first.problem !== undefined || first.count !== taken) return undefined;
+  return { ...packSlice(first.work, head.count, false, version), head: true };
+}
+
+/** Whether two packed slices hold the same transactions, count and header. */
+function sameSlice(a: PreparedRange, b: PreparedRange): boolean {
+  return (
+    a.from === b.from &&
+    a.last === b.last &&
+    a.to === b.to &&
+    a.count === b.count &&
+    bytesEqual(a.bytes, b.bytes) &&
+    isDeepStrictEqual(a.offsets, b.offsets) &&
+    isDeepStrictEqual(a.quantities, b.quantities) &&
+    isDeepStrictEqual(a.header, b.header)
+  );
+}
+
+/**
  * Step 1 for part `part` of `parts` of a block line's `value` (its JSON, parsed), whose number
  * is `number`: the range prepared in slices, each given to `post` as soon as it is packed (the
  * first `firstSlice` transactions, then the rest); a slice that is `slow` is the last. Returns
- * what step 2 needs for the whole range.
+ * what step 2 needs for the whole range. Where `head` (headSlice of the same line, part 0) went
+ * first, only the rest of the part is posted, as one slice: slow where the whole line reads the
+ * head's transactions, count or header otherwise, or finds anything in the part to mark slow.
  */
 export function prepareRange(
   value: unknown,
@@ -198,6 +253,7 @@ export function prepareRange(
   version: ProtocolVersion,
   post: (slice: PreparedRange) => void,
   firstSlice = FIRST_SLICE,
+  head?: PreparedRange,
 ): RangeWork {
   const slow = (why: string, work: RangeWork, count: number): PreparedRange => ({ from: work.from, to: work.to, count, last: true, slow: why, quantities: [], bytes: NONE, offsets: new Uint32Array(0) });
   const none: RangeWork = { from: 0, to: 0, txs: [], receipts: [] };
@@ -214,6 +270,13 @@ export function prepareRange(
   }
   const count = Array.isArray(block.transactions) ? block.transactions.length : 0;
   const { from, to } = partRange(count, part, parts);
+  if (head && part === 0) {
+    const read = rangeWork(block, receipts, number, { from, to: head.to }, true, suite, version);
+    const rest = rangeWork(block, receipts, number, { from: read.work.to, to }, false, suite, version);
+    const problem = read.problem ?? (sameSlice(head, packSlice(read.work, count, false, version)) ? rest.problem : 'the head of its line reads otherwise than the whole line');
+    post(problem === undefined ? packSlice(rest.work, count, true, version) : slow(problem, rest.work, rest.count));
+    return joinWork(read.work, rest.work);
+  }
   const first = rangeWork(block, receipts, number, { from, to: Math.min(to, from + firstSlice) }, part === 0, suite, version);
   const whole = first.work.to >= to;
   post(first.problem === undefined ? packSlice(first.work, count, whole, version) : slow(first.problem, first.work, first.count));

@@ -10,7 +10,8 @@ import { createRpcService, inProcessFetch } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';
 import { PART_BYTES, planParts } from './ahead-protocol.js';
 import { CryptoAhead, cryptoRangeCounts, cryptoWorkersReady, stealFromBehind } from './crypto-ahead.js';
-import { computeChunk, FIRST_SLICE, partRange, prepareRange, TX_FIELDS, TxField, type PreparedRange } from './block-prep.js';
+import { computeChunk, FIRST_SLICE, headSlice, partRange, prepareRange, TX_FIELDS, TxField, type PreparedRange } from './block-prep.js';
+import { preparedStarts } from './prepared-block.js';
 import { record } from './recorder.js';
 import { parseHeader, type JsonObject } from './recording.js';
 import { replayPaths, replayRecording } from './replayer.js';
@@ -159,6 +160,78 @@ describe('replay with the crypto computed ahead: the workers, this thread, or bo
 
     const notThisBlock = slicesOf(lines[1]!);
     expect(notThisBlock.slices).toEqual([expect.objectContaining({ last: true, slow: 'not the expected block line' })]);
+  });
+
+  it('headSlice packs the first transactions of part 0 from the head of the line as prepareRange packs them; given it, prepareRange sends the rest of the part, or marks it slow where the whole line reads otherwise', () => {
+    const suite = getSuite('ecdsa');
+    const version = ProtocolVersion.parse(lines[0]!.supportedVersion as string);
+    const parts = 3;
+    const part0 = partRange(SIZE, 0, parts);
+    const head = headSlice(JSON.stringify(lines[2]), 2, parts, suite, version)!;
+    // fewer than the part holds, so that a slice from the whole line follows
+    expect([head.from, head.to, head.count, head.last, head.head, head.header !== undefined]).toEqual([0, part0.to - 1, SIZE, false, true, true]);
+    const direct: PreparedRange[] = [];
+    prepareRange(lines[2], 2, 0, parts, suite, version, (slice) => direct.push(slice), part0.to - 1);
+    expect(Buffer.from(head.bytes).equals(Buffer.from(direct[0]!.bytes))).toBe(true);
+    expect([head.offsets, head.quantities, head.header]).toEqual([direct[0]!.offsets, direct[0]!.quantities, direct[0]!.header]);
+
+    const restOf = (line: Line) => {
+      const slices: PreparedRange[] = [];
+      const work = prepareRange(line, 2, 0, parts, suite, version, (slice) => slices.push(slice), FIRST_SLICE, head);
+      return { slices, work };
+    };
+    const rest = restOf(lines[2]!);
+    expect(rest.slices.map((s) => [s.from, s.to, s.count, s.last, s.slow])).toEqual([[part0.to - 1, part0.to, SIZE, true, undefined]]);
+    // steps 2 and 3 get the whole part, read from the whole line
+    expect([rest.work.from, rest.work.to, rest.work.txs.length, rest.work.receipts.length]).toEqual([0, part0.to, part0.to, part0.to]);
+
+    // the whole line holds another transaction within the head, another header, or another count: slow
+    const otherTx = structuredClone(lines[2]!);
+    otherTx.block.transactions[3].nonce = '0x99';
+    const otherHeader = structuredClone(lines[2]!);
+    otherHeader.block.timestamp = '0x1';
+    const shorter = structuredClone(lines[2]!);
+    shorter.block.transactions.pop();
+    shorter.receipts.pop();
+    for (const line of [otherTx, otherHeader, shorter]) {
+      const slices = restOf(line).slices;
+      expect(slices).toHaveLength(1);
+      expect(slices[0]).toMatchObject({ last: true, slow: 'the head of its line reads otherwise than the whole line' });
+    }
+    // a receipt missing, which the head does not hold: slow in a whole-line reading's words
+    const fewer = structuredClone(lines[2]!);
+    fewer.receipts.pop();
+    expect(restOf(fewer).slices[0]!.slow).toBe(`${SIZE} transactions, ${SIZE - 1} receipts`);
+
+    // a head with anything a whole-line reading would mark slow is not given
+    const bad = structuredClone(lines[2]!);
+    delete bad.block.transactions[5].nonce;
+    expect(headSlice(JSON.stringify(bad), 2, parts, suite, version)).toBeUndefined();
+    expect(headSlice(JSON.stringify(lines[2]), 3, parts, suite, version), 'another block number').toBeUndefined();
+    // a part of one transaction leaves nothing for a head
+    expect(headSlice(JSON.stringify(lines[1]), 1, 1, suite, version)).toBeUndefined();
+  });
+
+  it('the first long block starts executing from the head of its line; where the whole line reads otherwise (a later "block" key, which JSON.parse keeps), what was started is given up, with the verdict of a replay without workers', async () => {
+    await cryptoWorkersReady();
+    const [starts, paths] = [{ ...preparedStarts }, { ...replayPaths }];
+    expect((await replayRecording(file)).verdict).toBe('pass');
+    expect(preparedStarts.fromHead - starts.fromHead).toBe(1);
+    expect(replayPaths.givenUp).toBe(paths.givenUp);
+
+    const other = structuredClone(lines[2]!.block);
+    other.transactions[5].nonce = '0x99';
+    const out = path.join(dir, 'two-blocks.jsonl');
+    const texts = lines.map((l) => JSON.stringify(l));
+    texts[2] = `${texts[2]!.slice(0, -1)},"block":${JSON.stringify(other)}}`;
+    await writeFile(out, `${texts.join('\n')}\n`);
+    const [starts2, paths2] = [{ ...preparedStarts }, { ...replayPaths }];
+    const withWorkers = await replayRecording(out);
+    expect(preparedStarts.fromHead - starts2.fromHead).toBe(1);
+    expect(replayPaths.givenUp - paths2.givenUp).toBe(1);
+    expect(withWorkers.divergence).toMatchObject({ block: 2, index: 5, field: 'tx.hash' });
+    const alone = await replayRecording(out, { signatureWorker: false });
+    expect({ ...withWorkers, seconds: 0, executionSeconds: 0 }).toEqual({ ...alone, seconds: 0, executionSeconds: 0 });
   });
 
   it('a block the workers cannot prepare past its first slice: what was started is given up and the block replayed from its JSON, with the verdict of a replay without workers', async () => {

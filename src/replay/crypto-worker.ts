@@ -6,8 +6,8 @@
 // its crypto.
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ProtocolVersion } from '../chain/index.js';
-import { getSuite } from '../crypto/index.js';
-import { cryptoOfRange, prepareRange, receiptsOfRange, type RangeWork } from './block-prep.js';
+import { getSuite, type CryptoSuite } from '../crypto/index.js';
+import { cryptoOfRange, FIRST_SLICE, headSlice, prepareRange, receiptsOfRange, type PreparedRange, type RangeWork } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
 import { lowerThisThread, readyMessage } from './thread-priority.js';
@@ -35,10 +35,35 @@ function post(answer: AheadAnswer): void {
  */
 let lastParsed: { readonly line: string; readonly value: unknown } | undefined;
 
-function parsed(request: AheadRequest): unknown {
-  const line = request.key.slice(0, request.key.lastIndexOf(':'));
-  if (lastParsed?.line !== line) lastParsed = { line, value: JSON.parse(utf8(request.bytes)) };
+/** The request's line: its replay and block. */
+const lineOf = (request: AheadRequest) => request.key.slice(0, request.key.lastIndexOf(':'));
+
+/** `text`: the line's text where it was decoded already. */
+function parsed(request: AheadRequest, text?: string): unknown {
+  const line = lineOf(request);
+  if (lastParsed?.line !== line) lastParsed = { line, value: JSON.parse(text ?? utf8(request.bytes)) };
   return lastParsed.value;
+}
+
+/**
+ * The replays whose first long line went ahead by its head (block-prep.ts's headSlice): the
+ * replay waits for that line's first transactions (it has nothing else to execute yet), and later
+ * lines are prepared while it executes the ones before, so only the first is worth the head's
+ * extra pass.
+ */
+const headed = new Set<string>();
+
+/** The head slice for a request, posted, where it is the first part of its replay's first long line; a copy of it (its arrays go with the post). */
+function postHead(request: AheadRequest, text: string, suite: CryptoSuite, version: ProtocolVersion): PreparedRange | undefined {
+  const replay = request.key.slice(0, request.key.indexOf(':'));
+  if (request.part !== 0 || request.parts < 2 || headed.has(replay)) return undefined;
+  if (headed.size >= 64) headed.clear();
+  headed.add(replay);
+  const head = headSlice(text, request.number, request.parts, suite, version);
+  if (!head) return undefined;
+  const kept = { ...head, bytes: head.bytes.slice(), offsets: head.offsets.slice() };
+  post({ key: request.key, step: 'prepared', prepared: head });
+  return kept;
 }
 
 /** Step 1 for a request: its part prepared and posted; what steps 2 and 3 need, or undefined where the worker answered it whole. */
@@ -54,14 +79,18 @@ function prepare(request: AheadRequest): Prepared | undefined {
   if (!version) versions.set(request.version, (version = ProtocolVersion.parse(request.version)));
   const suite = getSuite(request.suite);
   let value: unknown;
+  let head: PreparedRange | undefined;
   try {
-    value = parsed(request);
+    const text = lastParsed?.line === lineOf(request) ? undefined : utf8(request.bytes);
+    head = text === undefined ? undefined : postHead(request, text, suite, version);
+    value = parsed(request, text);
   } catch {
+    // (a head that went is not the last slice: this one ends the part)
     post({ key, step: 'prepared' });
     post({ key, step: 'crypto' });
     return undefined;
   }
-  const range = prepareRange(value, request.number, request.part, request.parts, suite, version, (prepared) => post({ key, step: 'prepared', prepared }));
+  const range = prepareRange(value, request.number, request.part, request.parts, suite, version, (prepared) => post({ key, step: 'prepared', prepared }), FIRST_SLICE, head);
   return { request, range, version };
 }
 

@@ -26,6 +26,9 @@ export interface PreparedBlock {
   readonly from: Uint8Array[];
 }
 
+/** Prepared blocks since the process started whose first slice came from the head of their line (block-prep.ts's headSlice). */
+export const preparedStarts = { fromHead: 0 };
+
 /**
  * A block built from the slices the workers prepare, in order: its Transactions registered with
  * the context's suite as their recorded senders. The transactions list grows as slices are added
@@ -46,7 +49,9 @@ export class PreparedBlockBuilder implements PreparedBlock {
     if (!first.header || first.from !== 0) return undefined;
     ctx.suite.clear();
     const builder = new PreparedBlockBuilder(first.header, first.count, ctx);
-    return builder.add(first) ? builder : undefined;
+    if (!builder.add(first)) return undefined;
+    if (first.head) preparedStarts.fromHead++;
+    return builder;
   }
 
   /** Every transaction of the block is in. */
