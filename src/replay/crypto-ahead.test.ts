@@ -234,6 +234,21 @@ describe('replay with the crypto computed ahead: the workers, this thread, or bo
     expect({ ...withWorkers, seconds: 0, executionSeconds: 0 }).toEqual({ ...alone, seconds: 0, executionSeconds: 0 });
   });
 
+  it('a first long line whose head reads but whose whole text is not JSON: the block started from the head is given up, and the replay reports the line as a replay without workers does', async () => {
+    await cryptoWorkersReady();
+    const texts = lines.map((l) => JSON.stringify(l));
+    texts[2] = `${texts[2]!.slice(0, -1)},"after":}`;
+    const out = path.join(dir, 'broken-tail.jsonl');
+    await writeFile(out, `${texts.join('\n')}\n`);
+    const [starts, paths] = [{ ...preparedStarts }, { ...replayPaths }];
+    const withWorkers = await replayRecording(out).catch((e: Error) => e.message);
+    const [fromHead, givenUp] = [preparedStarts.fromHead - starts.fromHead, replayPaths.givenUp - paths.givenUp];
+    const alone = await replayRecording(out, { signatureWorker: false }).catch((e: Error) => e.message);
+    expect(withWorkers).toEqual(alone);
+    expect(String(withWorkers)).toMatch(/broken-tail\.jsonl:3: not JSON/);
+    expect([fromHead, givenUp], 'the head went ahead, and what it started was given up').toEqual([1, 1]);
+  });
+
   it('a block the workers cannot prepare past its first slice: what was started is given up and the block replayed from its JSON, with the verdict of a replay without workers', async () => {
     await cryptoWorkersReady();
     const paths = { ...replayPaths };
