@@ -38,11 +38,14 @@ let lastParsed: { readonly line: string; readonly value: unknown } | undefined;
 /** The request's line: its replay and block. */
 const lineOf = (request: AheadRequest) => request.key.slice(0, request.key.lastIndexOf(':'));
 
-/** `text`: the line's text where it was decoded already. */
-function parsed(request: AheadRequest, text?: string): unknown {
+/** The request's line parsed (kept for its other parts), after its head where postHead posts one (throws where the line is not JSON). */
+function parsed(request: AheadRequest, suite: CryptoSuite, version: ProtocolVersion): { value: unknown; head?: PreparedRange | undefined } {
   const line = lineOf(request);
-  if (lastParsed?.line !== line) lastParsed = { line, value: JSON.parse(text ?? utf8(request.bytes)) };
-  return lastParsed.value;
+  if (lastParsed?.line === line) return { value: lastParsed.value };
+  const text = utf8(request.bytes);
+  const head = postHead(request, text, suite, version);
+  lastParsed = { line, value: JSON.parse(text) };
+  return { value: lastParsed.value, head };
 }
 
 /**
@@ -78,19 +81,16 @@ function prepare(request: AheadRequest): Prepared | undefined {
   let version = versions.get(request.version);
   if (!version) versions.set(request.version, (version = ProtocolVersion.parse(request.version)));
   const suite = getSuite(request.suite);
-  let value: unknown;
-  let head: PreparedRange | undefined;
+  let line: ReturnType<typeof parsed>;
   try {
-    const text = lastParsed?.line === lineOf(request) ? undefined : utf8(request.bytes);
-    head = text === undefined ? undefined : postHead(request, text, suite, version);
-    value = parsed(request, text);
+    line = parsed(request, suite, version);
   } catch {
     // (a head that went is not the last slice: this one ends the part)
     post({ key, step: 'prepared' });
     post({ key, step: 'crypto' });
     return undefined;
   }
-  const range = prepareRange(value, request.number, request.part, request.parts, suite, version, (prepared) => post({ key, step: 'prepared', prepared }), FIRST_SLICE, head);
+  const range = prepareRange(line.value, request.number, request.part, request.parts, suite, version, (prepared) => post({ key, step: 'prepared', prepared }), FIRST_SLICE, line.head);
   return { request, range, version };
 }
 

@@ -84,10 +84,15 @@ export function lineHead(text: string, wanted: number): LineHead | undefined {
     }
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth++;
-      if (depth === 2 && nextKey === 'block' && c === OPEN_BRACE) inBlock = true; else if (depth === 3 && inBlock && nextKey === 'transactions' && listOpen < 0) {
+      if (depth === 2 && nextKey === 'block' && c === OPEN_BRACE) {
+        inBlock = true;
+      } else if (depth === 3 && inBlock && nextKey === 'transactions' && listOpen < 0) {
         if (c !== OPEN_BRACKET) return undefined;
         listOpen = at;
-      } else if (depth === 4 && listOpen >= 0 && listClose < 0 && c !== OPEN_BRACE) return undefined;
+      } else if (depth === 4 && listOpen >= 0 && listClose < 0 && c !== OPEN_BRACE) {
+        // a list in the transaction list
+        return undefined;
+      }
       nextKey = '';
       continue;
     }
