@@ -50,8 +50,13 @@ interface VerifiedSigner {
   readonly address: Uint8Array;
 }
 
-/** Senders established by recoverSender or signTransaction; kept outside the class so only this module can set them. */
-const verifiedSigners = new WeakMap<Transaction, VerifiedSigner>();
+/**
+ * Sets a transaction's verified sender: for recoverSender, signTransaction and adoptSender only
+ * (the class hands it to this module alone). A private field rather than a WeakMap: a replay
+ * establishes 4,000 senders per second of executing, and a WeakMap entry costs each one a hash
+ * and an ephemeron for every collection to trace.
+ */
+let setVerifiedSigner: (tx: Transaction, signer: VerifiedSigner) => void;
 
 /** A decoded or freshly signed transaction; immutable apart from the cached sender. */
 export class Transaction {
@@ -68,18 +73,26 @@ export class Transaction {
     readonly signingHash: Uint8Array,
   ) {}
 
+  #signer: VerifiedSigner | undefined = undefined;
+
+  static {
+    setVerifiedSigner = (tx, signer) => {
+      tx.#signer = signer;
+    };
+  }
+
   get isCreation(): boolean {
     return this.body.to === null;
   }
 
   /** Sender address once `recoverSender` succeeded on this object, else undefined. */
   get sender(): Uint8Array | undefined {
-    return verifiedSigners.get(this)?.address;
+    return this.#signer?.address;
   }
 
   /** Signer's 64-byte public key once verified. */
   get senderPublicKey(): Uint8Array | undefined {
-    return verifiedSigners.get(this)?.publicKey;
+    return this.#signer?.publicKey;
   }
 }
 
@@ -88,9 +101,9 @@ export class Transaction {
  * of a transaction that arrives again inside a block), so its signature is not checked twice.
  */
 export function adoptSender(tx: Transaction, verified: Transaction): boolean {
-  const signer = verifiedSigners.get(verified);
-  if (!signer || !bytesEqual(tx.raw, verified.raw)) return false;
-  verifiedSigners.set(tx, signer);
+  const [publicKey, address] = [verified.senderPublicKey, verified.sender];
+  if (!publicKey || !address || !bytesEqual(tx.raw, verified.raw)) return false;
+  setVerifiedSigner(tx, { publicKey, address });
   return true;
 }
 
@@ -112,7 +125,7 @@ export function recoverSender(tx: Transaction, suite: CryptoSuite): Uint8Array {
     );
   }
   const address = suite.address(publicKey);
-  verifiedSigners.set(tx, { publicKey, address });
+  setVerifiedSigner(tx, { publicKey, address });
   return address;
 }
 
@@ -162,7 +175,7 @@ export function signTransaction(
   const signature = suite.sign(signingHash, key);
   const raw = encodeSignedTransaction(body, generation, signature);
   const tx = new Transaction(generation, suite.name, body, signature, raw, suite.hash(raw), signingHash);
-  verifiedSigners.set(tx, { publicKey: key.publicKey, address: suite.address(key.publicKey) });
+  setVerifiedSigner(tx, { publicKey: key.publicKey, address: suite.address(key.publicKey) });
   return tx;
 }
 
