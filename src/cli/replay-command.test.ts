@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestChain } from '../replay/recording-chain.test-helper.js';
 import { captureIo } from './capture-io.test-helper.js';
@@ -39,7 +40,6 @@ describe('twinchain replay', () => {
   });
 
   it('a divergence: exit 1, block, index, field, both values and the decoded call', async () => {
-    const { gunzipSync } = await import('node:zlib');
     const lines = gunzipSync(await readFile(file)).toString().trim().split('\n');
     const block2 = JSON.parse(lines[2]!) as { receipts: Array<{ output: string }> };
     const out = block2.receipts[3]!.output;
@@ -93,6 +93,23 @@ describe('twinchain replay', () => {
     io = captureIo();
     expect(await main(['replay', file, '--to', 'x'], io)).toBe(2);
     expect(io.stderr).toContain('--to must be');
+  });
+
+  it('a recording cut short: exit 2 with file:line, and the blocks that matched before it', async () => {
+    const lines = gunzipSync(await readFile(file)).toString().trim().split('\n');
+    // the header, blocks 1–3 whole, then half of block 4's line
+    const cut = path.join(dir, 'cut.jsonl');
+    await writeFile(cut, `${lines.slice(0, 4).join('\n')}\n${lines[4]!.slice(0, lines[4]!.length >> 1)}\n`);
+    const io = captureIo();
+    expect(await main(['replay', cut], io)).toBe(2);
+    expect(io.stderr.trim()).toMatch(new RegExp(`^twinchain replay: ${cut.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:5: not JSON: .* \\(blocks 1–3 replayed and matched the recording before it\\)$`));
+    // cut inside the first block: nothing matched before it, nothing said of it
+    const first = path.join(dir, 'cut-first.jsonl');
+    await writeFile(first, `${lines[0]}\n${lines[1]!.slice(0, 40)}\n`);
+    const early = captureIo();
+    expect(await main(['replay', first], early)).toBe(2);
+    expect(early.stderr).toContain(`${first}:2: not JSON`);
+    expect(early.stderr).not.toContain('matched the recording before it');
   });
 });
 

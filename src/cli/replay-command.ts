@@ -72,6 +72,13 @@ function progressBar(total: number | undefined) {
   };
 }
 
+/** What replayed before a recording error stopped the replay, as a suffix for its message. */
+function matchedBefore(matched: { first: number; last: number } | undefined): string {
+  if (!matched) return '';
+  const blocks = matched.first === matched.last ? `block ${matched.first}` : `blocks ${matched.first}–${matched.last}`;
+  return ` (${blocks} replayed and matched the recording before it)`;
+}
+
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, { to: { type: 'string' }, json: { type: 'string' } });
   if (positionals.length !== 1) throw new CliError(`expected one recording file, got ${positionals.length}`);
@@ -81,11 +88,18 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values.json !== undefined) await checkOutputFile(values.json);
   const tty = Boolean(process.stderr.isTTY);
   const total = tty ? await countBlocks(file, to) : undefined;
+  const bar = tty ? progressBar(total) : undefined;
+  // the blocks that matched before a bad line, said with its error
+  let matched: { first: number; last: number } | undefined;
+  const onProgress = (p: ReplayProgress) => {
+    matched = { first: matched?.first ?? p.block, last: p.block };
+    bar?.(p);
+  };
   let report: ReplayReport;
   try {
-    report = await replayRecording(file, { prioritize: io.ownsProcess === true, ...(to === undefined ? {} : { to }), ...(tty ? { onProgress: progressBar(total) } : {}) });
+    report = await replayRecording(file, { prioritize: io.ownsProcess === true, ...(to === undefined ? {} : { to }), onProgress });
   } catch (e) {
-    if (e instanceof RecordingError || e instanceof ReplayInputError) throw new CliError(e.message);
+    if (e instanceof RecordingError || e instanceof ReplayInputError) throw new CliError(`${e.message}${matchedBefore(matched)}`);
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`${file}: no such file`);
     throw e;
   } finally {
