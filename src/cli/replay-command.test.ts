@@ -37,6 +37,16 @@ describe('twinchain replay', () => {
     const io = captureIo();
     expect(await main(['replay', file, '--to', '2'], io)).toBe(0);
     expect(io.stdout).toContain('PASS, 2 blocks (blocks 1–2)');
+    expect(io.stdout).not.toContain('the recording ends');
+  });
+
+  it('--to past the end replays every block and says where the recording ends', async () => {
+    const io = captureIo();
+    expect(await main(['replay', file, '--to', '100000'], io)).toBe(0);
+    const [summary, ends] = io.stdout.split('\n');
+    const last = /\(blocks 1–(\d+)\)/.exec(summary!)?.[1];
+    expect(last).toBeDefined();
+    expect(ends).toBe(`  the recording ends at block ${last}, before --to 100000`);
   });
 
   it('a divergence: exit 1, block, index, field, both values and the decoded call', async () => {

@@ -112,6 +112,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   io.out(summaryLine(report));
+  // --to past the recording's end: every block there is replayed, and that it ends sooner is said
+  if (to !== undefined && report.lastBlock < to) io.out(`  the recording ends at block ${report.lastBlock}, before --to ${to}`);
   for (const line of skippedLines(report)) io.out(line);
   return 0;
 }
