@@ -214,6 +214,22 @@ describe('a failing or confused node', () => {
     await expect(record(base(front.url, refused, { sleep: fakeSleep().sleep }))).rejects.toThrow(/^getClientVersion \[\]: no usable answer after 6 attempts \(last: .*no answer \(ECONNREFUSED\)\)$/);
   });
 
+  it('a host name that does not resolve, or a URL fetch refuses, fails at once without retries', async () => {
+    for (const [url, why, meaning] of [
+      ['http://no-such-host.invalid/', 'ENOTFOUND', 'the host name does not resolve'],
+      ['http://127.0.0.1:1/', 'bad port', "a port fetch never connects to (the Fetch standard's blocked ports)"],
+      ['ftp://127.0.0.1/', 'unknown scheme', 'fetch speaks http and https only'],
+      ['http://[::1/', 'ERR_INVALID_URL', 'not a URL'],
+    ] as const) {
+      const { waits, sleep } = fakeSleep();
+      const notices: string[] = [];
+      const fetch: typeof globalThis.fetch = () => Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: why.startsWith('E') ? Object.assign(new Error(why), { code: why }) : new Error(why) }));
+      const file = await tempFile(`lasting-${waits.length}-${why.replace(/ /g, '-')}.jsonl`);
+      await expect(record(base(url, file, { sleep, fetch, onNotice: (t) => notices.push(t) }))).rejects.toThrow(`getClientVersion []: ${url}: no answer (${why}): ${meaning}; asking again would not help`);
+      expect([waits, notices]).toEqual([[], []]);
+    }
+  });
+
   it('a node that refuses batches is recorded with single requests', async () => {
     const c = await chain();
     const front = await proxy(c.url, ({ request }) =>

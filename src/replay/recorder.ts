@@ -212,6 +212,7 @@ class Link {
         raw = await this.client.post(body);
       } catch (e) {
         if (!(e instanceof RpcTransportError)) throw e;
+        if (e.lasting !== undefined) throw new RecordError(`${what}: ${e.message}: ${e.lasting}; asking again would not help`);
         failure = e.message;
       } finally {
         this.slots.release();

@@ -28,6 +28,14 @@ export interface RawHttpResponse {
   readonly text: string;
 }
 
+/** Why fetch found no answer (undici's codes and words), where asking again would find none either: what it means. */
+const LASTING_FAILURES = new Map([
+  ['ENOTFOUND', 'the host name does not resolve'],
+  ['ERR_INVALID_URL', 'not a URL'],
+  ['bad port', "a port fetch never connects to (the Fetch standard's blocked ports)"],
+  ['unknown scheme', 'fetch speaks http and https only'],
+]);
+
 /** The endpoint could not be reached, timed out, or did not answer with JSON. */
 export class RpcTransportError extends Error {
   override readonly name = 'RpcTransportError';
@@ -35,6 +43,8 @@ export class RpcTransportError extends Error {
     message: string,
     /** True when no HTTP answer arrived at all (connection refused, DNS, timeout). */
     readonly unreachable: boolean,
+    /** Where asking again cannot help (the host name does not resolve, or fetch refuses the URL, its scheme or its port): why, in words. */
+    readonly lasting?: string,
   ) {
     super(message);
   }
@@ -82,7 +92,7 @@ export class JsonRpcClient {
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (e as Error).message;
-      throw new RpcTransportError(`${this.url}: no answer (${why})`, true);
+      throw new RpcTransportError(`${this.url}: no answer (${why})`, true, LASTING_FAILURES.get(why));
     }
     try {
       return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
