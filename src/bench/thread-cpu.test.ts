@@ -12,7 +12,10 @@ const busy = (ms: number) => {
 describe('thread CPU samples', () => {
   it('count the main thread\'s own busy work, within the whole process\'s', () => {
     const before = cpuNow();
-    expect(busy(300)).toBeGreaterThan(0);
+    const started = performance.now();
+    // 0.3 s of the process's CPU however busy the machine is (a wall-clock budget was not: 0.148 s
+    // in 300 ms on a loaded CI machine), bounded by the wall clock all the same
+    while (cpuSince(before).process < 0.3 && performance.now() - started < 10_000) expect(busy(20)).toBeGreaterThan(0);
     const used = cpuSince(before);
     expect(used.process).toBeGreaterThan(0.15);
     if (process.platform === 'linux') {
