@@ -431,9 +431,9 @@ Examples:
   },
   {
     name: 'replay',
-    synopsis: 'replay <file> [--to N] [--json report.json]',
+    synopsis: 'replay <file> [--to N] [--json report.json] [--quiet]',
     summary: 're-execute a recorded chain on a fresh node stack and verify it block by block',
-    help: `Usage: twinchain replay <recording> [--to N] [--json report.json]
+    help: `Usage: twinchain replay <recording> [--to N] [--json report.json] [--quiet]
 
 Re-executes a recording (twinchain record's JSON Lines file, .gz or not) on a fresh node
 stack and verifies it block by block. The genesis is rebuilt from block 0's genesis mark,
@@ -459,8 +459,10 @@ refused: the state before it cannot be rebuilt.
   --to N     stop after block N
   --json     write the full report: per-check counts, skipped checks with reasons,
              timing, the divergence if any
+  --quiet    no progress on stderr
 
-A progress bar is drawn on stderr when it is a terminal.
+Progress goes to stderr: a bar with blocks/s and the ETA on a terminal, a line every 5 s
+otherwise (the blocks are counted first, in one pass over the file that does not parse them).
 
 Exit status: 0 every check matched (one summary line: blocks, transactions, seconds,
 tx/s); 1 a divergence (printed); 2 a bad file or usage (file:line: problem), or a --json

@@ -6,6 +6,7 @@ import { checkOutputFile } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { firstSignal } from './signals.js';
+import { PLAIN_EVERY_MS, progressText, terminalBar, withoutBar } from './progress-text.js';
 
 /** What the command takes from the process; tests pass their own. */
 export interface RecordDeps {
@@ -16,27 +17,6 @@ export interface RecordDeps {
   readonly until?: Promise<unknown>;
   /** A progress bar redrawn in place (default: on stderr when it is a terminal); otherwise plain lines every 5 s via io.err. */
   readonly bar?: ((text: string) => void) | undefined;
-}
-
-const PLAIN_EVERY_MS = 5000;
-
-function duration(seconds: number): string {
-  if (seconds < 60) return `${Math.ceil(seconds)}s`;
-  const m = Math.floor(seconds / 60);
-  return m < 60 ? `${m}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
-
-/** "[#####-----]  120/1000 blocks  12%  85.3 blocks/s  ETA 11s" */
-export function progressText(p: RecordProgress, width = 24): string {
-  const share = p.total === 0 ? 1 : p.blocks / p.total;
-  const filled = Math.round(share * width);
-  const eta = p.etaSeconds === undefined ? 'ETA ?' : `ETA ${duration(p.etaSeconds)}`;
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${p.blocks}/${p.total} blocks  ${Math.floor(share * 100)}%  ${p.transactions} tx  ${p.blocksPerSecond.toFixed(1)} blocks/s  ${eta}`;
-}
-
-function defaultBar(): ((text: string) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
-  return (text) => void process.stderr.write(text === '' ? '\r\x1b[K' : `\r${text}\x1b[K`);
 }
 
 /** twinchain record <url>: exit 0 recorded, 1 the node failed or answered nonsense, 2 bad usage, 130 stopped by a signal. */
@@ -62,7 +42,7 @@ export async function run(args: string[], io: CliIo, deps: RecordDeps = {}): Pro
   await checkOutputFile(out);
 
   const quiet = values.quiet === true;
-  const bar = quiet ? undefined : 'bar' in deps ? deps.bar : defaultBar();
+  const bar = quiet ? undefined : 'bar' in deps ? deps.bar : terminalBar();
   const now = deps.now ?? (() => performance.now());
   let lastPlain = now();
   let barShown = false;
@@ -74,7 +54,7 @@ export async function run(args: string[], io: CliIo, deps: RecordDeps = {}): Pro
           barShown = true;
         } else if (now() - lastPlain >= PLAIN_EVERY_MS) {
           lastPlain = now();
-          io.err(`recorded ${progressText(p).replace(/^\[[#-]*\] /, '')}`);
+          io.err(`recorded ${withoutBar(progressText(p))}`);
         }
       };
   const clearBar = () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestChain } from '../replay/recording-chain.test-helper.js';
 import { captureIo } from './capture-io.test-helper.js';
 import { main } from './main.js';
+import { run } from './replay-command.js';
 
 let dir: string;
 let file: string;
@@ -38,6 +39,29 @@ describe('twinchain replay', () => {
     expect(await main(['replay', file, '--to', '2'], io)).toBe(0);
     expect(io.stdout).toContain('PASS, 2 blocks (blocks 1–2)');
     expect(io.stdout).not.toContain('the recording ends');
+  });
+
+  it('progress: plain lines every 5 s when stderr is no terminal, a bar with the ETA when it is, nothing with --quiet', async () => {
+    let t = 0;
+    const now = () => (t += 3000); // every look at the clock is 3 s later
+    const plain = captureIo();
+    expect(await run([file], plain, { now, bar: undefined })).toBe(0);
+    const blocks = Number(/PASS, (\d+) blocks/.exec(plain.stdout)?.[1]);
+    const lines = plain.stderr.trim().split('\n');
+    // a line at every other block (each 6 s after the one before), never more often than every 5 s
+    expect(lines.length).toBe(Math.floor(blocks / 2));
+    expect(lines[0]).toMatch(new RegExp(`^replayed 2/${blocks} blocks {2}\\d+% {2}\\d+ tx {2}\\d+\\.\\d blocks/s {2}ETA \\d+s$`));
+    const bars: string[] = [];
+    expect(await run([file, '--to', '3'], captureIo(), { bar: (text) => bars.push(text) })).toBe(0);
+    expect(bars.slice(0, -1)).toHaveLength(3);
+    expect(bars[0]).toMatch(/^\[#{8}-{16}\] 1\/3 blocks {2}33% {2}\d+ tx {2}\d+\.\d blocks\/s {2}ETA \d+s$/);
+    expect(bars.at(-2)).toMatch(/^\[#{24}\] 3\/3 blocks {2}100% {2}\d+ tx {2}\d+\.\d blocks\/s {2}ETA 0s$/);
+    expect(bars.at(-1)).toBe(''); // cleared before the summary
+    const quiet = captureIo();
+    const quietBars: string[] = [];
+    expect(await run([file, '--quiet'], quiet, { now, bar: (text) => quietBars.push(text) })).toBe(0);
+    expect([quiet.stderr, quietBars]).toEqual(['', []]);
+    expect(quiet.stdout).toContain('PASS');
   });
 
   it('--to past the end replays every block and says where the recording ends', async () => {

@@ -4,6 +4,7 @@ import { CliError } from './cli-error.js';
 import { checkOutputFile } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
+import { PLAIN_EVERY_MS, progressText, terminalBar, withoutBar } from './progress-text.js';
 
 const number = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
@@ -45,31 +46,27 @@ function skippedLines(report: ReplayReport): string[] {
   return report.skipped.map((s) => `  skipped: ${s.check} (${s.count}× from block ${s.firstBlock}): ${s.reason}`);
 }
 
-/** Count the recording's block lines, for the progress bar's total (a TTY only). */
+/** The recording's block lines up to --to, for the progress total: read, not parsed; undefined where it cannot be read (the replay then says why). */
 async function countBlocks(file: string, to: number | undefined): Promise<number | undefined> {
   try {
     const reader = await RecordingReader.open(file);
-    let last = reader.header.from - 1;
-    for await (const b of reader.blocks()) {
-      last = b.number;
-      if (to !== undefined && last >= to) break;
+    const last = to ?? Number.POSITIVE_INFINITY;
+    let count = 0;
+    for await (const _line of reader.rawBlockLines()) {
+      if (reader.header.from + count > last) break;
+      count++;
     }
-    return last - reader.header.from + 1;
+    return count;
   } catch {
-    return undefined; // the replay itself reports what is wrong
+    return undefined;
   }
 }
 
-function progressBar(total: number | undefined) {
-  return (p: ReplayProgress) => {
-    const rate = p.elapsedMs > 0 ? (p.transactions * 1000) / p.elapsedMs : 0;
-    const width = 30;
-    const bar =
-      total && total > 0
-        ? `[${'#'.repeat(Math.round((p.blocks / total) * width)).padEnd(width, '.')}] ${number(p.blocks)}/${number(total)} blocks`
-        : `${number(p.blocks)} blocks`;
-    process.stderr.write(`\r${bar}, block ${p.block}, ${number(p.transactions)} tx, ${number(rate, 0)} tx/s\x1b[K`);
-  };
+/** What the command takes from the process; tests pass their own. */
+export interface ReplayDeps {
+  /** A progress bar redrawn in place (default: on stderr when it is a terminal); otherwise plain lines every 5 s via io.err. */
+  readonly bar?: ((text: string) => void) | undefined;
+  readonly now?: () => number;
 }
 
 /** What replayed before a recording error stopped the replay, as a suffix for its message. */
@@ -79,21 +76,34 @@ function matchedBefore(matched: { first: number; last: number } | undefined): st
   return ` (${blocks} replayed and matched the recording before it)`;
 }
 
-export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseOptions(args, { to: { type: 'string' }, json: { type: 'string' } });
+export async function run(args: string[], io: CliIo, deps: ReplayDeps = {}): Promise<number> {
+  const { values, positionals } = parseOptions(args, { to: { type: 'string' }, json: { type: 'string' }, quiet: { type: 'boolean' } });
   if (positionals.length !== 1) throw new CliError(`expected one recording file, got ${positionals.length}`);
   const file = positionals[0]!;
   const to = values.to === undefined ? undefined : integerOption(values.to, 'to', 0, 1);
   // a bad --json path is known before the replay, not after it
   if (values.json !== undefined) await checkOutputFile(values.json);
-  const tty = Boolean(process.stderr.isTTY);
-  const total = tty ? await countBlocks(file, to) : undefined;
-  const bar = tty ? progressBar(total) : undefined;
+  const quiet = values.quiet === true;
+  const bar = quiet ? undefined : 'bar' in deps ? deps.bar : terminalBar();
+  const now = deps.now ?? (() => performance.now());
+  // the total for the bar and the ETA: one pass over the file, inflated but not parsed, before the replay
+  const total = quiet ? undefined : await countBlocks(file, to);
+  let lastPlain = now();
+  let barShown = false;
   // the blocks that matched before a bad line, said with its error
   let matched: { first: number; last: number } | undefined;
   const onProgress = (p: ReplayProgress) => {
     matched = { first: matched?.first ?? p.block, last: p.block };
-    bar?.(p);
+    if (total === undefined) return;
+    const blocksPerSecond = p.elapsedMs > 0 ? (p.blocks * 1000) / p.elapsedMs : 0;
+    const text = progressText({ blocks: p.blocks, total, transactions: p.transactions, blocksPerSecond, etaSeconds: blocksPerSecond > 0 ? Math.max(0, total - p.blocks) / blocksPerSecond : undefined });
+    if (bar) {
+      bar(text);
+      barShown = true;
+    } else if (now() - lastPlain >= PLAIN_EVERY_MS) {
+      lastPlain = now();
+      io.err(`replayed ${withoutBar(text)}`);
+    }
   };
   let report: ReplayReport;
   try {
@@ -103,7 +113,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`${file}: no such file`);
     throw e;
   } finally {
-    if (tty) process.stderr.write('\r\x1b[K');
+    if (bar && barShown) bar('');
   }
   if (values.json) await writeFile(values.json, `${JSON.stringify(report, null, 2)}\n`);
   if (report.divergence) {
