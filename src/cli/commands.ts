@@ -465,8 +465,9 @@ Progress goes to stderr: a bar with blocks/s and the ETA on a terminal, a line e
 otherwise (the blocks are counted first, in one pass over the file that does not parse them).
 
 Exit status: 0 every check matched (one summary line: blocks, transactions, seconds,
-tx/s); 1 a divergence (printed); 2 a bad file or usage (file:line: problem), or a --json
-that cannot be written (checked before the replay).
+tx/s); 1 a divergence (printed); 2 a bad file or usage (file:line: problem, and the blocks
+that replayed and matched before that line), or a --json that cannot be written (checked
+before the replay).
 
 Examples:
   twinchain replay chain.jsonl.gz
