@@ -15,7 +15,7 @@ export interface ProgressFigures {
 export const PLAIN_EVERY_MS = 5000;
 
 /** 42s, 3m07s, 2h05m. */
-export function duration(seconds: number): string {
+function duration(seconds: number): string {
   if (seconds < 60) return `${Math.ceil(seconds)}s`;
   const m = Math.floor(seconds / 60);
   return m < 60 ? `${m}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
