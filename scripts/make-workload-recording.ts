@@ -10,7 +10,8 @@
 import { fileURLToPath } from 'node:url';
 import { contractBytecode } from '../fixtures/contracts/artifacts.js';
 import { GENESIS_DEFAULTS, ProtocolVersion, sortedNodeIds, TransactionBuilder, type GroupGenesis, type Transaction } from '../src/chain/index.js';
-import { encodeFunctionCall, fromHex, toHexNoPrefix } from '../src/codec/index.js';
+import { fromHex, toHexNoPrefix } from '../src/codec/index.js';
+import { encodeFunctionCall } from '../src/abi/index.js';
 import { getSuite, keccak256 } from '../src/crypto/index.js';
 import { GroupChain } from '../src/ledger/index.js';
 import { RECORDING_FORMAT, RECORDING_VERSION, RecordingWriter, type JsonObject } from '../src/replay/index.js';

@@ -4,7 +4,7 @@ import { createMPT } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address } from '@ethereumjs/util';
 import { contractBytecode } from '../fixture-contracts.js';
-import { encodeFunctionCall } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { keccak256 } from '../crypto/index.js';
 import { withStockInterpreter } from '../exec/index.js';
 import { createFiscoCommon } from '../state/index.js';

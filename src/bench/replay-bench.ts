@@ -9,7 +9,7 @@ import { constants as perfConstants, performance, PerformanceObserver, type Perf
 import { fileURLToPath } from 'node:url';
 import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder } from '../chain/index.js';
-import { encodeFunctionCall } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { keccak256, recoveryLibrary } from '../crypto/index.js';
 import { record, replayRecording } from '../replay/index.js';
 import { createRpcService, inProcessFetch, startHttpServer } from '../rpc/index.js';

@@ -1,5 +1,4 @@
 import { bigintToBytes, concatBytes, rlpEncode } from '../codec/index.js';
-import { createMPT } from '@ethereumjs/mpt';
 import type { CryptoSuite } from '../crypto/index.js';
 
 const FANOUT = 16;
@@ -21,6 +20,9 @@ export function merkleRoot16(itemHashes: readonly Uint8Array[], suite: CryptoSui
 
 /** rc1's Ethereum-style trie root over `rlp(i) → item`, hashed with the suite's hash. */
 export async function orderedTrieRoot(items: readonly Uint8Array[], suite: CryptoSuite): Promise<Uint8Array> {
+  // loaded on first use: only rc1 chains have such roots, and the trie library (48 modules with
+  // its utilities) would otherwise load in every thread that imports chain/, the replay's workers too
+  const { createMPT } = await import('@ethereumjs/mpt');
   const trie = await createMPT({ useKeyHashing: false, useKeyHashingFunction: (data) => suite.hash(data) });
   for (let i = 0; i < items.length; i++) await trie.put(indexKey(i), items[i]!);
   return trie.root();

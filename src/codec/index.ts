@@ -6,13 +6,4 @@ export type { QuantityOptions, InterfaceVariant } from './quantity.js';
 export { UINT256_MAX, bigintToBytes, bigintToFixedBytes, bytesToBigint, parseRlpUint } from './integer.js';
 export { canonicalJson } from './canonical-json.js';
 export { headerSize as rlpHeaderSize, writeHeader as writeRlpHeader, rlpEncode, rlpDecode, rlpListOfEncoded, rlpListOfEncodedRange, rlpListPayload, rlpItemEnd, rlpListItemsShallow, rlpBytesPayload, type RlpInput, type RlpValue } from './rlp.js';
-export {
-  decodeAbi,
-  decodeErrorString,
-  encodeAbi,
-  encodeErrorString,
-  encodeFunctionCall,
-  functionSelector,
-  signatureParameters,
-  type HashFunction,
-} from './abi.js';
+export type { HashFunction } from './hash-function.js';

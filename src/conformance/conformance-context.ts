@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder, type Transaction, type TxGeneration } from '../chain/index.js';
-import { bigintToBytes, encodeFunctionCall, rlpEncode, toHex, type InterfaceVariant } from '../codec/index.js';
+import { bigintToBytes, rlpEncode, toHex, type InterfaceVariant } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { getSuite, keccak256, type CryptoSuite, type SuiteName } from '../crypto/index.js';
 import { RpcCallError, type JsonRpcClient, type RpcErrorObject, type RpcResponse } from '../rpc/index.js';
 import { fail } from './check.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { decodeAbi, fromHex, toHex } from '../codec/index.js';
+import { fromHex, toHex } from '../codec/index.js';
+import { decodeAbi } from '../abi/index.js';
 import { check, expectEqual, expectNoProblems, fail, skip, type Check } from './check.js';
 import type { ConformanceContext } from './conformance-context.js';
 import { fieldProblems, isObject, presentFields, show } from './shape.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeReceipt, logsBloom, TransactionBuilder, TX_STATUS, type Receipt } from '../chain/index.js';
-import { bytesEqual, decodeAbi, decodeErrorString, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { bytesEqual, fromHex, toHex } from '../codec/index.js';
+import { decodeAbi, decodeErrorString, encodeAbi, encodeFunctionCall } from '../abi/index.js';
 import { getSuite, keccak256 } from '../crypto/index.js';
 import type { ExecutedBlock, ExpectedReceipt } from './block-executor.js';
 import { artifact, deployCodeFor, harness, seeded, type Harness } from './exec-harness.test-helper.js';

@@ -4,7 +4,8 @@
 // another call, on the trie and on FISCO's storage state.
 import { describe, expect, it } from 'vitest';
 import { TX_STATUS } from '../chain/index.js';
-import { decodeAbi, fromHex } from '../codec/index.js';
+import { fromHex } from '../codec/index.js';
+import { decodeAbi } from '../abi/index.js';
 import { deployCodeFor, harness } from './exec-harness.test-helper.js';
 
 const SYSTEM_CONFIG = fromHex('0000000000000000000000000000000000001000');

@@ -7,7 +7,8 @@ import {
   type Receipt,
   type Transaction,
 } from '../chain/index.js';
-import { decodeAbi, encodeFunctionCall, fromHex, rlpEncode, bigintToBytes, toHex, concatBytes } from '../codec/index.js';
+import { fromHex, rlpEncode, bigintToBytes, toHex, concatBytes } from '../codec/index.js';
+import { decodeAbi, encodeFunctionCall } from '../abi/index.js';
 import { getSuite, type KeyPair, type SuiteName } from '../crypto/index.js';
 import { StorageWorldState, WorldState, type GroupState } from '../state/index.js';
 import { MemoryStore } from '../storage/index.js';

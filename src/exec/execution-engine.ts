@@ -1,7 +1,8 @@
 import { EVMError, type EVMResult } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import { TX_STATUS } from '../chain/index.js';
-import { encodeErrorString, toHexNoPrefix, type HashFunction } from '../codec/index.js';
+import { toHexNoPrefix, type HashFunction } from '../codec/index.js';
+import { encodeErrorString } from '../abi/index.js';
 import { createFiscoCommon, type FiscoStateManager } from '../state/index.js';
 import { keccak256, type CryptoSuite } from '../crypto/index.js';
 import { installEvmSpeedups, speedUpOpcodes } from './evm-speedups.js';

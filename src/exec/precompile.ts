@@ -1,12 +1,6 @@
 import type { Address } from '@ethereumjs/util';
-import {
-  decodeAbi,
-  encodeAbi,
-  functionSelector,
-  signatureParameters,
-  toHexNoPrefix,
-  type HashFunction,
-} from '../codec/index.js';
+import { toHexNoPrefix, type HashFunction } from '../codec/index.js';
+import { decodeAbi, encodeAbi, functionSelector, signatureParameters } from '../abi/index.js';
 import { PrecompiledGas } from './precompiled-gas.js';
 import type { SystemTableApi } from './system-tables.js';
 import type { TableObjects } from './table-objects.js';

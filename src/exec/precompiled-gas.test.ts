@@ -1,7 +1,8 @@
 import { Address } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { ProtocolVersion } from '../chain/index.js';
-import { decodeAbi, encodeFunctionCall, fromHex } from '../codec/index.js';
+import { fromHex } from '../codec/index.js';
+import { decodeAbi, encodeFunctionCall } from '../abi/index.js';
 import { getSuite, keccak256 } from '../crypto/index.js';
 import { WorldState } from '../state/index.js';
 import { MemoryStore } from '../storage/index.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TX_STATUS } from '../chain/index.js';
-import { decodeAbi, decodeErrorString, fromHex, toHex } from '../codec/index.js';
+import { fromHex, toHex } from '../codec/index.js';
+import { decodeAbi, decodeErrorString } from '../abi/index.js';
 import { harness, type Harness } from './exec-harness.test-helper.js';
 
 const at = (n: number) => fromHex(n.toString(16).padStart(40, '0'));
@@ -64,7 +65,7 @@ describe('SystemConfig 0x1000', () => {
   it('accepts keccak selectors on SM chains too (guomi SDKs use SM3)', async () => {
     const h = await harness({ suite: 'sm' });
     expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['tx_count_limit', '7'])).toBe(1);
-    const { encodeFunctionCall } = await import('../codec/index.js');
+    const { encodeFunctionCall } = await import('../abi/index.js');
     const { keccak256 } = await import('../crypto/index.js');
     const receipt = await h.run(0, SYSTEM_CONFIG, encodeFunctionCall('setValueByKey(string,string)', ['tx_count_limit', '8'], keccak256));
     expect(Number(decodeAbi('int256', receipt.output)[0])).toBe(1);

@@ -1,7 +1,8 @@
 import type { ExecResult, PrecompileInput } from '@ethereumjs/evm';
 import { EVMError } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
-import { bigintToFixedBytes, bytesToBigint, encodeErrorString } from '../codec/index.js';
+import { bigintToFixedBytes, bytesToBigint } from '../codec/index.js';
+import { encodeErrorString } from '../abi/index.js';
 import { cnsPrecompile } from './cns-precompile.js';
 import { consensusPrecompile } from './consensus-precompile.js';
 import { crudPrecompile } from './crud-precompile.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeAbi, encodeAbi, fromHex, toHex } from '../codec/index.js';
+import { fromHex, toHex } from '../codec/index.js';
+import { decodeAbi, encodeAbi } from '../abi/index.js';
 import { harness, type Harness } from './exec-harness.test-helper.js';
 
 const CRUD = fromHex('0000000000000000000000000000000000001002');
@@ -18,7 +19,7 @@ describe.each(['ecdsa', 'sm'] as const)('TableUser (Table API objects) on %s', (
     const h = await harness({ suite });
     const user = await h.deploy(0, 'TableUser');
     // standard solc: the contract's own selectors are keccak; it calls the table objects with keccak too
-    const { encodeFunctionCall } = await import('../codec/index.js');
+    const { encodeFunctionCall } = await import('../abi/index.js');
     const { keccak256 } = await import('../crypto/index.js');
     const data = (sig: string, args: unknown[] = []) => encodeFunctionCall(sig, args, keccak256);
     const send = async (sig: string, args: unknown[] = []) => {

@@ -1,5 +1,6 @@
 import { ProtocolVersion, TransactionBuilder, type GroupGenesis, type Transaction } from '../chain/index.js';
-import { concatBytes, encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { concatBytes, fromHex, toHex } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { getSuite, type SuiteName } from '../crypto/index.js';
 import { artifact, GENESIS_TIME, seeded } from '../exec/exec-harness.test-helper.js';
 import type { KvStore } from '../storage/index.js';

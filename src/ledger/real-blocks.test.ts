@@ -25,7 +25,8 @@ import {
   type GroupGenesis,
   type TxBody,
 } from '../chain/index.js';
-import { canonicalJson, encodeFunctionCall, fromHex, rlpDecode, toHex, toHexNoPrefix } from '../codec/index.js';
+import { canonicalJson, fromHex, rlpDecode, toHex, toHexNoPrefix } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { getSuite, type CryptoSuite, type Signature } from '../crypto/index.js';
 import { BlockExecutor, type ExecutedBlock } from '../exec/index.js';
 import { ExecutionEngine } from '../exec/execution-engine.js';

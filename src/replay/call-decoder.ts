@@ -2,7 +2,8 @@
 // of the fixture contracts (fixtures/contracts/artifacts, the system precompile interfaces among
 // them), with its arguments when they decode; otherwise the bare selector.
 import { readdirSync, readFileSync } from 'node:fs';
-import { decodeAbi, toHex, toHexNoPrefix } from '../codec/index.js';
+import { toHex, toHexNoPrefix } from '../codec/index.js';
+import { decodeAbi } from '../abi/index.js';
 import { keccak256, type CryptoSuite } from '../crypto/index.js';
 
 const ARTIFACTS = new URL('../../fixtures/contracts/artifacts/', import.meta.url);

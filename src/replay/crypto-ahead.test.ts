@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { ProtocolVersion, TransactionBuilder } from '../chain/index.js';
-import { encodeFunctionCall } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { getSuite, keccak256 } from '../crypto/index.js';
 import { createRpcService, inProcessFetch } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';

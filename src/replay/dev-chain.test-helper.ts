@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { TransactionBuilder } from '../chain/index.js';
-import { encodeFunctionCall } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { keccak256, type SuiteName } from '../crypto/index.js';
 import { createRpcService, JsonRpcClient, startHttpServer } from '../rpc/index.js';
 import { DevNode, seededRandom } from '../rpc/testing/index.js';

@@ -4,7 +4,8 @@
 // (src/rpc/format.ts, in the chain's interface variant) and written through RecordingWriter.
 import { readFileSync } from 'node:fs';
 import { ProtocolVersion, sortedNodeIds, TransactionBuilder, type GroupGenesis, type Transaction } from '../chain/index.js';
-import { encodeFunctionCall, fromHex, toHexNoPrefix } from '../codec/index.js';
+import { fromHex, toHexNoPrefix } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { getSuite, keccak256, type KeyPair, type SuiteName } from '../crypto/index.js';
 import { GroupChain } from '../ledger/index.js';
 import { formatBlock, formatReceipt } from '../rpc/format.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeSignedTransaction } from '../chain/index.js';
-import { decodeAbi, fromHex, toHex } from '../codec/index.js';
+import { fromHex, toHex } from '../codec/index.js';
+import { decodeAbi } from '../abi/index.js';
 import { SECP256K1_N } from '../crypto/index.js';
 import { rpcHarness } from './rpc-harness.test-helper.js';
 

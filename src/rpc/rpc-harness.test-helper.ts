@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { TransactionBuilder, type Transaction } from '../chain/index.js';
-import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { fromHex, toHex } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { keccak256 } from '../crypto/index.js';
 import { createRpcService, type RpcService, type RpcServiceOptions } from './rpc-service.js';
 import { DevNode, seededRandom, type DevNodeOptions } from './testing/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeFunctionCall, fromHex, toHexNoPrefix } from '../codec/index.js';
+import { fromHex, toHexNoPrefix } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { keccak256 } from '../crypto/index.js';
 import { cluster } from './sim-cluster.js';
 

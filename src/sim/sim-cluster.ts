@@ -1,7 +1,8 @@
 import seedrandom from 'seedrandom';
 import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder, type ConsensusType, type GroupGenesis } from '../chain/index.js';
-import { encodeFunctionCall, fromHex, toHex } from '../codec/index.js';
+import { fromHex, toHex } from '../codec/index.js';
+import { encodeFunctionCall } from '../abi/index.js';
 import { keccak256, type SuiteName } from '../crypto/index.js';
 import type { ConsensusDriver, Group } from '../node/index.js';
 import type { LinkConfig } from '../runtime/index.js';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { contractBytecode } from '../../fixtures/contracts/artifacts.js';
 import { TransactionBuilder } from '../../src/chain/index.js';
-import { encodeFunctionCall, fromHex, toHex } from '../../src/codec/index.js';
+import { fromHex, toHex } from '../../src/codec/index.js';
+import { encodeFunctionCall } from '../../src/abi/index.js';
 import { getSuite, keccak256, type SuiteName } from '../../src/crypto/index.js';
 import { blockNumber, rpc, waitFor } from './real-chain.js';
 

@@ -1,4 +1,4 @@
-import { encodeFunctionCall } from '../../codec/index.js';
+import { encodeFunctionCall } from '../../abi/index.js';
 import { precompileAddress, PRECOMPILE_ADDRESSES } from '../../exec/index.js';
 import type { LinkConfig, MessageFault, Partition } from '../../runtime/index.js';
 import type { SimChain } from '../sim-chain.js';

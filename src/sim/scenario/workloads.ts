@@ -1,5 +1,6 @@
 import { contractBytecode } from '../../fixture-contracts.js';
-import { decodeAbi, encodeAbi, encodeFunctionCall, fromHex, toHex } from '../../codec/index.js';
+import { fromHex, toHex } from '../../codec/index.js';
+import { decodeAbi, encodeAbi, encodeFunctionCall } from '../../abi/index.js';
 import { keccak256 } from '../../crypto/index.js';
 import type { Rng } from '../../runtime/index.js';
 import type { NodeRpc } from '../node-rpc.js';

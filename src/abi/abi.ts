@@ -1,9 +1,7 @@
-import { decodeAbiParameters, encodeAbiParameters, parseAbiParameters, type AbiParameter, type Hex } from 'viem';
-import { CodecError } from './codec-error.js';
-import { toHex } from './hex.js';
-
-/** A hash function (keccak256, or SM3 on guomi chains, where function selectors are SM3-based). */
-export type HashFunction = (data: Uint8Array) => Uint8Array;
+// ox's AbiParameters rather than viem's root module: the same authors' codec, loaded in a
+// sixth of the time (viem's root module takes ~0.2 s to import)
+import * as AbiParameters from 'ox/AbiParameters';
+import { CodecError, toHex, type HashFunction } from '../codec/index.js';
 
 /** `name(type1,type2)` → the 4-byte selector under the given hash. */
 export function functionSelector(signature: string, hash: HashFunction): Uint8Array {
@@ -21,13 +19,13 @@ export function functionSelector(signature: string, hash: HashFunction): Uint8Ar
 /** Selectors already computed, by hash function and signature. */
 const selectors = new WeakMap<HashFunction, Map<string, Uint8Array>>();
 
-/** Parsed parameter lists by their text (viem parses the human-readable form every time). */
-const parsedParameters = new Map<string, readonly AbiParameter[]>();
+/** Parsed parameter lists by their text (ox parses the human-readable form on every call). */
+const parsedParameters = new Map<string, AbiParameters.AbiParameters>();
 
-function parameters(types: string): readonly AbiParameter[] {
+function parameters(types: string): AbiParameters.AbiParameters {
   let parsed = parsedParameters.get(types);
   if (!parsed) {
-    parsed = parseAbiParameters(types) as readonly AbiParameter[];
+    parsed = AbiParameters.from(types);
     if (parsedParameters.size > 1024) parsedParameters.clear();
     parsedParameters.set(types, parsed);
   }
@@ -48,7 +46,7 @@ export function encodeAbi(types: string, values: readonly unknown[]): Uint8Array
     return new Uint8Array(0);
   }
   try {
-    return fromHexTrusted(encodeAbiParameters(parameters(types), values as unknown[]));
+    return fromHexTrusted(AbiParameters.encode(parameters(types), values as unknown[], { checksumAddress: true }));
   } catch (e) {
     throw new CodecError(`abi(${types})`, values, (e as { shortMessage?: string }).shortMessage ?? (e as Error).message);
   }
@@ -58,13 +56,13 @@ export function encodeAbi(types: string, values: readonly unknown[]): Uint8Array
 export function decodeAbi(types: string, data: Uint8Array): unknown[] {
   if (types.trim() === '') return [];
   try {
-    return [...decodeAbiParameters(parameters(types), toHex(data) as Hex)];
+    return [...(AbiParameters.decode(parameters(types), data, { checksumAddress: true }) as readonly unknown[])];
   } catch (e) {
     throw new CodecError(`abi(${types})`, toHex(data.subarray(0, 36)), (e as { shortMessage?: string }).shortMessage ?? (e as Error).message);
   }
 }
 
-/** Bytes of the 0x-hex viem returns (always well formed). */
+/** Bytes of the 0x-hex ox returns (always well formed). */
 function fromHexTrusted(hex: string): Uint8Array {
   return new Uint8Array(Buffer.from(hex.slice(2), 'hex'));
 }

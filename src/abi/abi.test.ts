@@ -8,7 +8,7 @@ import {
   encodeFunctionCall,
   functionSelector,
 } from './abi.js';
-import { fromHex, toHex } from './hex.js';
+import { fromHex, toHex } from '../codec/index.js';
 
 describe('abi', () => {
   it('computes keccak selectors', () => {
