@@ -122,6 +122,9 @@ describe('twinchain replay', () => {
     expect(await main(['replay', path.join(dir, 'missing.jsonl')], io)).toBe(2);
     expect(io.stderr).toContain('missing.jsonl: no such file');
     io = captureIo();
+    expect(await main(['replay', dir], io)).toBe(2);
+    expect(io.stderr).toBe(`twinchain replay: ${dir}: cannot read it: it is a folder\n`);
+    io = captureIo();
     expect(await main(['replay'], io)).toBe(2);
     expect(io.stderr).toContain('expected one recording file, got 0');
     io = captureIo();

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { RecordingError, RecordingReader, replayRecording, ReplayInputError, type ReplayProgress, type ReplayReport } from '../replay/index.js';
 import { CliError } from './cli-error.js';
-import { checkOutputFile } from './output-path.js';
+import { checkOutputFile, fileSystemReason } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { PLAIN_EVERY_MS, progressText, terminalBar, withoutBar } from './progress-text.js';
@@ -110,7 +110,9 @@ export async function run(args: string[], io: CliIo, deps: ReplayDeps = {}): Pro
     report = await replayRecording(file, { prioritize: io.ownsProcess === true, ...(to === undefined ? {} : { to }), onProgress });
   } catch (e) {
     if (e instanceof RecordingError || e instanceof ReplayInputError) throw new CliError(`${e.message}${matchedBefore(matched)}`);
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`${file}: no such file`);
+    const errno = e as NodeJS.ErrnoException;
+    if (errno.code === 'ENOENT') throw new CliError(`${file}: no such file`);
+    if (typeof errno.code === 'string' && typeof errno.syscall === 'string') throw new CliError(`${file}: cannot read it: ${fileSystemReason(errno, file)}`);
     throw e;
   } finally {
     if (bar && barShown) bar('');

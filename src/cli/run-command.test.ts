@@ -46,7 +46,10 @@ describe('twinchain run', () => {
     expect(io.stderr).toBe(`twinchain run: bad scenario file: ${file}:7:22: timeline[0].crash: unknown node "node9" (this scenario has node0 … node3)\n`);
     const missing = captureIo();
     expect(await main(['run', path.join(scenarios.dir, 'nope.yaml')], missing)).toBe(2);
-    expect(missing.stderr).toMatch(/nope\.yaml:1:1: cannot read the file: ENOENT/);
+    expect(missing.stderr).toMatch(/nope\.yaml:1:1: cannot read the file: no such file\n$/);
+    const folder = captureIo();
+    expect(await main(['run', scenarios.dir], folder)).toBe(2);
+    expect(folder.stderr).toBe(`twinchain run: bad scenario file: ${scenarios.dir}:1:1: cannot read the file: it is a folder, not a file\n`);
   });
 });
 

@@ -31,13 +31,22 @@ export function durationMs(value: number | string): number {
   return Math.round(Number(m[1]) * factor);
 }
 
+/** Why a file could not be read, in words, for the failures a user can cause (the code itself otherwise). */
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a folder, not a file',
+  EACCES: 'permission denied',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+};
+
 /** Reads, parses and checks a scenario file, and reads the files it names (replay recordings). */
 export async function loadScenarioFile(file: string): Promise<Scenario> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new ScenarioError(file, 1, 1, '', `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ScenarioError(file, 1, 1, '', `cannot read the file: ${(code && READ_FAILURES[code]) ?? code ?? (e as Error).message}`);
   }
   return loadScenario(text, file);
 }
