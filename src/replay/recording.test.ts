@@ -150,11 +150,28 @@ describe('readRecordingHeader', () => {
     expect(await readRecordingHeader(short)).toEqual(header);
   });
 
+  it('gzip data that is damaged or cut off: said as such, at the line it stops', async () => {
+    const text = `${JSON.stringify(header)}\n${JSON.stringify(block(1))}\n`;
+    const zipped = gzipSync(text);
+    const damaged = await tempFile('damaged.jsonl.gz');
+    // a deflate block type that does not exist (the gzip header is 10 bytes)
+    await writeFile(damaged, Buffer.concat([zipped.subarray(0, 10), Buffer.from([0xff, 0xff, 0xff, 0xff])]));
+    await expect(RecordingReader.open(damaged)).rejects.toThrow(`${damaged}:1: cannot read: the gzip data is damaged: invalid block type`);
+    const cut = await tempFile('cut.jsonl.gz');
+    await writeFile(cut, zipped.subarray(0, zipped.length - 12));
+    const readAll = async () => {
+      const reader = await RecordingReader.open(cut);
+      for await (const _block of reader.blocks());
+    };
+    await expect(readAll()).rejects.toThrow(/:[12]: cannot read: the file is cut off, its gzip data stops short: unexpected end of file$/);
+  });
+
   it.each([
     ['an empty file', '', /:1: the file is empty/],
     ['a header without its line end', JSON.stringify(header), null],
     ['a line that is not JSON', '{"format":\n', /:1: /],
     ['another format', `${JSON.stringify({ ...header, format: 'other' })}\n`, /:1: not a Twinchain recording/],
+    ['bytes that are neither gzip nor text', '{"format"\u0000\u0003garbage\n', /:1: not a Twinchain recording: neither gzip-compressed \(which starts with the bytes 1f 8b\) nor JSON Lines text \(byte 9 is 0x00\)$/],
   ])('%s: what RecordingReader.open says', async (_name, text, error) => {
     const file = await tempFile('odd.jsonl');
     await writeFile(file, text);

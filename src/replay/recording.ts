@@ -193,11 +193,15 @@ export class RecordingReader {
     try {
       const first = await lines.next();
       if (first.done) throw new RecordingError(file, 1, 'the file is empty (no header line)');
+      const binary = binaryByteAt(first.value);
+      if (!gzip && binary >= 0) {
+        throw new RecordingError(file, 1, `not a Twinchain recording: neither gzip-compressed (which starts with the bytes 1f 8b) nor JSON Lines text (byte ${binary} is 0x${first.value[binary]!.toString(16).padStart(2, '0')})`);
+      }
       const header = parseHeader(parseJson(utf8(first.value), file, 1), file);
       return new RecordingReader(file, header, lines, close, 1);
     } catch (e) {
       close();
-      throw e instanceof RecordingError ? e : new RecordingError(file, 1, `cannot read: ${(e as Error).message}`);
+      throw e instanceof RecordingError ? e : new RecordingError(file, 1, cannotRead(e));
     }
   }
 
@@ -230,7 +234,7 @@ export class RecordingReader {
         try {
           next = await this.lines.next();
         } catch (e) {
-          throw new RecordingError(this.file, this.lineNumber + 1, `cannot read: ${(e as Error).message}`);
+          throw new RecordingError(this.file, this.lineNumber + 1, cannotRead(e));
         }
         if (next.done) return;
         this.lineNumber++;
@@ -324,6 +328,24 @@ async function* splitLines(input: AsyncIterable<Buffer>): AsyncGenerator<Uint8Ar
     if (start < chunk.length) partial.push(chunk.subarray(start));
   }
   if (partial.length > 0) yield line(partial);
+}
+
+/** A read or inflate failure in words: zlib's own message, and what it means for the file. */
+function cannotRead(e: unknown): string {
+  const { code, message } = e as NodeJS.ErrnoException;
+  if (code === 'Z_BUF_ERROR') return `cannot read: the file is cut off, its gzip data stops short: ${message}`;
+  if (code === 'Z_DATA_ERROR') return `cannot read: the gzip data is damaged: ${message}`;
+  return `cannot read: ${message}`;
+}
+
+/** Where a line's first 64 bytes hold one that text does not (a control character other than tab and line breaks); -1 if nowhere. */
+function binaryByteAt(line: Uint8Array): number {
+  const end = Math.min(line.length, 64);
+  for (let i = 0; i < end; i++) {
+    const b = line[i]!;
+    if (b < 0x09 || (b > 0x0d && b < 0x20) || b === 0x7f) return i;
+  }
+  return -1;
 }
 
 function parseJson(text: string, file: string, line: number): unknown {
