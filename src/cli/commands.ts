@@ -295,8 +295,10 @@ Progress goes to stderr: a bar with blocks/s and ETA on a terminal, otherwise a 
 5 s. The summary line says blocks, transactions, seconds, blocks/s and the file.
 
 Exit status: 0 recorded; 1 the node failed or answered nonsense (what was recorded stays);
-2 bad usage or an --out that cannot be continued or written; 130 stopped by Ctrl-C (after
-the blocks in hand are written; the same command continues).
+2 bad usage or an --out that cannot be continued or written; 130 stopped by Ctrl-C or
+SIGTERM (no retries from then on; requests in flight get 1 s to answer; the blocks complete
+by then are written and the same command continues; stopped before the chain was read,
+nothing is written).
 
 Examples:
   twinchain record http://127.0.0.1:8545

@@ -28,6 +28,39 @@ async function blocksOf(file: string): Promise<RecordedBlock[]> {
   return blocks;
 }
 
+describe('twinchain record, stopped (Ctrl-C or kill: the first SIGINT or SIGTERM)', () => {
+  it('while a node does not answer: exit 130 about one second later, whatever the request timeout', async () => {
+    const front = await proxy(c.url, () => 'hang');
+    closers.push(front.close);
+    const file = path.join(dir, 'hanging.jsonl');
+    const io = captureIo();
+    const asked = new Promise<void>((resolve) => {
+      const poll = setInterval(() => front.requests.length > 0 && (clearInterval(poll), resolve()), 5);
+    });
+    // run() throws what main() prints as `twinchain record: <message>` with the exit status
+    await expect(run([front.url, '--out', file], io, { until: asked })).rejects.toMatchObject({
+      exitCode: 130,
+      message: `stopped before the chain was read (${front.url}: no answer (stopped)); ${file} was not written`,
+    });
+  });
+
+  it('among the blocks: the blocks in hand are kept, exit 130, and the same command continues', async () => {
+    const front = await proxy(c.url, ({ request }) => (asks(request, 'getBlockByNumber') && JSON.stringify(request).includes('"0x6",') ? 'hang' : 'forward'));
+    closers.push(front.close);
+    const file = path.join(dir, 'cut.jsonl');
+    const io = captureIo();
+    const asked = new Promise<void>((resolve) => {
+      const poll = setInterval(() => front.requests.some((r) => JSON.stringify(r).includes('"0x6",')) && (clearInterval(poll), resolve()), 5);
+    });
+    expect(await run([front.url, '--out', file, '--quiet'], io, { until: asked })).toBe(130);
+    const kept = (await blocksOf(file)).map((b) => b.number);
+    expect(kept).toEqual([1, 2, 3, 4, 5].slice(0, kept.length));
+    expect(io.stderr).toBe(`stopped before block ${kept.length + 1}; the same command continues the recording\n`);
+    expect(await main(['record', c.url, '--out', file, '--quiet'], captureIo())).toBe(0);
+    expect((await blocksOf(file)).map((b) => b.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+});
+
 describe('twinchain record', () => {
   it('records the chain, prints the summary line, and a second run continues the file', async () => {
     const file = path.join(dir, 'main.jsonl.gz');

@@ -1,4 +1,4 @@
-import { RecordError, RecordUsageError, record, type RecordProgress } from '../replay/index.js';
+import { RecordError, RecordStoppedError, RecordUsageError, record, type RecordProgress } from '../replay/index.js';
 import type { FetchFunction } from '../rpc/index.js';
 import { CliError } from './cli-error.js';
 import { endpoint } from './endpoint.js';
@@ -87,6 +87,7 @@ export async function run(args: string[], io: CliIo, deps: RecordDeps = {}): Pro
   } catch (e) {
     clearBar();
     if (e instanceof RecordUsageError) throw new CliError(e.message, 2);
+    if (e instanceof RecordStoppedError) throw new CliError(e.message, 130);
     if (e instanceof RecordError) throw new CliError(e.message, 1);
     throw e;
   }

@@ -91,7 +91,8 @@ export interface ProxyExchange {
 }
 
 /** What the proxy answers: a status and body, 'reset' (destroy the socket), or 'forward'. */
-export type ProxyAnswer = { status: number; body: string } | 'reset' | 'forward' | ((replyText: string) => { status: number; body: string });
+/** 'hang': read the request and never answer (until the proxy closes). */
+export type ProxyAnswer = { status: number; body: string } | 'reset' | 'forward' | 'hang' | ((replyText: string) => { status: number; body: string });
 
 /** A tiny node:http endpoint in front of `target` that can fail, tamper with or pass each request. */
 export async function proxy(target: string, decide: (exchange: ProxyExchange) => ProxyAnswer): Promise<{ url: string; requests: unknown[]; close: () => Promise<void> }> {
@@ -108,6 +109,7 @@ export async function proxy(target: string, decide: (exchange: ProxyExchange) =>
         req.socket.destroy();
         return;
       }
+      if (answer === 'hang') return;
       const reply = (a: { status: number; body: string }) => {
         res.writeHead(a.status, { 'content-type': 'application/json' });
         res.end(a.body);

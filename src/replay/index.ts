@@ -13,7 +13,9 @@ export {
 export {
   HELD_BLOCKS,
   RecordError,
+  RecordStoppedError,
   RecordUsageError,
+  STOP_GRACE_MS,
   record,
   stateTypeOf,
   suiteOfTransaction,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asks, devChain, proxy, type DevChain } from './dev-chain.test-helper.js';
-import { record, RecordError, RecordUsageError, stateTypeOf, suiteOfTransaction, type RecordOptions } from './recorder.js';
+import { record, RecordError, RecordStoppedError, RecordUsageError, STOP_GRACE_MS, stateTypeOf, suiteOfTransaction, type RecordOptions } from './recorder.js';
 import { RecordingReader, type RecordedBlock, type RecordingHeader } from './recording.js';
 
 const dirs: string[] = [];
@@ -29,6 +29,14 @@ async function readAll(file: string): Promise<{ header: RecordingHeader; blocks:
   return { header: reader.header, blocks };
 }
 /** Retry waits are recorded, not slept. */
+/** Polls until the condition holds (at most 10 s). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 10_000) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 function fakeSleep() {
   const waits: number[] = [];
   return { waits, sleep: (ms: number) => (waits.push(ms), Promise.resolve()) };
@@ -170,6 +178,54 @@ describe('resume', () => {
     expect((await readAll(file)).blocks.map((b) => b.number)).toEqual([1, 2, 3, 4]);
     await record({ url: c.url, out: file });
     await expectSameAsNode(c, (await readAll(file)).blocks, 1, 8);
+  });
+});
+
+describe('stopped while the node does not answer', () => {
+  // Each request's timeout is a minute: only the stop can end these runs in the test's time.
+  const slow = { requestTimeoutMs: 60_000, retryDelayMs: 60_000 };
+
+  it('before the chain is read: RecordStoppedError once the grace is over, and no file', async () => {
+    const c = await chain();
+    const front = await proxy(c.url, () => 'hang');
+    closers.push(front.close);
+    const file = await tempFile('never.jsonl');
+    const controller = new AbortController();
+    const recording = record({ url: front.url, out: file, signal: controller.signal, ...slow });
+    await until(() => front.requests.length > 0);
+    controller.abort();
+    const stopped = Date.now();
+    await expect(recording).rejects.toThrow(RecordStoppedError);
+    await expect(recording).rejects.toThrow(`stopped before the chain was read (${front.url}: no answer (stopped)); ${file} was not written`);
+    expect(Date.now() - stopped).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('while waiting to retry: at once, naming the last failure; a file being continued is left as it was', async () => {
+    const c = await chain();
+    const file = await tempFile('busy.jsonl');
+    await record({ url: c.url, out: file, to: 2 });
+    const before = await readFile(file);
+    const front = await proxy(c.url, () => ({ status: 503, body: 'busy' }));
+    closers.push(front.close);
+    const controller = new AbortController();
+    const recording = record({ url: front.url, out: file, signal: controller.signal, ...slow, onNotice: () => controller.abort() });
+    await expect(recording).rejects.toThrow(`stopped before the chain was read (${front.url}: HTTP 503 busy); ${file} is as it was`);
+    expect(front.requests).toHaveLength(1);
+    expect(await readFile(file)).toEqual(before);
+  });
+
+  it('while blocks are asked for: the blocks in hand are written, the request that hangs is cut off', async () => {
+    const c = await chain();
+    const controller = new AbortController();
+    // blocks 1-2 answered; the request for blocks 3-4 never is
+    const front = await proxy(c.url, ({ request }) => (asks(request, 'getBlockByNumber') && JSON.stringify(request).includes('"0x3",') ? 'hang' : 'forward'));
+    closers.push(front.close);
+    const file = await tempFile('cut.jsonl');
+    // two requests in flight: the one that hangs holds one, the rest go through the other
+    const summary = await record({ url: front.url, out: file, blocksPerRequest: 2, concurrency: 2, signal: controller.signal, ...slow, onProgress: () => controller.abort() });
+    expect(summary).toMatchObject({ stopped: true, blocks: 2, to: 2 });
+    expect((await readAll(file)).blocks.map((b) => b.number)).toEqual([1, 2]);
   });
 });
 

@@ -74,7 +74,11 @@ export interface RecordOptions {
   readonly onProgress?: (progress: RecordProgress) => void;
   /** Told about choices made on the way (resuming, batches refused, retries). */
   readonly onNotice?: (text: string) => void;
-  /** Stops cleanly after the blocks in hand are written. */
+  /**
+   * Stops cleanly: no new requests for blocks and no retries from then on; requests in flight
+   * get STOP_GRACE_MS to answer (a node that does not is cut off), and every block complete by
+   * then is written. Stopped before the chain is known: RecordStoppedError.
+   */
   readonly signal?: AbortSignal;
   /** The header's recordedAt (default: now, as ISO text); fixed for byte-identical fixture recordings. */
   readonly recordedAt?: string;
@@ -109,6 +113,17 @@ export class RecordUsageError extends Error {
 export class RecordError extends Error {
   override readonly name = 'RecordError';
 }
+
+/** Stopped by the signal before the chain's genesis and head were read: nothing was written. */
+export class RecordStoppedError extends Error {
+  override readonly name = 'RecordStoppedError';
+}
+
+/** How long requests in flight when the signal comes may still answer. */
+export const STOP_GRACE_MS = 1000;
+
+/** A request given up because the recording is stopping (internal: record() turns it into its outcome). */
+class Stopping extends Error {}
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -182,6 +197,22 @@ class Semaphore {
   }
 }
 
+/** Waits for `wait` unless the signal aborts first: whether it did. */
+async function untilStopped(wait: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!signal) {
+    await wait;
+    return false;
+  }
+  if (signal.aborted) return true;
+  let onAbort!: () => void;
+  const aborted = new Promise<true>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve(true)), { once: true }));
+  try {
+    return await Promise.race([wait.then(() => false), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 /** JSON-RPC over the endpoint: retries, batches with fallback, at most N requests in flight. */
 class Link {
   batches = true;
@@ -191,7 +222,16 @@ class Link {
 
   constructor(
     private readonly client: JsonRpcClient,
-    private readonly options: { concurrency: number; maxBatch: number; retries: number; retryDelayMs: number; sleep: (ms: number) => Promise<void>; notice: (text: string) => void },
+    private readonly options: {
+      concurrency: number;
+      maxBatch: number;
+      retries: number;
+      retryDelayMs: number;
+      sleep: (ms: number) => Promise<void>;
+      notice: (text: string) => void;
+      /** The caller's stop: no retry after it. */
+      signal: AbortSignal | undefined;
+    },
   ) {
     this.slots = new Semaphore(options.concurrency);
   }
@@ -212,6 +252,7 @@ class Link {
         raw = await this.client.post(body);
       } catch (e) {
         if (!(e instanceof RpcTransportError)) throw e;
+        if (this.options.signal?.aborted) throw new Stopping(e.message);
         if (e.lasting !== undefined) throw new RecordError(`${what}: ${e.message}: ${e.lasting}; asking again would not help`);
         failure = e.message;
       } finally {
@@ -228,9 +269,10 @@ class Link {
         failure = `${this.client.url}: HTTP ${raw.status} ${clip(raw.text, 120)}`;
       }
       if (attempt >= retries) throw new RecordError(`${what}: no usable answer after ${attempt + 1} attempts (last: ${failure!})`);
+      if (this.options.signal?.aborted) throw new Stopping(failure!);
       const delay = retryDelayMs * 2 ** attempt;
       this.options.notice(`${what}: ${failure!}; retry ${attempt + 1} of ${retries} in ${delay} ms`);
-      await sleep(delay);
+      if (await untilStopped(sleep(delay), this.options.signal)) throw new Stopping(failure!);
     }
   }
 
@@ -348,7 +390,13 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
     throw new RecordUsageError(`${options.out} ends at block ${existing.last}, so it can only continue from block ${from} (got --from ${options.from}); leave out --from or pick another --out`);
   }
 
-  const client = new JsonRpcClient(options.url, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.requestTimeoutMs ?? 30_000 });
+  // requests still in flight STOP_GRACE_MS after the signal are cut off
+  const cutOff = new AbortController();
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const startGrace = () => (grace = setTimeout(() => cutOff.abort(), STOP_GRACE_MS));
+  if (options.signal?.aborted) startGrace();
+  else options.signal?.addEventListener('abort', startGrace, { once: true });
+  const client = new JsonRpcClient(options.url, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.requestTimeoutMs ?? 30_000, signal: cutOff.signal });
   const link = new Link(client, {
     concurrency: options.concurrency ?? 8,
     maxBatch: options.maxBatch ?? 100,
@@ -356,8 +404,26 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
     retryDelayMs: options.retryDelayMs ?? 250,
     sleep,
     notice,
+    signal: options.signal,
   });
+  try {
+    return await recordChain(options, existing, link, { group, from, now, notice, started });
+  } catch (e) {
+    if (!(e instanceof Stopping)) throw e;
+    throw new RecordStoppedError(`stopped before the chain was read (${e.message}); ${options.out} ${existing ? 'is as it was' : 'was not written'}`);
+  } finally {
+    link.stopped = true;
+    options.signal?.removeEventListener('abort', startGrace);
+    clearTimeout(grace);
+  }
+}
 
+async function recordChain(
+  options: RecordOptions,
+  existing: Awaited<ReturnType<typeof existingRecording>>,
+  link: Link,
+  { group, from, now, notice, started }: { group: number; from: number; now: () => number; notice: (text: string) => void; started: number },
+): Promise<RecordSummary> {
   // the chain: client version, block 0, head, configuration
   const versionRequest: Request = { method: 'getClientVersion', params: [] };
   const clientVersion = link.result(await link.single(versionRequest), versionRequest);
@@ -518,7 +584,14 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
   try {
     launch();
     while (pending.length > 0) {
-      const blocks = await pending.shift()!;
+      let blocks: RecordedBlock[];
+      try {
+        blocks = await pending.shift()!;
+      } catch (e) {
+        if (!(e instanceof Stopping)) throw e;
+        stopped = true;
+        break;
+      }
       await accept(blocks);
       if (options.signal?.aborted) {
         stopped = true;
@@ -540,6 +613,8 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
         });
       }
     }
+    // stopped before a block was asked for (or all asked for were in hand)
+    if (options.signal?.aborted && lastWritten + held.length < to) stopped = true;
   } finally {
     link.stopped = true;
     // whatever is complete stays: the header (once the chain is known) and every block in order so far

@@ -6,6 +6,8 @@ export interface RpcClientOptions {
   readonly fetch?: FetchFunction;
   /** Per-request timeout (default 10 s). */
   readonly timeoutMs?: number;
+  /** Aborts every request in flight, and any made later, when it aborts (a caller that is stopping). */
+  readonly signal?: AbortSignal;
 }
 
 export interface RpcErrorObject {
@@ -35,6 +37,18 @@ const LASTING_FAILURES = new Map([
   ['bad port', "a port fetch never connects to (the Fetch standard's blocked ports)"],
   ['unknown scheme', 'fetch speaks http and https only'],
 ]);
+
+/** A request's signal: its timeout, and the client's own signal where it has one (AbortSignal.any is Node ≥ 20.3). */
+function requestSignal(timeoutMs: number, stop: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  if (!stop) return { signal: timeout, release: () => undefined };
+  const either = new AbortController();
+  const abort = () => either.abort();
+  if (stop.aborted) abort();
+  stop.addEventListener('abort', abort, { once: true });
+  timeout.addEventListener('abort', () => either.abort(timeout.reason), { once: true });
+  return { signal: either.signal, release: () => stop.removeEventListener('abort', abort) };
+}
 
 /** The endpoint could not be reached, timed out, or did not answer with JSON. */
 export class RpcTransportError extends Error {
@@ -70,6 +84,7 @@ export class JsonRpcClient {
   private nextId = 1;
   private readonly fetchFn: FetchFunction;
   private readonly timeoutMs: number;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(
     readonly url: string,
@@ -77,27 +92,34 @@ export class JsonRpcClient {
   ) {
     this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.signal = options.signal;
   }
 
   /** POST a body as is; the status and text of whatever comes back. */
   async post(body: string, init: { method?: string } = {}): Promise<RawHttpResponse> {
     let response: Response;
+    const { signal, release } = requestSignal(this.timeoutMs, this.signal);
     try {
-      response = await this.fetchFn(this.url, {
-        method: init.method ?? 'POST',
-        headers: { 'content-type': 'application/json' },
-        ...(init.method === undefined || init.method === 'POST' ? { body } : {}),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (e as Error).message;
-      throw new RpcTransportError(`${this.url}: no answer (${why})`, true, LASTING_FAILURES.get(why));
-    }
-    try {
-      return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
-    } catch (e) {
-      throw new RpcTransportError(`${this.url}: the answer broke off (${(e as Error).message})`, false);
+      try {
+        response = await this.fetchFn(this.url, {
+          method: init.method ?? 'POST',
+          headers: { 'content-type': 'application/json' },
+          ...(init.method === undefined || init.method === 'POST' ? { body } : {}),
+          signal,
+        });
+      } catch (e) {
+        if (this.signal?.aborted) throw new RpcTransportError(`${this.url}: no answer (stopped)`, true);
+        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+        const why = cause?.code ?? cause?.message ?? (e as Error).message;
+        throw new RpcTransportError(`${this.url}: no answer (${why})`, true, LASTING_FAILURES.get(why));
+      }
+      try {
+        return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+      } catch (e) {
+        throw new RpcTransportError(`${this.url}: the answer broke off (${this.signal?.aborted ? 'stopped' : (e as Error).message})`, false);
+      }
+    } finally {
+      release();
     }
   }
 
