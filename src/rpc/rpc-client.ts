@@ -109,6 +109,7 @@ export class JsonRpcClient {
         });
       } catch (e) {
         if (this.signal?.aborted) throw new RpcTransportError(`${this.url}: no answer (stopped)`, true);
+        if ((e as Error).name === 'TimeoutError') throw new RpcTransportError(`${this.url}: no answer within ${this.timeoutMs / 1000} s (the request timed out)`, true);
         const cause = (e as { cause?: { code?: string; message?: string } }).cause;
         const why = cause?.code ?? cause?.message ?? (e as Error).message;
         throw new RpcTransportError(`${this.url}: no answer (${why})`, true, LASTING_FAILURES.get(why));
