@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAheadFull } from './block-feed.js';
+import { readAheadFull, WorkerFeed, type ReaderAnswer, type ReaderRequest } from './block-feed.js';
 
 describe('readAheadFull: how far both feeds read ahead', () => {
   const limits = { lines: 32, bytes: 4_000_000 };
@@ -20,5 +20,45 @@ describe('readAheadFull: how far both feeds read ahead', () => {
     expect(readAheadFull(15, 1_000_000, limits, 0.5)).toBe(false);
     expect(readAheadFull(16, 1_000_000, limits, 0.5)).toBe(true);
     expect(readAheadFull(3, 2_000_000, limits, 0.5)).toBe(true);
+  });
+});
+
+describe('WorkerFeed: telling the reader thread what the replay has taken', () => {
+  const limits = { lines: 32, bytes: 4_000_000 };
+  /** Block n's line, `size` bytes long. */
+  const line = (n: number, size = 100) => new TextEncoder().encode(`{"number":${n},${' '.repeat(size - 12 - String(n).length)}}`);
+
+  function feed() {
+    const told: Array<Extract<ReaderRequest, { type: 'consumed' }>> = [];
+    let deliver!: (answer: ReaderAnswer) => void;
+    const thread = {
+      open: (_request: unknown, to: (answer: ReaderAnswer) => void) => ((deliver = to), 7),
+      send: (request: ReaderRequest) => request.type === 'consumed' && told.push(request),
+      end: () => undefined,
+    };
+    const ahead = { id: 1, suite: { name: 'ecdsa' }, version: { text: '2.11.0' }, channels: () => [], expect: () => undefined };
+    const f = new WorkerFeed(thread as never, 'chain.jsonl', 1, undefined, ahead as never, limits);
+    let lineNumber = 1;
+    const arrive = (...bytes: Uint8Array[]) => deliver({ session: 7, type: 'lines', lines: bytes.map((b) => ({ bytes: b, line: ++lineNumber, plan: [] })) });
+    return { f, told, arrive };
+  }
+
+  it('in steps of a quarter of the read-ahead (8 lines), and whenever nothing is left to take', async () => {
+    const { f, told, arrive } = feed();
+    arrive(...Array.from({ length: 20 }, (_, i) => line(i + 1)));
+    for (let i = 0; i < 20; i++) await f.next();
+    // after 8 and 16 lines, then at the 20th: the last that had arrived
+    expect(told.map((t) => t.lines)).toEqual([8, 16, 20]);
+    expect(told.map((t) => t.bytes)).toEqual([800, 1600, 2000]);
+    expect(told.every((t) => t.session === 7)).toBe(true);
+  });
+
+  it('or a quarter of its bytes (1 MB)', async () => {
+    const { f, told, arrive } = feed();
+    arrive(line(1, 600_000), line(2, 600_000), line(3), line(4));
+    await f.next();
+    expect(told).toEqual([]);
+    await f.next();
+    expect(told.map((t) => [t.lines, t.bytes])).toEqual([[2, 1_200_000]]);
   });
 });

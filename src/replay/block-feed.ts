@@ -237,6 +237,9 @@ export async function readerThread(): Promise<ReaderThread | undefined> {
   return reader.ready ? reader : undefined;
 }
 
+/** The share of the read-ahead limits taken before the reader thread is told (it reads on while 3/4 are left). */
+const TELL_SHARE = 1 / 4;
+
 /** Reads on the reader thread: lines arrive as they are read, are numbered and go to the workers at once. */
 export class WorkerFeed implements BlockFeed {
   private readonly arrived: Array<FedBlock | { error: unknown }> = [];
@@ -245,14 +248,16 @@ export class WorkerFeed implements BlockFeed {
   private readonly session: number;
   private readonly numbering: Numbering;
   private consumed = { lines: 0, bytes: 0 };
+  /** Taken since the reader was last told. */
+  private untold = { lines: 0, bytes: 0 };
 
   constructor(
-    private readonly thread: ReaderThread,
+    private readonly thread: Pick<ReaderThread, 'open' | 'send' | 'end'>,
     private readonly file: string,
     from: number,
     to: number | undefined,
-    private readonly ahead: CryptoAhead,
-    limits: FeedLimits,
+    private readonly ahead: Pick<CryptoAhead, 'id' | 'suite' | 'version' | 'channels' | 'expect'>,
+    private readonly limits: FeedLimits,
   ) {
     this.numbering = new Numbering(from, to);
     feedCounts.readerThread++;
@@ -296,7 +301,14 @@ export class WorkerFeed implements BlockFeed {
     if (!item) return undefined;
     if ('error' in item) throw item.error;
     this.consumed = { lines: this.consumed.lines + 1, bytes: this.consumed.bytes + item.line.bytes.length };
-    if (!this.done) this.thread.send({ type: 'consumed', session: this.session, ...this.consumed });
+    this.untold = { lines: this.untold.lines + 1, bytes: this.untold.bytes + item.line.bytes.length };
+    // told in steps, not per line (a message each way per block costs small blocks ~5%): when
+    // nothing is left to take, or a quarter of the read-ahead has been taken since
+    const due = this.arrived.length === 0 || this.untold.lines >= this.limits.lines * TELL_SHARE || this.untold.bytes >= this.limits.bytes * TELL_SHARE;
+    if (due && !this.done) {
+      this.thread.send({ type: 'consumed', session: this.session, ...this.consumed });
+      this.untold = { lines: 0, bytes: 0 };
+    }
     return item;
   }
 
