@@ -43,14 +43,15 @@ describe('WorkerFeed: telling the reader thread what the replay has taken', () =
     return { f, told, arrive };
   }
 
-  it('in steps of a quarter of the read-ahead (8 lines), and whenever nothing is left to take', async () => {
+  it('in steps of a quarter of the read-ahead (8 lines), so the reader never waits on lines taken', async () => {
     const { f, told, arrive } = feed();
     arrive(...Array.from({ length: 20 }, (_, i) => line(i + 1)));
     for (let i = 0; i < 20; i++) await f.next();
-    // after 8 and 16 lines, then at the 20th: the last that had arrived
-    expect(told.map((t) => t.lines)).toEqual([8, 16, 20]);
-    expect(told.map((t) => t.bytes)).toEqual([800, 1600, 2000]);
+    expect(told.map((t) => t.lines)).toEqual([8, 16]);
+    expect(told.map((t) => t.bytes)).toEqual([800, 1600]);
     expect(told.every((t) => t.session === 7)).toBe(true);
+    // what is left untold (4 lines) keeps the reader far from its limits
+    expect(readAheadFull(20 - 16, 2000 - 1600, limits)).toBe(false);
   });
 
   it('or a quarter of its bytes (1 MB)', async () => {

@@ -237,7 +237,7 @@ export async function readerThread(): Promise<ReaderThread | undefined> {
   return reader.ready ? reader : undefined;
 }
 
-/** The share of the read-ahead limits taken before the reader thread is told (it reads on while 3/4 are left). */
+/** The share of the read-ahead taken before the reader thread is told (it reads on into the other 3/4 meanwhile). */
 const TELL_SHARE = 1 / 4;
 
 /** Reads on the reader thread: lines arrive as they are read, are numbered and go to the workers at once. */
@@ -302,9 +302,10 @@ export class WorkerFeed implements BlockFeed {
     if ('error' in item) throw item.error;
     this.consumed = { lines: this.consumed.lines + 1, bytes: this.consumed.bytes + item.line.bytes.length };
     this.untold = { lines: this.untold.lines + 1, bytes: this.untold.bytes + item.line.bytes.length };
-    // told in steps, not per line (a message each way per block costs small blocks ~5%): when
-    // nothing is left to take, or a quarter of the read-ahead has been taken since
-    const due = this.arrived.length === 0 || this.untold.lines >= this.limits.lines * TELL_SHARE || this.untold.bytes >= this.limits.bytes * TELL_SHARE;
+    // told in steps, not per line (a message per block costs small blocks a few percent): once a
+    // quarter of the read-ahead has been taken since. The reader stops only with the whole
+    // read-ahead untold, so it never waits on lines taken and not yet told.
+    const due = this.untold.lines >= this.limits.lines * TELL_SHARE || this.untold.bytes >= this.limits.bytes * TELL_SHARE;
     if (due && !this.done) {
       this.thread.send({ type: 'consumed', session: this.session, ...this.consumed });
       this.untold = { lines: 0, bytes: 0 };
