@@ -1,14 +1,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeAbi,
-  decodeErrorString,
-  encodeAbi,
-  encodeErrorString,
-  encodeFunctionCall,
-  functionSelector,
-} from './abi.js';
 import { fromHex, toHex } from '../codec/index.js';
+import { decodeAbi, decodeErrorString, encodeAbi, encodeErrorString, encodeFunctionCall, functionSelector } from './index.js';
 
 describe('abi', () => {
   it('computes keccak selectors', () => {
