@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { toHex } from '../codec/index.js';
 import type { CryptoSuite, KeyPair } from '../crypto/index.js';
-import { readNodeKey } from '../host/index.js';
+import { readNodeKey } from '../host/identity/index.js';
 import { ConsoleError } from './console-error.js';
 
 const run = promisify(execFile);

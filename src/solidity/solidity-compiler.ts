@@ -1,7 +1,19 @@
 // The pinned solc-js, set up for FISCO BCOS 2.x's EVM: compiles Solidity sources into
 // artifacts (ABI, creation and runtime code) and turns solc's errors into diagnostics with
 // file:line:column. Used by `npm run contracts` for the fixtures and by `twinchain console`.
-import solc from 'solc';
+import { createRequire } from 'node:module';
+
+interface Solc {
+  version(): string;
+  compile(input: string, callbacks: object): string;
+}
+
+let loaded: Solc | undefined;
+
+/** solc-js, loaded on first use: it takes about 0.3 s, which a console that never compiles need not wait for. */
+function solc(): Solc {
+  return (loaded ??= createRequire(import.meta.url)('solc') as Solc);
+}
 
 /** EVM target: FISCO BCOS 2.x runs Constantinople rules (no PUSH0, CHAINID, SELFBALANCE). */
 export const EVM_VERSION = 'constantinople';
@@ -56,7 +68,7 @@ export interface CompileResult {
 }
 
 export function compilerVersion(): string {
-  return (solc as { version(): string }).version();
+  return solc().version();
 }
 
 interface SolcError {
@@ -100,7 +112,7 @@ export function compileSources(sources: Sources, options: CompileOptions = {}): 
       },
     },
   };
-  const output = JSON.parse((solc as { compile(input: string, callbacks: object): string }).compile(JSON.stringify(input), { import: findImports })) as SolcOutput;
+  const output = JSON.parse(solc().compile(JSON.stringify(input), { import: findImports })) as SolcOutput;
   const diagnostics = (output.errors ?? []).map((e) => toDiagnostic(e, { ...imported, ...sources }));
   if (diagnostics.some((d) => d.severity === 'error')) return { artifacts: [], diagnostics, methodIdentifiers: {} };
 
