@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -121,6 +121,17 @@ describe('twinchain replay', () => {
     io = captureIo();
     expect(await main(['replay', path.join(dir, 'missing.jsonl')], io)).toBe(2);
     expect(io.stderr).toContain('missing.jsonl: no such file');
+    io = captureIo();
+    const copy = path.join(dir, 'copy.jsonl');
+    await writeFile(copy, await readFile(file));
+    const link = path.join(dir, 'link.jsonl');
+    await symlink(copy, link);
+    for (const report of [copy, link]) {
+      io = captureIo();
+      expect(await main(['replay', copy, '--json', report], io)).toBe(2);
+      expect(io.stderr).toBe(`twinchain replay: --json ${report} is the recording itself; the report would overwrite it: pick another file\n`);
+    }
+    expect(await readFile(copy)).toEqual(await readFile(file));
     io = captureIo();
     expect(await main(['replay', dir], io)).toBe(2);
     expect(io.stderr).toBe(`twinchain replay: ${dir}: cannot read it: it is a folder\n`);

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { RecordingError, RecordingReader, replayRecording, ReplayInputError, type ReplayProgress, type ReplayReport } from '../replay/index.js';
 import { CliError } from './cli-error.js';
 import { checkOutputFile, fileSystemReason } from './output-path.js';
@@ -76,13 +76,22 @@ function matchedBefore(matched: { first: number; last: number } | undefined): st
   return ` (${blocks} replayed and matched the recording before it)`;
 }
 
+/** Whether two paths name one file (through links too); false where either does not exist. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
+  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
+}
+
 export async function run(args: string[], io: CliIo, deps: ReplayDeps = {}): Promise<number> {
   const { values, positionals } = parseOptions(args, { to: { type: 'string' }, json: { type: 'string' }, quiet: { type: 'boolean' } });
   if (positionals.length !== 1) throw new CliError(`expected one recording file, got ${positionals.length}`);
   const file = positionals[0]!;
   const to = values.to === undefined ? undefined : integerOption(values.to, 'to', 0, 1);
   // a bad --json path is known before the replay, not after it
-  if (values.json !== undefined) await checkOutputFile(values.json);
+  if (values.json !== undefined) {
+    await checkOutputFile(values.json);
+    if (await sameFile(values.json, file)) throw new CliError(`--json ${values.json} is the recording itself; the report would overwrite it: pick another file`);
+  }
   const quiet = values.quiet === true;
   const bar = quiet ? undefined : 'bar' in deps ? deps.bar : terminalBar();
   const now = deps.now ?? (() => performance.now());
