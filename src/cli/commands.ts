@@ -287,7 +287,8 @@ already written stay: the file is a valid recording up to the last complete bloc
   --to           last block, or latest (default): the block number when recording starts
   --out          the recording (default recording.jsonl). An existing recording is continued
                  after its last block, only when it is of the same chain (block 0's hash)
-                 and group; anything else is refused
+                 and group; anything else is refused. A last line cut off by a killed run
+                 is dropped (in a gzip file: refused, with the command that mends it)
   --concurrency  HTTP requests in flight at most (default 8)
   --quiet        no progress and no notices on stderr, only the summary line
 

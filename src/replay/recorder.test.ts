@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asks, devChain, proxy, type DevChain } from './dev-chain.test-helper.js';
 import { record, RecordError, RecordStoppedError, RecordUsageError, STOP_GRACE_MS, stateTypeOf, suiteOfTransaction, type RecordOptions } from './recorder.js';
@@ -166,6 +167,57 @@ describe('resume', () => {
     await expect(record({ url: c.url, out: notRecording })).rejects.toThrow(/notes.txt:1: not JSON/);
     expect(await readFile(file)).toEqual(bytes);
     expect(await readFile(notRecording, 'utf8')).toBe('hello\n');
+  });
+
+  it('a last line cut off by a run that was killed: dropped with a notice, and the recording continues from the block before', async () => {
+    const c = await chain();
+    const file = await tempFile('torn.jsonl');
+    await record({ url: c.url, out: file, to: 4 });
+    const whole = await readFile(file, 'utf8');
+    const fifth = JSON.stringify((await readAll(file)).blocks[3]);
+    await writeFile(file, whole + fifth.slice(0, 120));
+    const notices: string[] = [];
+    const summary = await record({ url: c.url, out: file, onNotice: (t) => notices.push(t) });
+    expect(notices[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: dropped its last line 6, cut off by a run that stopped while writing it \\(not JSON: .*\\); its lines 1–5 \\(blocks 1–4\\) are whole$`));
+    expect(summary).toMatchObject({ resumedAfter: 4, from: 5 });
+    await expectSameAsNode(c, (await readAll(file)).blocks, 1, 8);
+  });
+
+  it('a last line without its line end (written by another tool): ended before the next, in a plain or a gzip file', async () => {
+    for (const name of ['unended.jsonl', 'unended.jsonl.gz']) {
+      const c = await chain();
+      const file = await tempFile(name);
+      await record({ url: c.url, out: file, to: 4 });
+      const text = name.endsWith('.gz') ? gunzipSync(await readFile(file)).toString('utf8') : await readFile(file, 'utf8');
+      await writeFile(file, name.endsWith('.gz') ? gzipSync(text.trimEnd()) : text.trimEnd());
+      await record({ url: c.url, out: file });
+      await expectSameAsNode(c, (await readAll(file)).blocks, 1, 8);
+    }
+  });
+
+  it('appends as the file is written, whatever its name says: gzip in a .jsonl, text in a .jsonl.gz', async () => {
+    for (const [name, zip] of [['zipped.jsonl', true], ['plain.jsonl.gz', false]] as const) {
+      const c = await chain();
+      const file = await tempFile(name);
+      const made = await tempFile(zip ? 'made.jsonl.gz' : 'made.jsonl');
+      await record({ url: c.url, out: made, to: 4 });
+      await writeFile(file, await readFile(made));
+      await record({ url: c.url, out: file });
+      expect((await readFile(file))[0] === 0x1f).toBe(zip);
+      await expectSameAsNode(c, (await readAll(file)).blocks, 1, 8);
+    }
+  });
+
+  it('a gzip recording whose end is cut off: refused, saying how to keep its whole lines, and left as it was', async () => {
+    const c = await chain();
+    const file = await tempFile('cut.jsonl.gz');
+    await record({ url: c.url, out: file, to: 4 });
+    const bytes = await readFile(file);
+    await writeFile(file, bytes.subarray(0, bytes.length - 30));
+    const failure = await record({ url: c.url, out: file }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RecordError);
+    expect((failure as Error).message).toMatch(/^cannot continue .*cut\.jsonl\.gz: .*cut\.jsonl\.gz:\d+: cannot read: the file is cut off, its gzip data stops short: unexpected end of file; its lines 1–\d+ \(blocks 1–\d+\) are whole: `zcat .*cut\.jsonl\.gz \| head -n \d+ \| gzip > whole\.jsonl\.gz` keeps them, and recording into that file continues it$/);
+    expect(await readFile(file)).toEqual(bytes.subarray(0, bytes.length - 30));
   });
 
   it('stopped by the signal: what is written is a valid recording, and a second run completes it', async () => {

@@ -20,10 +20,10 @@
 // refuses), with at most `concurrency` HTTP requests in flight, written strictly in block order.
 // Replies are checked (block number, parent hash, receipt per transaction); transient failures
 // (no answer, broken answer, HTTP 5xx) are retried with exponential back-off.
-import { stat } from 'node:fs/promises';
+import { open, stat, truncate } from 'node:fs/promises';
 import { interfaceVariantOfClientVersion, productVersionOf } from '../chain/index.js';
 import { JsonRpcClient, RpcTransportError, type FetchFunction, type RawHttpResponse } from '../rpc/index.js';
-import { RECORDING_FORMAT, RECORDING_VERSION, RecordingReader, RecordingWriter, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
+import { RECORDING_FORMAT, RECORDING_VERSION, RecordingError, RecordingReader, RecordingWriter, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
 
 /** Blocks held before the header is written, while no signed transaction says the suite. */
 export const HELD_BLOCKS = 100;
@@ -337,8 +337,45 @@ class Link {
   }
 }
 
-/** What an existing file holds. */
-async function existingRecording(file: string): Promise<{ header: RecordingHeader; last: number; lastHash: unknown } | undefined> {
+/**
+ * Where a plain recording's last line is torn (no line end, and the line the reader failed at):
+ * the length of the whole lines before it. A run killed while writing leaves such a tail.
+ */
+async function tornTail(file: string, failedAt: number): Promise<number | undefined> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return undefined;
+    let lineEnds = 0;
+    let keep = 0;
+    const chunk = Buffer.alloc(1 << 20);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
+      if (bytesRead === 0) break;
+      for (let i = chunk.indexOf(0x0a); i >= 0 && i < bytesRead; i = chunk.indexOf(0x0a, i + 1)) {
+        lineEnds++;
+        keep = at + i + 1;
+      }
+      at += bytesRead;
+    }
+    return lineEnds + 1 === failedAt ? keep : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What an existing file holds, and how to append to it (compressed or not, whether its last line needs its line end). */
+interface ExistingRecording {
+  readonly header: RecordingHeader;
+  readonly last: number;
+  readonly lastHash: unknown;
+  readonly gzip: boolean;
+  readonly lineEndMissing: boolean;
+}
+
+async function existingRecording(file: string, notice: (text: string) => void): Promise<ExistingRecording | undefined> {
   try {
     if ((await stat(file)).size === 0) return undefined;
   } catch (e) {
@@ -359,9 +396,20 @@ async function existingRecording(file: string): Promise<{ header: RecordingHeade
       lastHash = b.block.hash;
     }
   } catch (e) {
-    throw new RecordError(`cannot continue ${file}: ${(e as Error).message}`);
+    if (!(e instanceof RecordingError) || e.line < 2) throw new RecordError(`cannot continue ${file}: ${(e as Error).message}`);
+    const whole = `its lines 1–${e.line - 1} (blocks ${reader.header.from}–${last}) are whole`;
+    if (reader.gzip) {
+      if (!e.problem.startsWith('cannot read: the file is cut off')) throw new RecordError(`cannot continue ${file}: ${e.message}`);
+      throw new RecordError(`cannot continue ${file}: ${e.message}; ${whole}: \`zcat ${file} | head -n ${e.line - 1} | gzip > whole.jsonl.gz\` keeps them, and recording into that file continues it`);
+    }
+    const keep = await tornTail(file, e.line);
+    if (keep === undefined) throw new RecordError(`cannot continue ${file}: ${e.message}`);
+    // the torn line was never a block of the recording: the run that wrote it stopped in its middle
+    await truncate(file, keep);
+    notice(`${file}: dropped its last line ${e.line}, cut off by a run that stopped while writing it (${e.problem}); ${whole}`);
+    return existingRecording(file, notice);
   }
-  return { header: reader.header, last, lastHash };
+  return { header: reader.header, last, lastHash, gzip: reader.gzip, lineEndMissing: reader.lastLineUnterminated };
 }
 
 const header0Requests = (group: number): Request[] => [
@@ -380,7 +428,7 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const notice = options.onNotice ?? (() => undefined);
   const started = now();
-  const existing = await existingRecording(options.out);
+  const existing = await existingRecording(options.out, notice);
   if (existing && options.group !== undefined && options.group !== existing.header.group) {
     throw new RecordUsageError(`${options.out} records group ${existing.header.group}, not group ${options.group}; pick another --out to record group ${options.group}`);
   }
@@ -420,7 +468,7 @@ export async function record(options: RecordOptions): Promise<RecordSummary> {
 
 async function recordChain(
   options: RecordOptions,
-  existing: Awaited<ReturnType<typeof existingRecording>>,
+  existing: ExistingRecording | undefined,
   link: Link,
   { group, from, now, notice, started }: { group: number; from: number; now: () => number; notice: (text: string) => void; started: number },
 ): Promise<RecordSummary> {
@@ -537,7 +585,8 @@ async function recordChain(
 
   const writeOut = async (blocks: readonly RecordedBlock[]): Promise<void> => {
     if (!writer) {
-      writer = RecordingWriter.create(options.out, { append: existing !== undefined });
+      // appended as the file is written (compressed or not, whatever its name), its last line ended first where it was not
+      writer = existing ? RecordingWriter.create(options.out, { append: true, gzip: existing.gzip, lineEndFirst: existing.lineEndMissing }) : RecordingWriter.create(options.out);
       if (!header) throw new Error('no header');
       if (!existing) await writer.writeHeader(header);
     }

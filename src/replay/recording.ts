@@ -177,14 +177,23 @@ export class RecordingReader {
     private readonly lines: AsyncIterator<Uint8Array>,
     private readonly closeStreams: () => void,
     private lineNumber: number,
+    /** Whether the file is gzip-compressed. */
+    readonly gzip: boolean,
+    private readonly ending: { unterminated: boolean },
   ) {}
+
+  /** Read to its end, the file's last line had no line end (a writer stopped before it, or another tool wrote it). */
+  get lastLineUnterminated(): boolean {
+    return this.ending.unterminated;
+  }
 
   static async open(file: string): Promise<RecordingReader> {
     // check the file first: a read stream on a missing file would emit an unhandled error
     const gzip = await isGzip(file);
     const raw = createReadStream(file, { highWaterMark: 1 << 20 });
     const input: Readable = gzip ? raw.pipe(createGunzip({ chunkSize: 1 << 20 })) : raw;
-    const lines = splitLines(input);
+    const ending = { unterminated: false };
+    const lines = splitLines(input, () => (ending.unterminated = true));
     const close = () => {
       void lines.return(undefined);
       input.destroy();
@@ -198,7 +207,7 @@ export class RecordingReader {
         throw new RecordingError(file, 1, `not a Twinchain recording: neither gzip-compressed (which starts with the bytes 1f 8b) nor JSON Lines text (byte ${binary} is 0x${first.value[binary]!.toString(16).padStart(2, '0')})`);
       }
       const header = parseHeader(parseJson(utf8(first.value), file, 1), file);
-      return new RecordingReader(file, header, lines, close, 1);
+      return new RecordingReader(file, header, lines, close, 1, gzip, ending);
     } catch (e) {
       close();
       throw e instanceof RecordingError ? e : new RecordingError(file, 1, cannotRead(e));
@@ -302,7 +311,7 @@ function isBlank(bytes: Uint8Array): boolean {
  * character); each line without its line end, in a SharedArrayBuffer of its own, so that other
  * threads read it without a copy.
  */
-async function* splitLines(input: AsyncIterable<Buffer>): AsyncGenerator<Uint8Array> {
+async function* splitLines(input: AsyncIterable<Buffer>, onUnterminated: () => void = () => undefined): AsyncGenerator<Uint8Array> {
   let partial: Buffer[] = [];
   const line = (parts: Buffer[]) => {
     let size = 0;
@@ -327,7 +336,10 @@ async function* splitLines(input: AsyncIterable<Buffer>): AsyncGenerator<Uint8Ar
     }
     if (start < chunk.length) partial.push(chunk.subarray(start));
   }
-  if (partial.length > 0) yield line(partial);
+  if (partial.length > 0) {
+    onUnterminated();
+    yield line(partial);
+  }
 }
 
 /** A read or inflate failure in words: zlib's own message, and what it means for the file. */
@@ -363,11 +375,16 @@ export class RecordingWriter {
     private readonly sink: Writable,
   ) {}
 
-  static create(file: string, options: { append?: boolean } = {}): RecordingWriter {
+  /**
+   * `gzip`: compress (default: when the name ends in .gz; appending, pass what the file holds).
+   * `lineEndFirst`: appending to a file whose last line has no line end, end it first.
+   */
+  static create(file: string, options: { append?: boolean; gzip?: boolean; lineEndFirst?: boolean } = {}): RecordingWriter {
     const sink = createWriteStream(file, { flags: options.append ? 'a' : 'w' });
     // gzip members may follow each other: an appended .gz stays one readable stream
-    const output = file.endsWith('.gz') ? createGzip() : sink;
+    const output = (options.gzip ?? file.endsWith('.gz')) ? createGzip() : sink;
     if (output !== sink) output.pipe(sink);
+    if (options.lineEndFirst) output.write('\n');
     return new RecordingWriter(output, sink);
   }
 
