@@ -1,25 +1,12 @@
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { fileSystemWords } from '../runtime/index.js';
 import { CliError } from './cli-error.js';
 
 /** The exit status of an output the command cannot write (as for bad usage: the path given cannot be used). */
 export const OUTPUT_EXIT = 2;
 
-const REASONS: Readonly<Record<string, string>> = {
-  EACCES: 'permission denied',
-  EPERM: 'not permitted',
-  EISDIR: 'it is a folder',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  EEXIST: 'a file of that name is in the way',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'over the disk quota',
-  ENAMETOOLONG: 'the name is too long',
-  EMFILE: 'too many open files',
-  ELOOP: 'too many symbolic links',
-  EIO: 'input/output error',
-};
 
 /** A Node.js file-system error (it names a system call and a path). */
 function errnoError(e: unknown): NodeJS.ErrnoException | undefined {
@@ -33,7 +20,7 @@ function errnoError(e: unknown): NodeJS.ErrnoException | undefined {
 /** What went wrong, in words: "permission denied", "it is a folder", ... (the code itself when unlisted). */
 export function fileSystemReason(e: NodeJS.ErrnoException, file: string): string {
   if (e.code === 'ENOENT') return `the folder ${path.dirname(file)} does not exist`;
-  return (e.code && REASONS[e.code]) ?? e.code ?? e.message;
+  return fileSystemWords(e);
 }
 
 /**

@@ -49,7 +49,7 @@ describe('twinchain run', () => {
     expect(missing.stderr).toMatch(/nope\.yaml:1:1: cannot read the file: no such file\n$/);
     const folder = captureIo();
     expect(await main(['run', scenarios.dir], folder)).toBe(2);
-    expect(folder.stderr).toBe(`twinchain run: bad scenario file: ${scenarios.dir}:1:1: cannot read the file: it is a folder, not a file\n`);
+    expect(folder.stderr).toBe(`twinchain run: bad scenario file: ${scenarios.dir}:1:1: cannot read the file: it is a folder\n`);
   });
 });
 

@@ -337,30 +337,18 @@ class Link {
   }
 }
 
-/**
- * Where a plain recording's last line is torn (no line end, and the line the reader failed at):
- * the length of the whole lines before it. A run killed while writing leaves such a tail.
- */
-async function tornTail(file: string, failedAt: number): Promise<number | undefined> {
+/** Where a file's last line starts: just after its last line end (0 where it has none). */
+async function lastLineStart(file: string): Promise<number> {
   const handle = await open(file, 'r');
   try {
-    const { size } = await handle.stat();
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    if (last[0] === 0x0a) return undefined;
-    let lineEnds = 0;
-    let keep = 0;
-    const chunk = Buffer.alloc(1 << 20);
-    for (let at = 0; at < size; ) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
-      if (bytesRead === 0) break;
-      for (let i = chunk.indexOf(0x0a); i >= 0 && i < bytesRead; i = chunk.indexOf(0x0a, i + 1)) {
-        lineEnds++;
-        keep = at + i + 1;
-      }
-      at += bytesRead;
+    const chunk = Buffer.alloc(1 << 16);
+    for (let end = (await handle.stat()).size; end > 0; end -= chunk.length) {
+      const from = Math.max(0, end - chunk.length);
+      const { bytesRead } = await handle.read(chunk, 0, end - from, from);
+      const at = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (at >= 0) return from + at + 1;
     }
-    return lineEnds + 1 === failedAt ? keep : undefined;
+    return 0;
   } finally {
     await handle.close();
   }
@@ -398,16 +386,15 @@ async function existingRecording(file: string, notice: (text: string) => void): 
   } catch (e) {
     if (!(e instanceof RecordingError) || e.line < 2) throw new RecordError(`cannot continue ${file}: ${(e as Error).message}`);
     const whole = `its lines 1–${e.line - 1} (blocks ${reader.header.from}–${last}) are whole`;
-    if (reader.gzip) {
-      if (!e.problem.startsWith('cannot read: the file is cut off')) throw new RecordError(`cannot continue ${file}: ${e.message}`);
+    if (reader.gzip && e.cutOff) {
       throw new RecordError(`cannot continue ${file}: ${e.message}; ${whole}: \`zcat ${file} | head -n ${e.line - 1} | gzip > whole.jsonl.gz\` keeps them, and recording into that file continues it`);
     }
-    const keep = await tornTail(file, e.line);
-    if (keep === undefined) throw new RecordError(`cannot continue ${file}: ${e.message}`);
-    // the torn line was never a block of the recording: the run that wrote it stopped in its middle
-    await truncate(file, keep);
+    // the reader reads a line at a time, so it failed at the file's last line exactly when that line had no line end
+    if (reader.gzip || !reader.lastLineUnterminated) throw new RecordError(`cannot continue ${file}: ${e.message}`);
+    // that line was never a block of the recording: the run that wrote it stopped in its middle
+    await truncate(file, await lastLineStart(file));
     notice(`${file}: dropped its last line ${e.line}, cut off by a run that stopped while writing it (${e.problem}); ${whole}`);
-    return existingRecording(file, notice);
+    return { header: reader.header, last, lastHash, gzip: false, lineEndMissing: false };
   }
   return { header: reader.header, last, lastHash, gzip: reader.gzip, lineEndMissing: reader.lastLineUnterminated };
 }

@@ -62,6 +62,8 @@ export class RecordingError extends Error {
     readonly file: string,
     readonly line: number,
     readonly problem: string,
+    /** The gzip data stops short: the file was cut off (a writer stopped, a copy broke off). */
+    readonly cutOff = false,
   ) {
     super(`${file}:${line}: ${problem}`);
   }
@@ -210,7 +212,7 @@ export class RecordingReader {
       return new RecordingReader(file, header, lines, close, 1, gzip, ending);
     } catch (e) {
       close();
-      throw e instanceof RecordingError ? e : new RecordingError(file, 1, cannotRead(e));
+      throw e instanceof RecordingError ? e : readFailure(file, 1, e);
     }
   }
 
@@ -243,7 +245,7 @@ export class RecordingReader {
         try {
           next = await this.lines.next();
         } catch (e) {
-          throw new RecordingError(this.file, this.lineNumber + 1, cannotRead(e));
+          throw readFailure(this.file, this.lineNumber + 1, e);
         }
         if (next.done) return;
         this.lineNumber++;
@@ -342,12 +344,12 @@ async function* splitLines(input: AsyncIterable<Buffer>, onUnterminated: () => v
   }
 }
 
-/** A read or inflate failure in words: zlib's own message, and what it means for the file. */
-function cannotRead(e: unknown): string {
+/** A read or inflate failure at a line, in words: zlib's own message, and what it means for the file. */
+function readFailure(file: string, line: number, e: unknown): RecordingError {
   const { code, message } = e as NodeJS.ErrnoException;
-  if (code === 'Z_BUF_ERROR') return `cannot read: the file is cut off, its gzip data stops short: ${message}`;
-  if (code === 'Z_DATA_ERROR') return `cannot read: the gzip data is damaged: ${message}`;
-  return `cannot read: ${message}`;
+  if (code === 'Z_BUF_ERROR') return new RecordingError(file, line, `cannot read: the file is cut off, its gzip data stops short: ${message}`, true);
+  if (code === 'Z_DATA_ERROR') return new RecordingError(file, line, `cannot read: the gzip data is damaged: ${message}`);
+  return new RecordingError(file, line, `cannot read: ${message}`);
 }
 
 /** Where a line's first 64 bytes hold one that text does not (a control character other than tab and line breaks); -1 if nowhere. */

@@ -131,7 +131,7 @@ expect: { liveness: { within: 10s }, allReceipted: true }`;
     });
 
     it('names the scenario key when the file is missing', async () => {
-      await fails(scenarioText('{ kind: replay, file: nowhere.jsonl.gz }'), /scenario\.yaml:11:27: workloads\[0\]\.file: the recording "nowhere\.jsonl\.gz" does not exist \(looked for .*nowhere\.jsonl\.gz, relative to the scenario file\): ENOENT/);
+      await fails(scenarioText('{ kind: replay, file: nowhere.jsonl.gz }'), /scenario\.yaml:11:27: workloads\[0\]\.file: the recording "nowhere\.jsonl\.gz" cannot be read \(looked for .*nowhere\.jsonl\.gz, relative to the scenario file\): no such file/);
     });
 
     it("passes on the recording's file:line", async () => {

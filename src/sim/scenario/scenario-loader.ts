@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { GENESIS_DEFAULTS, ProtocolVersion } from '../../chain/index.js';
+import { fileSystemWords } from '../../runtime/index.js';
 import { readRecordedTraffic, RecordingError, type RecordedTraffic } from '../../replay/index.js';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
@@ -31,22 +32,13 @@ export function durationMs(value: number | string): number {
   return Math.round(Number(m[1]) * factor);
 }
 
-/** Why a file could not be read, in words, for the failures a user can cause (the code itself otherwise). */
-const READ_FAILURES: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  EISDIR: 'it is a folder, not a file',
-  EACCES: 'permission denied',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-};
-
 /** Reads, parses and checks a scenario file, and reads the files it names (replay recordings). */
 export async function loadScenarioFile(file: string): Promise<Scenario> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ScenarioError(file, 1, 1, '', `cannot read the file: ${(code && READ_FAILURES[code]) ?? code ?? (e as Error).message}`);
+    throw new ScenarioError(file, 1, 1, '', `cannot read the file: ${fileSystemWords(e as NodeJS.ErrnoException)}`);
   }
   return loadScenario(text, file);
 }
@@ -74,7 +66,7 @@ async function readRecording(scenario: Scenario, w: ReplayWorkload, i: number, r
     if (!info.isFile()) fail(at, `${resolved} is not a file`);
   } catch (e) {
     if (e instanceof ScenarioError) throw e;
-    fail(at, `the recording ${JSON.stringify(w.file)} does not exist (looked for ${resolved}, relative to the scenario file): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    fail(at, `the recording ${JSON.stringify(w.file)} cannot be read (looked for ${resolved}, relative to the scenario file): ${fileSystemWords(e as NodeJS.ErrnoException)}`);
   }
   let traffic: RecordedTraffic;
   try {
