@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileSystemWords } from '../runtime/index.js';
+import { fileSystemWords } from '../runtime/files/index.js';
 import { CliError } from './cli-error.js';
 
 /** The exit status of an output the command cannot write (as for bad usage: the path given cannot be used). */

@@ -59,7 +59,7 @@ export type { WallClock } from './sim/wall-clock.js';
 export { RealClock } from './real/real-clock.js';
 export { RealRandomness, CryptoRng } from './real/real-randomness.js';
 export { realWallClock } from './real/real-wall-clock.js';
-export { fileSystemWords } from './real/file-system-words.js';
+export { fileSystemWords } from './files/index.js';
 export {
   TlsTransport,
   TLS_TRANSPORT_DEFAULTS,

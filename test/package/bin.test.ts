@@ -3,12 +3,12 @@
 // dist/ and src/ mains say which one ran. And `--help` stays cheap: the CLI's entry module
 // imports (statically) nothing but its own small modules; every command is imported on use.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packagesOf, staticReach } from '../../src/import-graph.test-helper.js';
 
 const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -100,27 +100,17 @@ describe('bin/twinchain.js: compiled dist/ or the sources', () => {
 });
 
 describe('twinchain --help loads no command', () => {
-  /** The relative modules a file imports statically (type-only imports and import() left out). */
-  function staticImports(file: string): string[] {
-    const text = readFileSync(file, 'utf8');
-    const found: string[] = [];
-    for (const m of text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;'"]*?\sfrom\s+)?'([^']+)';/gm)) found.push(m[1]!);
-    return found;
-  }
-
   it("src/cli/main.ts reaches only the CLI's own small modules and Node built-ins", () => {
-    const seen = new Set<string>();
-    const external = new Set<string>();
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      for (const spec of staticImports(file)) {
-        if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
-        else external.add(spec);
-      }
-    };
-    visit(path.join(ROOT, 'src', 'cli', 'main.ts'));
-    expect([...seen].map((f) => path.relative(ROOT, f)).sort()).toEqual(['src/cli/cli-error.ts', 'src/cli/commands.ts', 'src/cli/io.ts', 'src/cli/main.ts', 'src/cli/output-path.ts']);
-    expect([...external].filter((s) => !s.startsWith('node:'))).toEqual([]);
+    const { files, external } = staticReach(path.join(ROOT, 'src', 'cli', 'main.ts'));
+    expect(files.map((f) => path.relative(ROOT, f))).toEqual([
+      'src/cli/cli-error.ts',
+      'src/cli/commands.ts',
+      'src/cli/io.ts',
+      'src/cli/main.ts',
+      'src/cli/output-path.ts',
+      'src/runtime/files/file-system-words.ts',
+      'src/runtime/files/index.ts',
+    ]);
+    expect(packagesOf(external)).toEqual([]);
   });
 });
