@@ -49,11 +49,49 @@ Example:
     load: () => import('./tx-decode-command.js'),
   },
   {
+    name: 'swarm merge',
+    synopsis: 'swarm merge <folders | files | -> [--out dir] [--scenario file] [--until-fail]',
+    summary: 'join swarm --shard I/N results into the swarm.json one unsharded run writes',
+    help: `Usage: twinchain swarm merge <folder | file | -> ... [--out dir] [--scenario file] [--until-fail]
+
+Joins the results of the shards of one swarm scan (twinchain swarm … --shard I/N, on any number
+of machines) into what one unsharded run of the same seeds writes: swarm.json (the same runs,
+verdicts, digests and replay commands; only shards, jobs, seedsPerMinute and the wall times
+differ), a seed-S/ folder with the report of each failing seed (copied from the shard's
+folder), and the same rows and verdict lines on stdout.
+
+Inputs: a shard's --out folder (its swarm-shard-I-of-N.json; also in direct subfolders, one
+per downloaded CI artifact), a file (a swarm-shard-I-of-N.json, or any log holding the lines
+swarm --json-stdout printed, such as kubectl logs), or - for standard input.
+
+Refused, with one line saying why and exit status 2: results of another scenario (its bytes'
+SHA-256 differ) or another twinchain (version and commit), shards of another split (I/N with
+another N) or scan (--from, --seeds, --until-fail), a shard given twice (overlap) or missing,
+a result line cut off or changed (each line ends with its own SHA-256), a result whose seeds
+are not its shard's.
+
+  --out D         where swarm.json and the seed-S/ report folders go (default
+                  reports/<scenario name>-swarm); the replay commands name it, as swarm's do
+  --scenario F    the scenario file here: its SHA-256 must be the shards', and the replay
+                  commands name it (default: the path the shards were given)
+  --until-fail    keep only the seeds up to the lowest failing one, as swarm --until-fail
+                  (implied when the shards ran --until-fail)
+
+Exit status: 0 every seed passed, 1 a seed failed (the lowest is listed first, with the command
+that replays it), 2 the inputs cannot be merged or bad usage.
+
+Examples:
+  twinchain swarm merge reports/pbft-swarm-swarm
+  kubectl logs -l job-name=twinchain-swarm --tail=-1 | twinchain swarm merge - --scenario scenarios/pbft-swarm.yaml`,
+    load: () => import('./swarm-merge-command.js'),
+  },
+  {
     name: 'swarm',
-    synopsis: 'swarm <scenario.yaml> --seeds N [--from S] [--seed S] [--jobs N] [--until-fail] [--budget 5m]',
+    synopsis: 'swarm <scenario.yaml> --seeds N [--from S] [--jobs N] [--until-fail] [--budget 5m] [--shard I/N]',
     summary: 'run many seeds with faults drawn within the file\'s bounds; list failing seeds',
     help: `Usage: twinchain swarm <scenario.yaml> --seeds N [--from S] [--jobs N] [--until-fail] [--budget T] [--out dir]
        twinchain swarm <scenario.yaml> --until-fail --budget T [--from S] [--jobs N]
+       twinchain swarm <scenario.yaml> … --shard I/N [--json-stdout] [--exit-zero]   (one shard of a scan)
        twinchain swarm <scenario.yaml> --seed S          (replay one seed, with its report)
 
 Runs the scenario once per seed (S, S+1, … S+N−1; default from 1), each time adding faults
@@ -80,16 +118,30 @@ the scan's swarm.json as it was.
                   seeds are unbounded and a --budget is required
   --budget T      start no new seed after T of wall time (e.g. 300s, 5m); without
                   --seeds, seeds are unbounded
+  --shard I/N     run only shard I of N (0 ≤ I < N) of the scan: seed s belongs to shard
+                  (s − from) mod N, so shard I runs from+I, from+I+N, … (--seeds counts
+                  the whole scan; --until-fail, --budget and --jobs apply per shard).
+                  Writes swarm-shard-I-of-N.json (self-describing: scenario SHA-256,
+                  twinchain version and commit, shard, seeds, verdicts, digests, timings)
+                  to --out instead of swarm.json; twinchain swarm merge joins the shards.
+                  --shard env takes I from $JOB_COMPLETION_INDEX (set by Kubernetes in an
+                  Indexed Job) and N from $TWINCHAIN_SHARD_COUNT
+  --json-stdout   print the result (a shard's, or the whole scan's as shard 0/1) as one
+                  line of JSON on stdout, for a CI or kubectl log; the rows go to stderr
+  --exit-zero     exit 0 although seeds failed (the result says which), so that a
+                  Kubernetes Job completes; usage and file errors still exit 2
 The summary prints seeds per minute (wall) and the jobs used; swarm.json holds per run
 the seed, verdict, digest, wall ms, failed expectations and safety violations, and
-jobs, seedsPerMinute and firstFailure { seed, afterMs }.
+jobs, seedsPerMinute and firstFailure { seed, afterMs }, the scenario's SHA-256 and the
+twinchain version and commit.
 
 Exit status: 0 all seeds passed, 1 a seed failed, 2 bad file or usage, or an output that
 cannot be written.
 
 Examples:
   twinchain swarm scenarios/pbft-swarm.yaml --seeds 20
-  twinchain swarm scenarios/raft-swarm.yaml --until-fail --budget 5m --jobs 2`,
+  twinchain swarm scenarios/raft-swarm.yaml --until-fail --budget 5m --jobs 2
+  twinchain swarm scenarios/pbft-swarm.yaml --seeds 1000 --shard 0/4 --json-stdout`,
     load: () => import('./swarm-command.js'),
   },
   {

@@ -10,6 +10,8 @@ export interface CliIo {
    * runs inside another program, a test for one.
    */
   readonly ownsProcess?: boolean;
+  /** All of standard input, as text (absent: the process's own; tests pass their own). */
+  readonly readStdin?: () => Promise<string>;
 }
 
 export const processIo: CliIo = {

@@ -7,6 +7,7 @@ import { scenarioFolder, smallScenario } from './scenario-files.test-helper.js';
 import { main } from './main.js';
 import { runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
 import type { SeedOutcome } from './swarm-seed.js';
+import { seedRow } from './swarm-text.js';
 
 const scenarios = scenarioFolder('twinchain-swarm-');
 const scenarioFile = scenarios.file;
@@ -96,7 +97,7 @@ describe('twinchain swarm --jobs', () => {
       const died = await pending;
       expect(died).toMatchObject({ seed: 1, verdict: 'error', digest: null });
       expect(died!.error).toMatch(/^the swarm worker exited \(code \d+\)$/);
-      expect(died!.line).toContain('ERROR');
+      expect(seedRow(died!)).toContain('ERROR');
       const next = await runner.run(2);
       expect(next).toMatchObject({ seed: 2, verdict: 'pass' });
     } finally {
@@ -106,7 +107,7 @@ describe('twinchain swarm --jobs', () => {
 });
 
 describe('runSeeds', () => {
-  const outcome = (seed: number, verdict: 'pass' | 'fail'): SeedOutcome => ({ seed, verdict, drawn: [], digest: `d${seed}`, replay: '', failed: [], violations: [], report: null, wallMs: 1, line: `seed ${seed} ${verdict}` });
+  const outcome = (seed: number, verdict: 'pass' | 'fail'): SeedOutcome => ({ seed, verdict, drawn: [], digest: `d${seed}`, replay: '', failed: [], violations: [], report: null, wallMs: 1, virtualMs: 1000, blocks: 1 });
   /** A runner whose seeds take `delay(seed)` ms and fail when `fails(seed)`. */
   const fake = (delay: (s: number) => number, fails: (s: number) => boolean, log: number[]): SeedRunner => {
     let cancel: (() => void) | undefined;

@@ -1,7 +1,25 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { durationMs } from '../sim/index.js';
+import {
+  durationMs,
+  MAX_SHARDS,
+  shardFileName,
+  shardName,
+  shardResultLine,
+  shardSeed,
+  shardSeedCount,
+  seedsPerMinute,
+  shellWord,
+  swarmJsonText,
+  WHOLE,
+  type ShardResult,
+  type ShardSpec,
+  type ShardStop,
+  type SwarmScenarioId,
+} from '../sim/index.js';
+import { twinchainBuild } from './build-identity.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 import { makeOutputFolder } from './output-path.js';
@@ -9,6 +27,7 @@ import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit } from './run-command.js';
 import { localRunner, runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
 import type { SwarmTask } from './swarm-seed.js';
+import { plural, seedRow, verdictLines } from './swarm-text.js';
 
 /** A wall-clock budget such as 300s or 5m, in ms. */
 export function budgetOption(value: string | undefined, option = 'budget'): number | undefined {
@@ -23,94 +42,185 @@ export function budgetOption(value: string | undefined, option = 'budget'): numb
   return ms;
 }
 
-/**
- * twinchain swarm <file> --seeds N: N runs, each with faults drawn (from its seed) within the
- * bounds of the file's `swarm` section; lists the failing seeds and how to replay each.
- */
-export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseOptions(args, {
-    seeds: { type: 'string' },
-    from: { type: 'string' },
-    seed: { type: 'string' },
-    out: { type: 'string' },
-    jobs: { type: 'string' },
-    'until-fail': { type: 'boolean' },
-    budget: { type: 'string' },
-  });
+/** `--shard env` reads the shard's index from this variable (Kubernetes sets it in each pod of an Indexed Job)… */
+export const SHARD_INDEX_VARIABLE = 'JOB_COMPLETION_INDEX';
+/** …and the number of shards from this one (the Job's completions; the manifest sets it). */
+export const SHARD_COUNT_VARIABLE = 'TWINCHAIN_SHARD_COUNT';
+
+const wholeNumber = (text: string, min: number, max: number): number | undefined => {
+  const n = Number(text);
+  return /^[0-9]+$/.test(text) && Number.isSafeInteger(n) && n >= min && n <= max ? n : undefined;
+};
+
+/** `--shard I/N` (0 ≤ I < N) or `--shard env` (I from $JOB_COMPLETION_INDEX, N from $TWINCHAIN_SHARD_COUNT). */
+export function shardOption(value: string | undefined, env: NodeJS.ProcessEnv): ShardSpec | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'env') {
+    const countText = env[SHARD_COUNT_VARIABLE]?.trim();
+    const indexText = env[SHARD_INDEX_VARIABLE]?.trim();
+    if (!countText) throw new CliError(`--shard env: ${SHARD_COUNT_VARIABLE} is not set (set it to the number of shards: the Job's completions)`);
+    const count = wholeNumber(countText, 1, MAX_SHARDS);
+    if (count === undefined) throw new CliError(`--shard env: ${SHARD_COUNT_VARIABLE} must be an integer from 1 to ${MAX_SHARDS} (got "${countText}")`);
+    if (!indexText) throw new CliError(`--shard env: ${SHARD_INDEX_VARIABLE} is not set (Kubernetes sets it in each pod of an Indexed Job; elsewhere give --shard I/N)`);
+    const index = wholeNumber(indexText, 0, count - 1);
+    if (index === undefined) throw new CliError(`--shard env: ${SHARD_INDEX_VARIABLE} must be an integer from 0 to ${count - 1} (${SHARD_COUNT_VARIABLE} is ${count}; got "${indexText}")`);
+    return { index, count };
+  }
+  const m = /^([0-9]+)\/([0-9]+)$/.exec(value);
+  if (!m) throw new CliError(`--shard must be I/N (shard I of N, counted from 0, e.g. 0/4) or env (got "${value}")`);
+  const count = wholeNumber(m[2]!, 1, MAX_SHARDS);
+  if (count === undefined) throw new CliError(`--shard ${value}: N must be from 1 to ${MAX_SHARDS}`);
+  const index = wholeNumber(m[1]!, 0, count - 1);
+  if (index === undefined) throw new CliError(`--shard ${value}: I must be from 0 to ${count - 1} (shards are counted from 0)`);
+  return { index, count };
+}
+
+export const SWARM_OPTIONS = {
+  seeds: { type: 'string' },
+  from: { type: 'string' },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+  jobs: { type: 'string' },
+  'until-fail': { type: 'boolean' },
+  budget: { type: 'string' },
+  shard: { type: 'string' },
+  'json-stdout': { type: 'boolean' },
+  'exit-zero': { type: 'boolean' },
+} as const;
+
+/** A swarm command line, checked: everything but the scenario file's content. */
+export interface SwarmArgs {
+  readonly file: string;
+  /** --seed S: replay one seed. */
+  readonly single: number | undefined;
+  readonly from: number;
+  /** Seeds of the whole scan (over all shards); undefined when it is unbounded. */
+  readonly seeds: number | undefined;
+  readonly jobs: number;
+  readonly untilFail: boolean;
+  readonly budgetMs: number | undefined;
+  readonly budget: string | undefined;
+  readonly shard: ShardSpec | undefined;
+  readonly jsonStdout: boolean;
+  readonly exitZero: boolean;
+  readonly out: string | undefined;
+}
+
+/** Parses and checks `twinchain swarm` arguments (the environment gives `--shard env` its numbers). */
+export function parseSwarmArgs(args: string[], env: NodeJS.ProcessEnv = process.env): SwarmArgs {
+  const { values, positionals } = parseOptions(args, SWARM_OPTIONS);
   if (positionals.length !== 1) throw new CliError(`expected exactly one scenario file, got ${positionals.length}`);
   if (values.seed !== undefined && (values.seeds !== undefined || values.from !== undefined)) throw new CliError('give --seed (replay one seed) or --seeds/--from, not both');
-  const file = positionals[0]!;
-  const scenario = await loadScenarioOrExit(file);
-  if (!scenario.swarm) io.err(`note: ${file} has no swarm section; every seed runs the file's own faults with its own random choices`);
   const single = values.seed === undefined ? undefined : integerOption(values.seed, 'seed', 0, 0);
-  const first = single ?? integerOption(values.from, 'from', 1, 0);
-  const jobs = integerOption(values.jobs, 'jobs', availableParallelism(), 1, 256);
   const budgetMs = budgetOption(values.budget);
   const untilFail = values['until-fail'] === true;
+  const jsonStdout = values['json-stdout'] === true;
+  const shard = shardOption(values.shard, env);
   if (single !== undefined && (untilFail || budgetMs !== undefined)) throw new CliError('--until-fail and --budget scan seeds; --seed replays one');
+  if (single !== undefined && (shard !== undefined || jsonStdout)) throw new CliError('--shard and --json-stdout split and report a scan; --seed replays one seed');
   if (untilFail && values.seeds === undefined && budgetMs === undefined) throw new CliError('--until-fail without --seeds needs a --budget (e.g. --budget 5m)');
-  // with a budget (or until a failure) and no --seeds, seeds are unbounded
-  const count = single !== undefined ? 1 : values.seeds === undefined && budgetMs !== undefined ? undefined : integerOption(values.seeds, 'seeds', 10, 1);
-  const out = values.out ?? path.join('reports', `${scenario.name}-swarm`);
-  await makeOutputFolder(out);
+  return {
+    file: positionals[0]!,
+    single,
+    from: single ?? integerOption(values.from, 'from', 1, 0),
+    // with a budget (or until a failure) and no --seeds, seeds are unbounded
+    seeds: single !== undefined ? 1 : values.seeds === undefined && budgetMs !== undefined ? undefined : integerOption(values.seeds, 'seeds', 10, 1),
+    jobs: integerOption(values.jobs, 'jobs', availableParallelism(), 1, 256),
+    untilFail,
+    budgetMs,
+    budget: values.budget,
+    shard,
+    jsonStdout,
+    exitZero: values['exit-zero'] === true,
+    out: values.out,
+  };
+}
 
-  const task: SwarmTask = { scenario, file, out, single: single !== undefined, ...(values.out === undefined ? {} : { outOption: values.out }) };
-  const used = single !== undefined ? 1 : Math.min(jobs, count ?? jobs);
+/** The SHA-256 of a file's bytes (the scenario a shard ran, as a merge checks it). */
+export async function fileSha256(file: string): Promise<string> {
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+}
+
+/** "its 3 seeds 2, 5, 8" / "seeds 2, 5, 8, …": which seeds a shard runs. */
+function shardSeedsText(from: number, shard: ShardSpec, count: number | undefined): string {
+  const shown = Math.min(count ?? 3, 3);
+  const seeds = Array.from({ length: shown }, (_, k) => shardSeed(from, shard, k));
+  if (count === 0) return 'no seeds (more shards than seeds)';
+  if (count === undefined) return `seeds ${seeds.join(', ')}, … (every ${shard.count})`;
+  const last = shardSeed(from, shard, count - 1);
+  return `its ${plural(count, 'seed')} ${seeds.join(', ')}${count > 4 ? `, …, ${last}` : count === 4 ? `, ${last}` : ''}`;
+}
+
+/**
+ * twinchain swarm <file> --seeds N: N runs, each with faults drawn (from its seed) within the
+ * bounds of the file's `swarm` section; lists the failing seeds and how to replay each. With
+ * --shard I/N, only the seeds of shard I, for `twinchain swarm merge` to join with the others.
+ */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const a = parseSwarmArgs(args);
+  const { file, single, untilFail, budgetMs } = a;
+  // with --json-stdout, stdout carries the result line alone; the rows go to stderr
+  const say = a.jsonStdout ? (t: string) => io.err(t) : (t: string) => io.out(t);
+  const scenario = await loadScenarioOrExit(file);
+  if (!scenario.swarm) io.err(`note: ${file} has no swarm section; every seed runs the file's own faults with its own random choices`);
+  const [sha256, twinchain] = await Promise.all([fileSha256(file), twinchainBuild()]);
+  const id: SwarmScenarioId = { name: scenario.name, file, sha256 };
+  const out = a.out ?? path.join('reports', `${scenario.name}-swarm`);
+  await makeOutputFolder(out);
+  const shard = a.shard ?? WHOLE;
+  const shardFile = a.shard ? path.join(out, shardFileName(shard)) : undefined;
+  // an old result of this shard must not outlive a run that stops before writing its own
+  if (shardFile) await rm(shardFile, { force: true });
+
+  const task: SwarmTask = { scenario, file, out, single: single !== undefined, ...(a.out === undefined ? {} : { outOption: a.out }) };
+  const count = single !== undefined ? 1 : shardSeedCount(a.seeds, shard);
+  const first = single ?? shardSeed(a.from, shard, 0);
+  const used = single !== undefined ? 1 : Math.max(1, Math.min(a.jobs, count ?? a.jobs));
   const runners: SeedRunner[] = used === 1 ? [localRunner(task)] : Array.from({ length: used }, () => new WorkerRunner(task));
-  const limits = [count === undefined ? undefined : `${count} swarm run${count === 1 ? '' : 's'}`, untilFail ? 'until a seed fails' : undefined, budgetMs === undefined ? undefined : `for at most ${values.budget}`];
-  io.out(`${scenario.name}: ${limits.filter((l) => l !== undefined).join(', ')} from seed ${first}, ${used} job${used === 1 ? '' : 's'}`);
+  const limits = [a.seeds === undefined ? undefined : `${a.seeds} swarm run${a.seeds === 1 ? '' : 's'}`, untilFail ? 'until a seed fails' : undefined, budgetMs === undefined ? undefined : `for at most ${a.budget}`]
+    .filter((l) => l !== undefined)
+    .join(', ');
+  const jobsText = `${used} job${used === 1 ? '' : 's'}`;
+  say(a.shard ? `${scenario.name}: shard ${shardName(shard)} of ${limits} from seed ${a.from}: ${shardSeedsText(a.from, shard, count)}, ${jobsText}` : `${scenario.name}: ${limits} from seed ${first}, ${jobsText}`);
   let scan;
   try {
-    scan = await runSeeds(runners, { first, count, untilFail, budgetMs, onOutcome: (o) => io.out(o.line) });
+    scan = await runSeeds(runners, { first, step: shard.count, count, untilFail, budgetMs, onOutcome: (o) => say(seedRow(o)) });
   } finally {
     await Promise.all(runners.map((r) => r.close()));
   }
   const rows = scan.outcomes;
-  const seedsPerMinute = Math.round((rows.length / Math.max(1, scan.wallMs)) * 60_000 * 10) / 10;
-  const failing = rows.filter((r) => r.verdict !== 'pass');
+  const summary = { scenario: id, twinchain, shards: 1, jobs: used, wallMs: scan.wallMs, firstFailure: scan.firstFailure, runs: rows };
   // a replay of one seed writes its swarm.json in the seed's folder: the scan's stays as it was
   const swarmJson = single === undefined ? path.join(out, 'swarm.json') : path.join(out, `seed-${first}`, 'swarm.json');
-  await mkdir(path.dirname(swarmJson), { recursive: true });
-  await writeFile(
-    swarmJson,
-    `${JSON.stringify(
-      {
-        scenario: scenario.name,
-        file,
-        jobs: used,
-        seedsPerMinute,
-        wallMs: Math.round(scan.wallMs),
-        firstFailure: scan.firstFailure,
-        runs: rows.map((r) => ({
-          seed: r.seed,
-          verdict: r.verdict,
-          drawn: r.drawn,
-          digest: r.digest,
-          replay: r.replay,
-          failed: r.failed,
-          ...(r.verdict === 'pass' ? {} : { violations: r.violations }),
-          ...(r.error === undefined ? {} : { error: r.error }),
-          report: r.report,
-          wallMs: Math.round(r.wallMs),
-        })),
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  io.out('');
-  io.out(
-    `${rows.length} seed${rows.length === 1 ? '' : 's'} in ${(scan.wallMs / 1000).toFixed(1)} s wall: ${seedsPerMinute} seeds/min with ${used} job${used === 1 ? '' : 's'}` +
-      `${scan.budgetSpent ? `; budget ${values.budget} spent` : ''}${untilFail && scan.firstFailure ? `; stopped at the first failing seed, known after ${(scan.firstFailure.afterMs / 1000).toFixed(1)} s` : ''}`,
-  );
-  if (failing.length === 0) {
-    io.out(`all ${rows.length} seeds passed${single !== undefined && rows[0]?.report ? `; report ${rows[0].report}, trace ${path.join(out, `seed-${first}`, 'trace.jsonl')}, ${swarmJson}` : ''}`);
-    return 0;
+  const stop: ShardStop = untilFail && scan.firstFailure ? 'failure' : scan.budgetSpent ? 'budget' : 'done';
+  const result: ShardResult = {
+    format: 'twinchain-swarm-shard/1',
+    twinchain,
+    scenario: id,
+    shard,
+    plan: { from: a.from, seeds: a.seeds ?? null, untilFail, budgetMs: budgetMs ?? null },
+    stop,
+    jobs: used,
+    wallMs: Math.round(scan.wallMs),
+    seedsPerMinute: seedsPerMinute(rows.length, scan.wallMs),
+    firstFailure: scan.firstFailure,
+    runs: rows,
+  };
+  const line = shardResultLine(result);
+  if (shardFile) await writeFile(shardFile, `${line}\n`);
+  else {
+    await mkdir(path.dirname(swarmJson), { recursive: true });
+    await writeFile(swarmJson, swarmJsonText(summary));
   }
-  io.out(`${failing.length} of ${rows.length} seeds FAILED:`);
-  for (const r of failing) {
-    const where = r.error !== undefined ? `internal error: ${r.error}` : `report ${r.report}${single === undefined ? '; the replay also writes the trace' : `, trace ${path.join(out, `seed-${r.seed}`, 'trace.jsonl')}, ${swarmJson}`}`;
-    io.out(`  seed ${r.seed}: ${r.replay}    (${where})`);
-  }
-  return 1;
+  say('');
+  say(
+    `${rows.length} seed${rows.length === 1 ? '' : 's'} in ${(scan.wallMs / 1000).toFixed(1)} s wall: ${result.seedsPerMinute} seeds/min with ${jobsText}` +
+      `${scan.budgetSpent ? `; budget ${a.budget} spent` : ''}${untilFail && scan.firstFailure ? `; stopped at the first failing seed, known after ${(scan.firstFailure.afterMs / 1000).toFixed(1)} s` : ''}`,
+  );
+  for (const l of verdictLines(rows, { file, out, single: single !== undefined, swarmJson })) say(l);
+  if (shardFile) say(`shard ${shardName(shard)} result: ${shardFile}${shard.count > 1 ? ` (twinchain swarm merge ${shellWord(out)} joins the shards)` : ''}`);
+  if (a.jsonStdout) io.out(line);
+  return rows.some((r) => r.verdict !== 'pass') && !a.exitZero ? 1 : 0;
 }

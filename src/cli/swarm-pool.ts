@@ -104,6 +104,8 @@ export class WorkerRunner implements SeedRunner {
 
 export interface ScheduleOptions {
   readonly first: number;
+  /** The gap between consecutive seeds: 1, or a shard's N (its seeds are first, first + N, …). Default 1. */
+  readonly step?: number;
   /** Seeds to run at most; undefined: until a failure or the budget. */
   readonly count: number | undefined;
   /** Stop after the first failing seed (in seed order). */
@@ -117,7 +119,7 @@ export interface ScheduleOptions {
 }
 
 export interface ScheduleResult {
-  /** The reported seeds, in seed order: contiguous from `first`. */
+  /** The reported seeds, in seed order: the first ones of the sequence, without a gap. */
   readonly outcomes: readonly SeedOutcome[];
   /** The first non-passing seed in seed order, and wall ms from the start until its outcome arrived. */
   readonly firstFailure: { readonly seed: number; readonly afterMs: number } | null;
@@ -135,6 +137,7 @@ export async function runSeeds(runners: readonly SeedRunner[], options: Schedule
   const now = options.now ?? (() => performance.now());
   const start = now();
   const { first, count, untilFail, budgetMs } = options;
+  const step = options.step ?? 1;
   let next = first;
   let stopAt: number | undefined;
   let budgetSpent = false;
@@ -146,19 +149,21 @@ export async function runSeeds(runners: readonly SeedRunner[], options: Schedule
 
   const take = (): number | undefined => {
     if (stopAt !== undefined) return undefined;
-    if (count !== undefined && next >= first + count) return undefined;
+    if (count !== undefined && next >= first + count * step) return undefined;
     if (budgetMs !== undefined && now() - start >= budgetMs) {
       budgetSpent = true;
       return undefined;
     }
-    return next++;
+    const seed = next;
+    next += step;
+    return seed;
   };
   const flush = () => {
     for (let o = done.get(emit); o !== undefined && (stopAt === undefined || emit <= stopAt); o = done.get(emit)) {
       done.delete(emit);
       outcomes.push(o);
       options.onOutcome(o);
-      emit++;
+      emit += step;
     }
   };
   const loop = async (runner: SeedRunner) => {

@@ -1,35 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { drawSwarm, runScenario, shellOption, shellWord, writeRunOutputs, type ExpectationResult, type Scenario, type ScenarioResult } from '../sim/index.js';
+import { drawSwarm, runScenario, writeRunOutputs, type Scenario, type ScenarioResult, type SwarmRun } from '../sim/index.js';
+import { swarmReplayCommand } from './seed-commands.js';
 
-/** A violation as swarm.json records it. */
-export interface SeedViolation {
-  readonly invariant: string;
-  readonly node: string;
-  readonly height: number;
-  readonly detail: string;
-  readonly atMs: number;
-}
-
-/**
- * One swarm seed's outcome: plain data, so a worker thread can post it to the parent. The
- * printed row is part of it, so every way of running a seed prints the same text.
- */
-export interface SeedOutcome {
-  readonly seed: number;
-  readonly verdict: 'pass' | 'fail' | 'error';
-  readonly drawn: readonly string[];
-  readonly digest: string | null;
-  readonly replay: string;
-  readonly failed: readonly ExpectationResult[];
-  readonly violations: readonly SeedViolation[];
-  readonly error?: string;
-  readonly report: string | null;
-  readonly wallMs: number;
-  /** The row printed for this seed (may span lines). */
-  readonly line: string;
-}
+/** One swarm seed's outcome (plain data, so a worker thread can post it to the parent). */
+export type SeedOutcome = SwarmRun;
 
 /** What every seed of one swarm shares. */
 export interface SwarmTask {
@@ -40,10 +16,6 @@ export interface SwarmTask {
   readonly single: boolean;
   /** The --out swarm was given, if any: the replay commands name it, so a replay writes there too. */
   readonly outOption?: string;
-}
-
-export function swarmReplay(file: string, seed: number, out?: string): string {
-  return `npx twinchain swarm ${shellWord(file)} --seed ${seed}${out === undefined ? '' : ` ${shellOption('out', out)}`}`;
 }
 
 /** The ERROR outcome of a seed whose run threw, or whose worker died. */
@@ -59,13 +31,14 @@ export function errorOutcome(task: SwarmTask, seed: number, error: string, wallM
     verdict: 'error',
     drawn,
     digest: null,
-    replay: swarmReplay(task.file, seed, task.outOption),
+    replay: swarmReplayCommand(task.file, seed, task.outOption),
     failed: [],
     violations: [],
     error,
     report: null,
     wallMs,
-    line: `  seed ${String(seed).padStart(4)}  ERROR  ${drawn.join('; ') || 'no faults drawn'}\n        ${error}`,
+    virtualMs: null,
+    blocks: null,
   };
 }
 
@@ -73,7 +46,7 @@ export function errorOutcome(task: SwarmTask, seed: number, error: string, wallM
 export async function runSwarmSeed(task: SwarmTask, seed: number): Promise<SeedOutcome> {
   const started = performance.now();
   const { file, out, single } = task;
-  const replay = swarmReplay(file, seed, task.outOption);
+  const replay = swarmReplayCommand(file, seed, task.outOption);
   let draw;
   let result: ScenarioResult;
   const seedDir = path.join(out, `seed-${seed}`);
@@ -90,9 +63,6 @@ export async function runSwarmSeed(task: SwarmTask, seed: number): Promise<SeedO
   let report: string | null = null;
   if (result.verdict === 'fail' || single) report = (await writeRunOutputs(result, seedDir, { swarm: { drawn: draw.drawn } })).report;
   const failed = result.expectations.filter((e) => !e.ok);
-  const line =
-    `  seed ${String(seed).padStart(4)}  ${result.verdict === 'pass' ? 'pass' : 'FAIL'}  ${(result.virtualMs / Math.max(1, result.wallMs)).toFixed(1).padStart(6)}×  ` +
-    `${result.totals.blocks} blocks  ${draw.drawn.join('; ') || 'no faults drawn'}${failed.length > 0 ? `\n        failed: ${failed.map((e) => e.name).join('; ')}` : ''}`;
   return {
     seed,
     verdict: result.verdict,
@@ -103,6 +73,7 @@ export async function runSwarmSeed(task: SwarmTask, seed: number): Promise<SeedO
     violations: result.violations.map((v) => ({ invariant: v.invariant, node: v.node, height: v.height, detail: v.detail, atMs: v.atMs })),
     report,
     wallMs: performance.now() - started,
-    line,
+    virtualMs: result.virtualMs,
+    blocks: result.totals.blocks,
   };
 }

@@ -4,6 +4,32 @@ export { runScenario, replayCommand, type ScenarioResult, type RunScenarioOption
 export { formatSummary, progressLine } from './run-summary.js';
 export { reportData, summaryJson, writeRunOutputs } from './run-outputs.js';
 export { drawSwarm, faultBudget, type SwarmDraw } from './swarm.js';
+export { MAX_SHARDS, shardFileName, shardName, shardOf, shardSeed, shardSeedCount, SHARD_FILE, WHOLE, type ShardSpec } from './swarm-shard.js';
+export {
+  mergeShardResults,
+  MergeRefusal,
+  parseShardResultLine,
+  SHARD_FORMAT,
+  SHARD_LINE_MARK,
+  shardResultLine,
+  ShardResultError,
+  seedsPerMinute,
+  swarmJsonText,
+  SWARM_TIMING_KEYS,
+  type FirstFailure,
+  type MergedScan,
+  type ScanPlan,
+  type ShardInput,
+  type ShardResult,
+  type ShardStop,
+  type SwarmExpectation,
+  type SwarmRun,
+  type SwarmScenarioId,
+  type SwarmSummary,
+  type SwarmVerdict,
+  type SwarmViolation,
+  type TwinchainBuild,
+} from './swarm-result.js';
 export { resolveGroups, honestNodes, simChainOptions } from './scenario-chain.js';
 export type { Violation, InvariantName } from './safety-monitor.js';
 export { shellOption, shellWord } from './shell-words.js';
