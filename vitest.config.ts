@@ -2,11 +2,12 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that start real processes (node chains, the packed package, the README's examples): run
- * one at a time after everything else, so two real chains never share the two cores with each
- * other or with the rest of the suite (a start_all.sh waiting 60 s for a starved node).
+ * Files that start real processes (node chains, the packed package, the README's examples, the
+ * Docker image where a daemon runs): run one at a time after everything else, so two real chains
+ * never share the two cores with each other or with the rest of the suite (a start_all.sh
+ * waiting 60 s for a starved node).
  */
-const PROCESSES = ['test/real/**/*.test.ts', 'test/package/**/*.test.ts', 'test/readme.test.ts'];
+const PROCESSES = ['test/real/**/*.test.ts', 'test/package/**/*.test.ts', 'test/readme.test.ts', 'test/deploy/docker-image.test.ts'];
 
 export default defineConfig({
   test: {

@@ -37,6 +37,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'replay blocks/s and tx/s on every fixtures/chains recording next to the executor\'s tx/s, and record blocks/s over HTTP from a local dev node',
     load: () => import('./replay-bench.js'),
   },
+  swarm: {
+    summary: 'swarm seeds/min as 1 shard in one process and as 2 shards in two processes at once (per-shard overhead), next to --jobs 2',
+    load: () => import('./swarm-bench.js'),
+  },
   cli: {
     summary: "start-up time of `twinchain --help` as a new process next to `node -e ''` (target: median ≤ 250 ms)",
     load: () => import('./cli-bench.js'),

@@ -361,7 +361,7 @@ Examples:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|cli ...]',
+    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|swarm|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -392,6 +392,10 @@ Benchmarks:
            the clock starts): committed tx/s over 30 s, submit-to-commit p50/p99, and
            the ceiling measured in the same run, executor tx/s × cores ÷ 4 (target:
            60% of it); about 4 minutes
+  swarm    seeds/min of swarm on pbft-swarm.yaml as 1 shard in one process and as 2
+           shards in two processes at once (the ratio shows the per-shard overhead;
+           near the core count is the goal), next to one process with --jobs 2; 5
+           interleaved rounds of 12 seeds, medians and spread; about 2 minutes
   cli      start-up time of \`twinchain --help\` as a new process next to \`node -e ''\`
            in the same run (target: median ≤ 250 ms)`,
     load: () => import('./bench-command.js'),

@@ -27,7 +27,7 @@ import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit } from './run-command.js';
 import { localRunner, runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
 import type { SwarmTask } from './swarm-seed.js';
-import { plural, seedRow, verdictLines } from './swarm-text.js';
+import { seedRow, verdictLines } from './swarm-text.js';
 
 /** A wall-clock budget such as 300s or 5m, in ms. */
 export function budgetOption(value: string | undefined, option = 'budget'): number | undefined {
@@ -136,6 +136,12 @@ export function parseSwarmArgs(args: string[], env: NodeJS.ProcessEnv = process.
   };
 }
 
+/** CPU ms this process used since it started, over all its threads. */
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return Math.round((user + system) / 1000);
+}
+
 /** The SHA-256 of a file's bytes (the scenario a shard ran, as a merge checks it). */
 export async function fileSha256(file: string): Promise<string> {
   return createHash('sha256')
@@ -143,14 +149,14 @@ export async function fileSha256(file: string): Promise<string> {
     .digest('hex');
 }
 
-/** "its 3 seeds 2, 5, 8" / "seeds 2, 5, 8, …": which seeds a shard runs. */
+/** "its 3 seeds 2, 5, 8" / "its seeds 2, 5, 8, …": which seeds a shard runs. */
 function shardSeedsText(from: number, shard: ShardSpec, count: number | undefined): string {
-  const shown = Math.min(count ?? 3, 3);
-  const seeds = Array.from({ length: shown }, (_, k) => shardSeed(from, shard, k));
-  if (count === 0) return 'no seeds (more shards than seeds)';
-  if (count === undefined) return `seeds ${seeds.join(', ')}, … (every ${shard.count})`;
-  const last = shardSeed(from, shard, count - 1);
-  return `its ${plural(count, 'seed')} ${seeds.join(', ')}${count > 4 ? `, …, ${last}` : count === 4 ? `, ${last}` : ''}`;
+  if (count === 0) return 'no seeds: more shards than seeds';
+  const seed = (k: number) => shardSeed(from, shard, k);
+  if (count === undefined) return `its seeds ${seed(0)}, ${seed(1)}, ${seed(2)}, …`;
+  if (count === 1) return `its seed ${seed(0)}`;
+  const shown = count <= 4 ? Array.from({ length: count }, (_, k) => seed(k)) : [seed(0), seed(1), seed(2), '…', seed(count - 1)];
+  return `its ${count} seeds ${shown.join(', ')}`;
 }
 
 /**
@@ -183,7 +189,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     .filter((l) => l !== undefined)
     .join(', ');
   const jobsText = `${used} job${used === 1 ? '' : 's'}`;
-  say(a.shard ? `${scenario.name}: shard ${shardName(shard)} of ${limits} from seed ${a.from}: ${shardSeedsText(a.from, shard, count)}, ${jobsText}` : `${scenario.name}: ${limits} from seed ${first}, ${jobsText}`);
+  say(a.shard ? `${scenario.name}: shard ${shardName(shard)} of ${limits} from seed ${a.from} (${shardSeedsText(a.from, shard, count)}), ${jobsText}` : `${scenario.name}: ${limits} from seed ${first}, ${jobsText}`);
   let scan;
   try {
     scan = await runSeeds(runners, { first, step: shard.count, count, untilFail, budgetMs, onOutcome: (o) => say(seedRow(o)) });
@@ -205,6 +211,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     jobs: used,
     wallMs: Math.round(scan.wallMs),
     seedsPerMinute: seedsPerMinute(rows.length, scan.wallMs),
+    cpuMs: processCpuMs(),
     firstFailure: scan.firstFailure,
     runs: rows,
   };

@@ -172,7 +172,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   await writeFile(swarmJson, swarmJsonText({ scenario: { ...merged.scenario, file }, twinchain: merged.twinchain, shards: merged.shards, jobs: merged.jobs, wallMs: merged.wallMs, firstFailure, runs }));
 
   const { plan, twinchain } = merged;
-  const limits = [plan.seeds === null ? undefined : `${plan.seeds} swarm run${plan.seeds === 1 ? '' : 's'}`, plan.untilFail ? 'until a seed fails' : undefined, plan.budgetMs === null ? undefined : `for at most ${plan.budgetMs / 1000}s per shard`];
+  const limits = [plan.seeds === null ? 'an unbounded scan' : `${plan.seeds} swarm run${plan.seeds === 1 ? '' : 's'}`, plan.untilFail ? 'until a seed fails' : undefined, plan.budgetMs === null ? undefined : 'each shard within its --budget,'];
   io.out(
     `${merged.scenario.name}: ${plural(merged.shards, 'shard')} of ${limits.filter((l) => l !== undefined).join(', ')} from seed ${plan.from}, merged ` +
       `(twinchain ${twinchain.version}, commit ${shortCommit(twinchain.commit)}; ${merged.scenario.file}, sha256 ${merged.scenario.sha256.slice(0, 12)}…)`,
@@ -181,7 +181,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   io.out('');
   const found = merged.firstFailure;
   io.out(
-    `${plural(runs.length, 'seed')} in ${(merged.wallMs / 1000).toFixed(1)} s wall (the longest of ${plural(merged.shards, 'shard')}; ${(merged.shardWallMs / 1000).toFixed(1)} s in all): ` +
+    `${plural(runs.length, 'seed')} in ${(merged.wallMs / 1000).toFixed(1)} s wall (the longest of ${plural(merged.shards, 'shard')}; ${(merged.shardWallMs / 1000).toFixed(1)} s wall in all): ` +
       `${seedsPerMinute(runs.length, merged.wallMs)} seeds/min with ${plural(merged.jobs, 'job')}` +
       `${merged.untilFail && found ? `; the lowest failing seed is ${found.seed}, found by shard ${shardName(found.shard)} after ${(found.afterMs / 1000).toFixed(1)} s` : ''}`,
   );

@@ -63,6 +63,7 @@ function shard(index: number, count: number, fails: (seed: number) => boolean = 
     jobs: 1,
     wallMs: 1000,
     seedsPerMinute: 10,
+    cpuMs: 900,
     firstFailure: failing ? { seed: failing.seed, afterMs: 500 } : null,
     runs,
     ...extra,

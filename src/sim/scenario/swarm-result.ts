@@ -83,6 +83,8 @@ export interface ShardResult {
   readonly jobs: number;
   readonly wallMs: number;
   readonly seedsPerMinute: number;
+  /** CPU ms the shard's process used from its start (all its threads; start-up included). */
+  readonly cpuMs: number;
   readonly firstFailure: FirstFailure | null;
   /** The shard's seeds it ran, in seed order: its first runs.length seeds. */
   readonly runs: readonly SwarmRun[];
@@ -187,6 +189,7 @@ const resultSchema = z
     jobs: z.number().int().min(1),
     wallMs: z.number().nonnegative(),
     seedsPerMinute: z.number().nonnegative(),
+    cpuMs: z.number().nonnegative(),
     firstFailure: z.object({ seed: z.number().int().nonnegative(), afterMs: z.number().nonnegative() }).strict().nullable(),
     runs: z.array(runSchema),
   })
@@ -258,8 +261,9 @@ export interface MergedScan {
 
 const version = (b: TwinchainBuild): string => `twinchain ${b.version} (commit ${b.commit ?? 'unknown'})`;
 
+/** The seeds a scan covers and where it stops, as options (a shard's --budget is its own: shards may differ in it). */
 function planText(p: ScanPlan): string {
-  const parts = [`--from ${p.from}`, p.seeds === null ? undefined : `--seeds ${p.seeds}`, p.untilFail ? '--until-fail' : undefined, p.budgetMs === null ? undefined : `--budget ${p.budgetMs / 1000}s`];
+  const parts = [`--from ${p.from}`, p.seeds === null ? undefined : `--seeds ${p.seeds}`, p.untilFail ? '--until-fail' : undefined];
   return parts.filter((x) => x !== undefined).join(' ');
 }
 
