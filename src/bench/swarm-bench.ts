@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { mergeShardResults, parseShardResultLine, type ShardResult } from '../sim/index.js';
 import type { BenchIo } from './bench-io.js';
+import { whatRuns } from './cli-bench.js';
 import { table } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,7 +57,7 @@ const median = (xs: readonly number[]) => {
  * merged runs must equal the one shard's (same verdicts and digests).
  */
 export async function run(io: BenchIo): Promise<void> {
-  io.out(`swarm: ${SEEDS} seeds of ${SCENARIO} per setup, ${ROUNDS} interleaved rounds, ${availableParallelism()} cores; wall time from start to the last process's exit`);
+  io.out(`swarm: ${SEEDS} seeds of ${SCENARIO} per setup, ${ROUNDS} interleaved rounds, ${availableParallelism()} cores; wall time from start to the last process's exit (bin/twinchain.js runs ${whatRuns()})`);
   const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-swarm-bench-'));
   const load = loadavg()[0]!;
   const rates = SETUPS.map(() => [] as number[]);

@@ -19,7 +19,7 @@ import { fileSystemReason, makeOutputFolder } from './output-path.js';
 import { parseOptions } from './parse-options.js';
 import { fileSha256 } from './swarm-command.js';
 import { swarmReplayCommand } from './seed-commands.js';
-import { plural, seedRow, verdictLines } from './swarm-text.js';
+import { plural, seedRow, verdictLines, type VerdictContext } from './swarm-text.js';
 
 /** A commit as printed: 12 hex digits, and whether the tree was edited. */
 const shortCommit = (commit: string | null): string => (commit === null ? 'unknown' : `${commit.slice(0, 12)}${commit.includes('-dirty') ? ' with edits' : ''}`);
@@ -130,20 +130,59 @@ async function scenarioPath(merged: MergedScan, inputs: readonly ShardInput[], g
   return named[0]!;
 }
 
+/** Whether `folder` (a seed-S/ folder) holds the report of this very run: its summary names the same seed and trace digest. */
+async function holdsReportOf(folder: string, run: SwarmRun): Promise<boolean> {
+  if (run.digest === null) return false;
+  try {
+    const summary = JSON.parse(await readFile(path.join(folder, 'summary.json'), 'utf8')) as { seed?: unknown; traceDigest?: unknown };
+    await stat(path.join(folder, 'report.html'));
+    return summary.seed === run.seed && summary.traceDigest === run.digest;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A failing seed's report folder (seed-S/) into the merged folder, from the shard's folder when
- * it is another one; the report's path, or null when no input holds it.
+ * it is another one; the report's path, or null when no input holds the report of this run (a
+ * seed-S/ left by another run is neither copied nor named).
  */
 async function mergedReport(run: SwarmRun, merged: MergedScan, out: string): Promise<string | null> {
   if (run.verdict === 'pass') return null;
   const folder = `seed-${run.seed}`;
   const from = merged.sourceOf.get(run.seed)?.folder;
-  if (from !== undefined && path.resolve(from) !== path.resolve(out)) {
-    const there = await stat(path.join(from, folder, 'report.html')).catch(() => undefined);
-    if (there) await cp(path.join(from, folder), path.join(out, folder), { recursive: true, force: true });
+  if (from !== undefined && path.resolve(from) !== path.resolve(out) && (await holdsReportOf(path.join(from, folder), run))) {
+    await cp(path.join(from, folder), path.join(out, folder), { recursive: true, force: true });
   }
-  const report = path.join(out, folder, 'report.html');
-  return (await stat(report).catch(() => undefined)) ? report : null;
+  return (await holdsReportOf(path.join(out, folder), run)) ? path.join(out, folder, 'report.html') : null;
+}
+
+/** What a merge prints: its header, the rows and the verdict lines of the unsharded run, and notes on gaps and seeds past the cut. */
+function printMerged(io: CliIo, merged: MergedScan, runs: readonly SwarmRun[], ctx: VerdictContext): void {
+  const { plan, twinchain } = merged;
+  const scan = [plan.seeds === null ? 'an unbounded scan' : `${plan.seeds} swarm run${plan.seeds === 1 ? '' : 's'}`, plan.untilFail ? 'until a seed fails' : undefined, plan.budgetMs === null ? undefined : 'each shard within its --budget']
+    .filter((l) => l !== undefined)
+    .join(', ');
+  io.out(
+    `${merged.scenario.name}: ${plural(merged.shards, 'shard')} of ${scan}${plan.budgetMs === null ? '' : ','} from seed ${plan.from}, merged ` +
+      `(twinchain ${twinchain.version}, commit ${shortCommit(twinchain.commit)}; ${merged.scenario.file}, sha256 ${merged.scenario.sha256.slice(0, 12)}…)`,
+  );
+  for (const r of runs) io.out(seedRow(r));
+  io.out('');
+  const found = merged.firstFailure;
+  io.out(
+    `${plural(runs.length, 'seed')} in ${(merged.wallMs / 1000).toFixed(1)} s wall (the longest of ${plural(merged.shards, 'shard')}; ${(merged.shardWallMs / 1000).toFixed(1)} s wall in all): ` +
+      `${seedsPerMinute(runs.length, merged.wallMs)} seeds/min with ${plural(merged.jobs, 'job')}` +
+      `${merged.untilFail && found ? `; the lowest failing seed is ${found.seed}, found by shard ${shardName(found.shard)} after ${(found.afterMs / 1000).toFixed(1)} s` : ''}`,
+  );
+  const unrun = merged.firstUnrun;
+  if (unrun && merged.untilFail && found) io.out(`note: shard ${shardName(unrun.shard)} spent its budget before seed ${unrun.seed}: seeds from ${unrun.seed} up to ${found.seed} did not all run, and one of them may fail too`);
+  else if (unrun) io.out(`note: every seed up to ${unrun.seed - 1} ran; shard ${shardName(unrun.shard)} spent its budget before seed ${unrun.seed}, and others ran on to seed ${runs.at(-1)!.seed}`);
+  const above = merged.failingAboveCut;
+  if (above.length > 0) {
+    io.out(`note: shards also ran on to failing seed${above.length === 1 ? '' : 's'} ${above.slice(0, 8).join(', ')}${above.length > 8 ? ', …' : ''} above the lowest (left out of swarm.json, which one --until-fail run would not have reached; --seed S replays each)`);
+  }
+  for (const l of verdictLines(runs, ctx)) io.out(l);
 }
 
 /**
@@ -171,28 +210,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const firstFailure = merged.firstFailure && { seed: merged.firstFailure.seed, afterMs: merged.firstFailure.afterMs };
   await writeFile(swarmJson, swarmJsonText({ scenario: { ...merged.scenario, file }, twinchain: merged.twinchain, shards: merged.shards, jobs: merged.jobs, wallMs: merged.wallMs, firstFailure, runs }));
 
-  const { plan, twinchain } = merged;
-  const limits = [plan.seeds === null ? 'an unbounded scan' : `${plan.seeds} swarm run${plan.seeds === 1 ? '' : 's'}`, plan.untilFail ? 'until a seed fails' : undefined, plan.budgetMs === null ? undefined : 'each shard within its --budget,'];
-  io.out(
-    `${merged.scenario.name}: ${plural(merged.shards, 'shard')} of ${limits.filter((l) => l !== undefined).join(', ')} from seed ${plan.from}, merged ` +
-      `(twinchain ${twinchain.version}, commit ${shortCommit(twinchain.commit)}; ${merged.scenario.file}, sha256 ${merged.scenario.sha256.slice(0, 12)}…)`,
-  );
-  for (const r of runs) io.out(seedRow(r));
-  io.out('');
-  const found = merged.firstFailure;
-  io.out(
-    `${plural(runs.length, 'seed')} in ${(merged.wallMs / 1000).toFixed(1)} s wall (the longest of ${plural(merged.shards, 'shard')}; ${(merged.shardWallMs / 1000).toFixed(1)} s wall in all): ` +
-      `${seedsPerMinute(runs.length, merged.wallMs)} seeds/min with ${plural(merged.jobs, 'job')}` +
-      `${merged.untilFail && found ? `; the lowest failing seed is ${found.seed}, found by shard ${shardName(found.shard)} after ${(found.afterMs / 1000).toFixed(1)} s` : ''}`,
-  );
-  const unrun = merged.firstUnrun;
-  if (unrun && merged.untilFail && found) io.out(`note: shard ${shardName(unrun.shard)} spent its budget before seed ${unrun.seed}: seeds from ${unrun.seed} up to ${found.seed} did not all run, and one of them may fail too`);
-  else if (unrun) io.out(`note: every seed up to ${unrun.seed - 1} ran; shard ${shardName(unrun.shard)} spent its budget before seed ${unrun.seed}, and others ran on to seed ${runs.at(-1)!.seed}`);
-  const above = merged.failingAboveCut;
-  if (above.length > 0) {
-    io.out(`note: shards also ran on to failing seed${above.length === 1 ? '' : 's'} ${above.slice(0, 8).join(', ')}${above.length > 8 ? ', …' : ''} above the lowest (left out of swarm.json, which one --until-fail run would not have reached; --seed S replays each)`);
-  }
-  for (const l of verdictLines(runs, { file, out, single: false, swarmJson })) io.out(l);
+  printMerged(io, merged, runs, { file, out, single: false, swarmJson });
   io.out(`merged: ${swarmJson}`);
   return runs.some((r) => r.verdict !== 'pass') ? 1 : 0;
 }
