@@ -147,6 +147,19 @@ describe('runSeeds', () => {
     expect(started).toEqual([1, 2]);
   });
 
+  it("runs a shard's seeds (first, first + step, …) in order over several runners, and stops at its first failure", async () => {
+    const seen: number[] = [];
+    const started: number[] = [];
+    const delay = (s: number) => (s === 5 ? 40 : 5);
+    const r = await runSeeds([fake(delay, () => false, started), fake(delay, () => false, started)], { first: 2, step: 3, count: 4, untilFail: false, budgetMs: undefined, onOutcome: (o) => seen.push(o.seed) });
+    expect(seen).toEqual([2, 5, 8, 11]);
+    expect(r.outcomes.map((o) => o.seed)).toEqual([2, 5, 8, 11]);
+    const failing: number[] = [];
+    const u = await runSeeds([fake(delay, (s) => s >= 8, []), fake(delay, (s) => s >= 8, [])], { first: 2, step: 3, count: undefined, untilFail: true, budgetMs: 10_000, onOutcome: (o) => failing.push(o.seed) });
+    expect(failing).toEqual([2, 5, 8]);
+    expect(u.firstFailure?.seed).toBe(8);
+  });
+
   it('stops handing out seeds once the budget is spent', async () => {
     let clock = 0;
     const seen: number[] = [];
