@@ -79,7 +79,7 @@ describe('twinchain swarm --shard and swarm merge', () => {
       expect(await outputs(out), `${count} shards`).toEqual(expected);
       expect(printed(merge.stdout), `${count} shards`).toEqual(printed(whole.stdout));
     }
-  });
+  }, 240_000); // 32 seed runs: about 15 s on an idle 2-core machine, four times that on a loaded one
 
   it('--until-fail over shards finds the lowest failing seed, as one unsharded --until-fail run', async () => {
     const file = await scenarios.file('until', SCENARIO);
@@ -104,7 +104,7 @@ describe('twinchain swarm --shard and swarm merge', () => {
     }
     expect(merged).toEqual(await outputs(unsharded));
     expect(printed(merge.stdout).filter((l) => !l.startsWith('note: '))).toEqual(printed(whole.stdout));
-  });
+  }, 120_000);
 
   it('merges --json-stdout lines from a log on stdin (kubectl prefixes and other lines among them), and from shard folders elsewhere', async () => {
     const file = await scenarios.file('lines', SCENARIO);
