@@ -167,6 +167,32 @@ export const lifecycleChecks: readonly Check[] = [
     expectEqual(await ctx.call('getTransactionByBlockHashAndIndex', [ctx.groupId, receipt.blockHash, receipt.transactionIndex]), byHash, 'by block hash and index');
     expectEqual(await ctx.call('getTransactionByBlockNumberAndIndex', [ctx.groupId, receipt.blockNumber, receipt.transactionIndex]), byHash, 'by block number and index');
   }),
+  check('variant', 'quantity parameters: decimal block numbers and transaction indexes in the later variant (FISCO jsToInt), 0x hex only in the earlier', async (ctx) => {
+    const receipt = included(ctx);
+    const [number, index] = [receipt.blockNumber, receipt.transactionIndex];
+    if (typeof number !== 'string' || typeof index !== 'string' || !/^0x[0-9a-fA-F]+$/.test(number) || !/^0x[0-9a-fA-F]+$/.test(index)) {
+      fail(`the receipt's blockNumber ${show(number)} and transactionIndex ${show(index)} are not hex quantities`);
+    }
+    const [n, i] = [BigInt(number).toString(10), BigInt(index).toString(10)];
+    const byHash = await ctx.call('getTransactionByHash', [ctx.groupId, deployed(ctx).hash]);
+    const block = await ctx.call<Record<string, unknown>>('getBlockByNumber', [ctx.groupId, number, false]);
+    // as FISCO's Node.js SDK sends them (getTransactionByBlockNumberAndIndex(height, "0")), and hex digits in upper case
+    const asked: Array<[string, unknown[], unknown]> = [
+      ['getBlockByNumber', [ctx.groupId, n, false], block],
+      ['getBlockHashByNumber', [ctx.groupId, n], receipt.blockHash],
+      ['getTransactionByBlockNumberAndIndex', [ctx.groupId, n, i], byHash],
+      ['getTransactionByBlockHashAndIndex', [ctx.groupId, receipt.blockHash, i], byHash],
+    ];
+    if (ctx.variant === 'later') {
+      for (const [method, params, expected] of asked) expectEqual(await ctx.call(method, params), expected, `${method}(${params.slice(1).map((p) => JSON.stringify(p)).join(', ')})`);
+      expectEqual(await ctx.call('getTransactionByBlockNumberAndIndex', [ctx.groupId, `0x0${number.slice(2).toUpperCase()}`, index]), byHash, 'a block number with upper-case hex digits and a leading zero digit');
+      return `block "${n}", index "${i}" accepted by all four methods`;
+    }
+    const accepted: string[] = [];
+    for (const [method, params] of asked) if (!(await ctx.rpc(method, params)).error) accepted.push(method);
+    if (accepted.length > 0) fail(`the earlier variant takes 0x hex only, but decimal was accepted by ${accepted.join(', ')}`);
+    return 'decimal refused by all four methods';
+  }),
   check('lifecycle', 'the block lists the transaction: its hash, or the full object with includeTransactions', async (ctx) => {
     const receipt = included(ctx);
     const { hash } = deployed(ctx);
