@@ -317,7 +317,8 @@ Runs the named benchmarks (all when none is named) and prints their figures.
 
 Benchmarks:
   crypto   signature recoveries/verifications per second and full transaction
-           decode+verify per second, per crypto suite, on one core
+           decode+verify per second, per crypto suite, on one core; ECDSA block
+           signatures checked by recovery (FISCO's check) next to an r,s verify
   exec     transactions per second through the block executor (blocks of 1,000
            signed HelloWorld set calls, commit and state root per block) next to
            raw evm.runCall on the same calls

@@ -190,6 +190,13 @@ describe('replay tampering: one byte changed in the recording is reported at exa
     });
   }
 
+  it('a block signature whose v byte is flipped (0x00 <-> 0x01) is refused: FISCO recovers the key from r, s, v and compares', async () => {
+    const flipV = (sig: string) => `${sig.slice(0, -2)}${sig.endsWith('00') ? '01' : '00'}`;
+    const report = await tamper(4, ['block', 'signatureList', 0, 'signature'], flipV);
+    expect(report.divergence).toMatchObject({ block: 4, index: 0, field: 'signatureList[0]', replayed: expect.stringMatching(/^does not verify: signature does not verify against the sealer key/) as unknown });
+    expect(report.blocks).toBe(3);
+  });
+
   it('a receipt status divergence names the call (decoded with the fixture ABIs) and both statuses', async () => {
     const report = await tamper(2, ['receipts', 3, 'status']);
     expect(report.divergence).toMatchObject({
