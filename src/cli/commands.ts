@@ -435,9 +435,9 @@ Examples:
   },
   {
     name: 'replay',
-    synopsis: 'replay <file> [--to N] [--json report.json] [--quiet]',
+    synopsis: 'replay <file> [--to N] [--json report.json] [--allow-missing field] [--quiet]',
     summary: 're-execute a recorded chain on a fresh node stack and verify it block by block',
-    help: `Usage: twinchain replay <recording> [--to N] [--json report.json] [--quiet]
+    help: `Usage: twinchain replay <recording> [--to N] [--json report.json] [--allow-missing field]... [--quiet]
 
 Re-executes a recording (twinchain record's JSON Lines file, .gz or not) on a fresh node
 stack and verifies it block by block. The genesis is rebuilt from block 0's genesis mark,
@@ -457,13 +457,19 @@ field, the recorded and the re-executed value, and the transaction's call (decod
 the fixture contracts' ABIs and the system precompiles, else its selector). Checks the
 recording has no data for (the earlier interface variant prints no signatures,
 receiptsRoot or dbHash, and no signed fields of transactions: they run as the recorded
-sender) are listed as skipped, with the reason. A recording that starts after block 1 is
-refused: the state before it cannot be rebuilt.
+sender) are listed as skipped, with the reason. A recording of the later variant always
+carries them: one that lacks a block's signatureList, dbHash or receiptsRoot, a receipt's
+root, logsBloom or (from 2.9.0) remainGas, or a transaction's signature, blockLimit,
+chainId, groupId or extraData is refused with file:line, the block and the field, unless
+--allow-missing names that field. A recording that starts after block 1 is refused: the
+state before it cannot be rebuilt.
 
-  --to N     stop after block N
-  --json     write the full report: per-check counts, skipped checks with reasons,
-             timing, the divergence if any
-  --quiet    no progress on stderr
+  --to N           stop after block N
+  --json           write the full report: per-check counts, skipped checks with reasons,
+                   the fields allowed to be missing, timing, the divergence if any
+  --allow-missing  a later-variant field the recording may lack (repeat it, or separate
+                   fields with commas): its checks are listed as skipped, saying so
+  --quiet          no progress on stderr
 
 Progress goes to stderr: a bar with blocks/s and the ETA on a terminal, a line every 5 s
 otherwise (the blocks are counted first, in one pass over the file that does not parse them).
