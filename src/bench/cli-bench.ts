@@ -20,7 +20,7 @@ function newestUnder(dir: string): number {
 }
 
 /** What bin/twinchain.js runs here, by the rule it applies (compiled dist/ unless src/ is newer). */
-function whatRuns(): string {
+export function whatRuns(): string {
   let built: number;
   try {
     built = statSync(`${ROOT}dist/.built`).mtimeMs;

@@ -37,6 +37,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'replay blocks/s and tx/s on every fixtures/chains recording next to the executor\'s tx/s, and record blocks/s over HTTP from a local dev node',
     load: () => import('./replay-bench.js'),
   },
+  console: {
+    summary: "`console -e 'call HelloWorld <address> get'` as a new process with its artifact cached, next to node's start, the console's imports and a compiling call (target: median ≤ 600 ms)",
+    load: () => import('./console-bench.js'),
+  },
   cli: {
     summary: "start-up time of `twinchain --help` as a new process next to `node -e ''` (target: median ≤ 250 ms)",
     load: () => import('./cli-bench.js'),

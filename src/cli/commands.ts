@@ -309,7 +309,7 @@ Examples:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|cli ...]',
+    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|console|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -341,6 +341,10 @@ Benchmarks:
            the clock starts): committed tx/s over 30 s, submit-to-commit p50/p99, and
            the ceiling measured in the same run, executor tx/s × cores ÷ 4 (target:
            60% of it); about 4 minutes
+  console  \`console -e 'call HelloWorld <address> get'\` as a new process against a
+           1-sealer serve, the contract's artifact cached in the console folder, next
+           to \`node -e ''\`, to importing the console's modules and to a call that
+           compiles (target: median ≤ 600 ms)
   cli      start-up time of \`twinchain --help\` as a new process next to \`node -e ''\`
            in the same run (target: median ≤ 250 ms)`,
     load: () => import('./bench-command.js'),
