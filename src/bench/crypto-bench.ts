@@ -21,6 +21,42 @@ function makeTransactions(suite: CryptoSuite): Transaction[] {
   return Array.from({ length: TXS }, (_, i) => builders[i % SENDERS]!.build({ to: new Uint8Array(20).fill(1), data, blockLimit: 500n }));
 }
 
+const ROUNDS = 9;
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/**
+ * Block and consensus signatures: checked as FISCO's ecdsaVerify does (recover the key from r, s,
+ * v and compare; issue 43) next to the r, s verification against the key that was used before,
+ * which let a flipped v through. Interleaved rounds of ~0.3 s each; median and spread.
+ */
+function blockSignatureRows(ecdsa: EcdsaSuite, txs: readonly Transaction[]): string[][] {
+  const keys = Array.from({ length: SENDERS }, (_, i) => ecdsa.generateKeyPair(seeded(5000 + i)));
+  const signed = txs.slice(0, 500).map((tx, i) => {
+    const key = keys[i % SENDERS]!;
+    const signature = ecdsa.sign(tx.hash, key);
+    return { digest: tx.hash, signature, rs: ecdsa.signatureToBytes(signature).subarray(0, 64), publicKey: key.publicKey };
+  });
+  const recovering = (i: number) => {
+    const s = signed[i % signed.length]!;
+    if (!ecdsa.verify(s.digest, s.signature, s.publicKey)) throw new Error('verification failed');
+  };
+  const rsOnly = (i: number) => {
+    const s = signed[i % signed.length]!;
+    if (!ecdsa.backend.verify(s.digest, s.rs, s.publicKey)) throw new Error('verification failed');
+  };
+  const [now, before]: number[][] = [[], []];
+  for (let round = 0; round < ROUNDS; round++) {
+    now.push(measureRate(recovering, 0.3, 20).perSecond);
+    before.push(measureRate(rsOnly, 0.3, 20).perSecond);
+  }
+  const spread = (xs: number[]) => `${formatRate(Math.min(...xs))}–${formatRate(Math.max(...xs))}`;
+  const ratio = median(now) / median(before);
+  return [
+    [`ecdsa block signature: recover + compare (${ecdsa.backend.name}, FISCO's check)`, formatRate(median(now)), `${(ratio * 100).toFixed(0)}% of r,s verify; spread ${spread(now)}`],
+    [`ecdsa block signature: r,s verify only (before; passes a flipped v)`, formatRate(median(before)), `reference; spread ${spread(before)}`],
+  ];
+}
+
 export async function run(io: BenchIo): Promise<void> {
   io.out(`crypto: ${TXS} signed rc2 transactions from ${SENDERS} senders, one core, ~1 s per figure\n`);
   const rows: string[][] = [];
@@ -43,6 +79,8 @@ export async function run(io: BenchIo): Promise<void> {
     recoverSender(tx, ecdsa);
   });
   rows.push(['ecdsa tx decode + verify', formatRate(ecdsaFull.perSecond), '']);
+
+  rows.push(...blockSignatureRows(ecdsa, ecdsaTxs));
 
   const sm = new Sm2Suite();
   const smTxs = makeTransactions(sm);

@@ -41,6 +41,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: 'swarm seeds/min as 1 shard in one process and as 2 shards in two processes at once (per-shard overhead), next to --jobs 2',
     load: () => import('./swarm-bench.js'),
   },
+  console: {
+    summary: "`console -e 'call HelloWorld <address> get'` as a new process with its artifact cached, next to node's start, the console's imports and a compiling call (target: median ≤ 600 ms)",
+    load: () => import('./console-bench.js'),
+  },
   cli: {
     summary: "start-up time of `twinchain --help` as a new process next to `node -e ''` (target: median ≤ 250 ms)",
     load: () => import('./cli-bench.js'),

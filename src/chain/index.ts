@@ -5,6 +5,7 @@ export {
   type TxGeneration,
   type RootScheme,
 } from './protocol-version.js';
+export { TableNames, type UserTablePrefix } from './table-names.js';
 export { TxDecodeError, type TxDecodeStatus } from './transaction-error.js';
 export {
   Transaction,

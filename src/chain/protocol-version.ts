@@ -1,5 +1,6 @@
 import { CodecError } from '../codec/index.js';
 import type { InterfaceVariant } from '../codec/index.js';
+import { TableNames } from './table-names.js';
 
 /** The numbers of the versions compared against (a handful of literals, asked per transaction and receipt). */
 const thresholds = new Map<string, number>();
@@ -53,10 +54,16 @@ export class ProtocolVersion {
     return this.atLeast('2.9.0');
   }
 
+  /** The names tables are stored under: shortened from 2.2.0 (`u_<name>`, `c_<address>`; table-names.ts). */
+  get tableNames(): TableNames {
+    return this.atLeast('2.2.0') ? TableNames.SHORT : TableNames.LONG;
+  }
+
   toString(): string {
     return this.text;
   }
 }
+
 
 export type TxGeneration = 'rc1' | 'rc2';
 export type RootScheme = 'merkle16' | 'flat-hash' | 'trie';

@@ -361,7 +361,7 @@ Examples:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|swarm|cli ...]',
+    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|swarm|console|cli ...]',
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
@@ -369,7 +369,8 @@ Runs the named benchmarks (all when none is named) and prints their figures.
 
 Benchmarks:
   crypto   signature recoveries/verifications per second and full transaction
-           decode+verify per second, per crypto suite, on one core
+           decode+verify per second, per crypto suite, on one core; ECDSA block
+           signatures checked by recovery (FISCO's check) next to an r,s verify
   exec     transactions per second through the block executor (blocks of 1,000
            signed HelloWorld set calls, commit and state root per block) next to
            raw evm.runCall on the same calls
@@ -396,6 +397,10 @@ Benchmarks:
            shards in two processes at once (the ratio shows the per-shard overhead;
            near the core count is the goal), next to one process with --jobs 2; 5
            interleaved rounds of 12 seeds, medians and spread; about 2 minutes
+  console  \`console -e 'call HelloWorld <address> get'\` as a new process against a
+           1-sealer serve, the contract's artifact cached in the console folder, next
+           to \`node -e ''\`, to importing the console's modules and to a call that
+           compiles (target: median ≤ 600 ms)
   cli      start-up time of \`twinchain --help\` as a new process next to \`node -e ''\`
            in the same run (target: median ≤ 250 ms)`,
     load: () => import('./bench-command.js'),
@@ -490,9 +495,9 @@ Examples:
   },
   {
     name: 'replay',
-    synopsis: 'replay <file> [--to N] [--json report.json] [--quiet]',
+    synopsis: 'replay <file> [--to N] [--json report.json] [--allow-missing field] [--quiet]',
     summary: 're-execute a recorded chain on a fresh node stack and verify it block by block',
-    help: `Usage: twinchain replay <recording> [--to N] [--json report.json] [--quiet]
+    help: `Usage: twinchain replay <recording> [--to N] [--json report.json] [--allow-missing field]... [--quiet]
 
 Re-executes a recording (twinchain record's JSON Lines file, .gz or not) on a fresh node
 stack and verifies it block by block. The genesis is rebuilt from block 0's genesis mark,
@@ -512,13 +517,19 @@ field, the recorded and the re-executed value, and the transaction's call (decod
 the fixture contracts' ABIs and the system precompiles, else its selector). Checks the
 recording has no data for (the earlier interface variant prints no signatures,
 receiptsRoot or dbHash, and no signed fields of transactions: they run as the recorded
-sender) are listed as skipped, with the reason. A recording that starts after block 1 is
-refused: the state before it cannot be rebuilt.
+sender) are listed as skipped, with the reason. A recording of the later variant always
+carries them: one that lacks a block's signatureList, dbHash or receiptsRoot, a receipt's
+root, logsBloom or (from 2.9.0) remainGas, or a transaction's signature, blockLimit,
+chainId, groupId or extraData is refused with file:line, the block and the field, unless
+--allow-missing names that field. A recording that starts after block 1 is refused: the
+state before it cannot be rebuilt.
 
-  --to N     stop after block N
-  --json     write the full report: per-check counts, skipped checks with reasons,
-             timing, the divergence if any
-  --quiet    no progress on stderr
+  --to N           stop after block N
+  --json           write the full report: per-check counts, skipped checks with reasons,
+                   the fields allowed to be missing, timing, the divergence if any
+  --allow-missing  a later-variant field the recording may lack (repeat it, or separate
+                   fields with commas): its checks are listed as skipped, saying so
+  --quiet          no progress on stderr
 
 Progress goes to stderr: a bar with blocks/s and the ETA on a terminal, a line every 5 s
 otherwise (the blocks are counted first, in one pass over the file that does not parse them).

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,20 @@ describe('twinchain record', () => {
     expect(io.stdout).toBe('');
     // blocks 1..8 are one batch, so nothing of it is written; the header is
     expect(await blocksOf(file)).toEqual([]);
+  });
+
+  it('a gzip recording cut off that cannot be continued: exit 2, as record --help says, the file untouched', async () => {
+    const file = path.join(dir, 'torn.jsonl.gz');
+    expect(await main(['record', c.url, '--out', file, '--to', '2', '--quiet'], captureIo())).toBe(0);
+    const bytes = await readFile(file);
+    await writeFile(file, bytes.subarray(0, bytes.length - 20));
+    const help = captureIo();
+    expect(await main(['record', '--help'], help)).toBe(0);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('2 bad usage or an --out that cannot be continued');
+    const io = captureIo();
+    expect(await main(['record', c.url, '--out', file, '--quiet'], io)).toBe(2);
+    expect(io.stderr).toMatch(/^twinchain record: cannot continue .*torn\.jsonl\.gz: .*the file is cut off.*`zcat .*torn\.jsonl\.gz \| head -n \d+ \| gzip > whole\.jsonl\.gz` keeps them/);
+    expect(await readFile(file)).toEqual(bytes.subarray(0, bytes.length - 20));
   });
 
   it("another chain's file: exit 2, the file untouched", async () => {

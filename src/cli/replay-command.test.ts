@@ -143,6 +143,32 @@ describe('twinchain replay', () => {
     expect(io.stderr).toContain('--to must be');
   });
 
+  it('a later-variant recording without a block\'s signatureList: exit 2 with file:line, block and field; --allow-missing replays it and the report says so', async () => {
+    const lines = gunzipSync(await readFile(file)).toString().trim().split('\n');
+    const block4 = JSON.parse(lines[4]!) as { block: Record<string, unknown> };
+    delete block4.block.signatureList;
+    const stripped = path.join(dir, 'no-signatures.jsonl');
+    await writeFile(stripped, `${[...lines.slice(0, 4), JSON.stringify(block4), ...lines.slice(5)].join('\n')}\n`);
+    const refused = captureIo();
+    expect(await main(['replay', stripped, '--quiet'], refused)).toBe(2);
+    expect(refused.stderr).toBe(
+      `twinchain replay: ${stripped}:5: block 4: "signatureList" is missing: a recording of the later interface variant (supported version 2.11.0) always carries it, so its check cannot be made; replay --allow-missing signatureList replays it without, listing the check as skipped (blocks 1–3 replayed and matched the recording before it)\n`,
+    );
+    const allowed = captureIo();
+    const json = path.join(dir, 'allowed.json');
+    expect(await main(['replay', stripped, '--quiet', '--allow-missing', 'signatureList', '--json', json], allowed)).toBe(0);
+    const printed = allowed.stdout.split('\n');
+    expect(printed[0]).toMatch(/PASS, 6 blocks/);
+    expect(printed).toContain('  allowed to be missing (--allow-missing): signatureList');
+    expect(printed).toContain('  skipped: signatures (1× from block 4): the recording has no signatureList (allowed: --allow-missing signatureList)');
+    expect(JSON.parse(await readFile(json, 'utf8'))).toMatchObject({ verdict: 'pass', allowMissing: ['signatureList'] });
+    // comma-separated or repeated; an unknown name is a usage error
+    expect(await main(['replay', stripped, '--quiet', '--allow-missing', 'dbHash,signatureList'], captureIo())).toBe(0);
+    const wrong = captureIo();
+    expect(await main(['replay', stripped, '--allow-missing', 'stateRoot'], wrong)).toBe(2);
+    expect(wrong.stderr).toMatch(/--allow-missing takes a field the later interface variant carries: signatureList, dbHash, receiptsRoot, .* \(got "stateRoot"\)/);
+  });
+
   it('a recording cut short: exit 2 with file:line, and the blocks that matched before it', async () => {
     const lines = gunzipSync(await readFile(file)).toString().trim().split('\n');
     // the header, blocks 1–3 whole, then half of block 4's line

@@ -1,5 +1,5 @@
 import { stat, writeFile } from 'node:fs/promises';
-import { RecordingError, RecordingReader, replayRecording, ReplayInputError, type ReplayProgress, type ReplayReport } from '../replay/index.js';
+import { ALLOWABLE_MISSING, RecordingError, RecordingReader, replayRecording, ReplayInputError, type LaterVariantField, type ReplayProgress, type ReplayReport } from '../replay/index.js';
 import { CliError } from './cli-error.js';
 import { checkOutputFile, fileSystemReason } from './output-path.js';
 import type { CliIo } from './io.js';
@@ -43,7 +43,19 @@ export function divergenceLines(report: ReplayReport): string[] {
 }
 
 function skippedLines(report: ReplayReport): string[] {
-  return report.skipped.map((s) => `  skipped: ${s.check} (${s.count}× from block ${s.firstBlock}): ${s.reason}`);
+  const allowed = report.allowMissing.length > 0 ? [`  allowed to be missing (--allow-missing): ${report.allowMissing.join(', ')}`] : [];
+  return [...allowed, ...report.skipped.map((s) => `  skipped: ${s.check} (${s.count}× from block ${s.firstBlock}): ${s.reason}`)];
+}
+
+/** --allow-missing values (repeated, or comma-separated): later-variant field names. */
+function allowMissingOption(values: readonly string[] | undefined): LaterVariantField[] {
+  const fields = (values ?? []).flatMap((v) => v.split(',')).map((f) => f.trim()).filter((f) => f !== '');
+  for (const field of fields) {
+    if (!(ALLOWABLE_MISSING as readonly string[]).includes(field)) {
+      throw new CliError(`--allow-missing takes a field the later interface variant carries: ${ALLOWABLE_MISSING.join(', ')} (got "${field}")`);
+    }
+  }
+  return [...new Set(fields)] as LaterVariantField[];
 }
 
 /** The recording's block lines up to --to, for the progress total: read, not parsed; undefined where it cannot be read (the replay then says why). */
@@ -83,10 +95,16 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 }
 
 export async function run(args: string[], io: CliIo, deps: ReplayDeps = {}): Promise<number> {
-  const { values, positionals } = parseOptions(args, { to: { type: 'string' }, json: { type: 'string' }, quiet: { type: 'boolean' } });
+  const { values, positionals } = parseOptions(args, {
+    to: { type: 'string' },
+    json: { type: 'string' },
+    quiet: { type: 'boolean' },
+    'allow-missing': { type: 'string', multiple: true },
+  });
   if (positionals.length !== 1) throw new CliError(`expected one recording file, got ${positionals.length}`);
   const file = positionals[0]!;
   const to = values.to === undefined ? undefined : integerOption(values.to, 'to', 0, 1);
+  const allowMissing = allowMissingOption(values['allow-missing']);
   // a bad --json path is known before the replay, not after it
   if (values.json !== undefined) {
     await checkOutputFile(values.json);
@@ -116,7 +134,7 @@ export async function run(args: string[], io: CliIo, deps: ReplayDeps = {}): Pro
   };
   let report: ReplayReport;
   try {
-    report = await replayRecording(file, { prioritize: io.ownsProcess === true, ...(to === undefined ? {} : { to }), onProgress });
+    report = await replayRecording(file, { prioritize: io.ownsProcess === true, ...(to === undefined ? {} : { to }), allowMissing, onProgress });
   } catch (e) {
     if (e instanceof RecordingError || e instanceof ReplayInputError) throw new CliError(`${e.message}${matchedBefore(matched)}`);
     const errno = e as NodeJS.ErrnoException;

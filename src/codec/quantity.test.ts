@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CodecError } from './codec-error.js';
-import { parseBlockNumber, parseDecimal, parseQuantity, toQuantity } from './quantity.js';
+import { parseBlockNumber, parseDecimal, parseDecimalOrHex, parseQuantity, parseQuantityParam, toQuantity } from './quantity.js';
 
 describe('parseQuantity', () => {
   it('accepts canonical hex quantities', () => {
@@ -37,11 +37,11 @@ describe('parseBlockNumber', () => {
     expect(parseBlockNumber('15', 'later')).toBe(15n);
     expect(parseBlockNumber('0xf', 'later')).toBe(15n);
     expect(parseBlockNumber('0xf', 'earlier')).toBe(15n);
-    expect(() => parseBlockNumber('15', 'earlier')).toThrowError('must be a 0x-prefixed hex string in this interface version');
+    expect(() => parseBlockNumber('15', 'earlier')).toThrowError('must be a 0x-prefixed hex string in the earlier interface variant');
   });
 
   it('names the offending value', () => {
-    expect(() => parseBlockNumber('-1', 'later')).toThrowError('blockNumber: not a decimal number (got "-1")');
+    expect(() => parseBlockNumber('-1', 'later')).toThrowError('blockNumber: not a decimal number nor 0x followed by hex digits (got "-1")');
     expect(() => parseBlockNumber('1.5', 'later')).toThrowError('(got "1.5")');
     expect(() => parseBlockNumber('99999999999999999999', 'later')).toThrowError('exceeds the maximum');
   });
@@ -55,5 +55,43 @@ describe('parseDecimal / toQuantity', () => {
     expect(toQuantity(255n)).toBe('0xff');
     expect(() => toQuantity(-1)).toThrowError(CodecError);
     expect(() => toQuantity(1.5)).toThrowError(CodecError);
+  });
+});
+
+describe('parseDecimalOrHex (FISCO jsToInt / jsToU256)', () => {
+  it('reads decimal and 0x hex (either digit case, leading zero digits after 0x)', () => {
+    expect(parseDecimalOrHex('0')).toBe(0n);
+    expect(parseDecimalOrHex('15')).toBe(15n);
+    expect(parseDecimalOrHex('0xF')).toBe(15n);
+    expect(parseDecimalOrHex('0x000f')).toBe(15n);
+  });
+
+  it('takes a leading-zero decimal only where its octal reading (FISCO\'s) is the same number', () => {
+    expect(parseDecimalOrHex('00')).toBe(0n);
+    expect(parseDecimalOrHex('07')).toBe(7n);
+    expect(() => parseDecimalOrHex('010', 'n')).toThrowError('FISCO 2.x reads it as octal, 8, the interface reference as decimal 10');
+    expect(() => parseDecimalOrHex('08', 'n')).toThrowError('FISCO 2.x refuses it');
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['0x', 'no digits'],
+    ['0X1', 'lower-case 0x'],
+    ['-1', 'not a decimal number'],
+    [' 1', 'not a decimal number'],
+    ['1e3', 'not a decimal number'],
+    ['latest', 'not a decimal number'],
+  ])('refuses %j (%s)', (value, reason) => {
+    expect(() => parseDecimalOrHex(value, 'index')).toThrowError(reason);
+  });
+
+  it('refuses what does not fit the maximum', () => {
+    expect(() => parseDecimalOrHex('256', 'n', { max: 255n })).toThrowError('exceeds the maximum');
+  });
+
+  it('per variant: decimal only in the later one', () => {
+    expect(parseQuantityParam('3', 'later', 'i')).toBe(3n);
+    expect(parseQuantityParam('0x03', 'earlier', 'i')).toBe(3n);
+    expect(() => parseQuantityParam('3', 'earlier', 'i')).toThrowError('earlier interface variant');
   });
 });

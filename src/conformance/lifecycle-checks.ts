@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { ProtocolVersion } from '../chain/index.js';
 import { fromHex, toHex } from '../codec/index.js';
-import { decodeAbi } from '../abi/index.js';
+import { decodeAbi, encodeFunctionCall } from '../abi/index.js';
 import { check, expectEqual, expectNoProblems, fail, skip, type Check } from './check.js';
 import type { ConformanceContext } from './conformance-context.js';
 import { fieldProblems, isObject, presentFields, show } from './shape.js';
@@ -52,6 +53,38 @@ async function sendAndWait(ctx: ConformanceContext, data: Uint8Array): Promise<{
   const hash = await ctx.send(tx);
   expectEqual(hash, toHex(tx.hash), 'sendRawTransaction result');
   return { hash, receipt: await ctx.waitForReceipt(hash) };
+}
+
+const TABLE_FACTORY = fromHex(`0x${'0'.repeat(36)}1001`);
+const CRUD = `0x${'0'.repeat(36)}1002`;
+
+/**
+ * The chain's supported_version: getClientVersion's `Supported Version` (later variant), 2.0.0-rc1
+ * where it has none (the earlier variant).
+ */
+function supportedVersion(ctx: ConformanceContext): ProtocolVersion {
+  const reported = isObject(ctx.clientVersion) ? ctx.clientVersion['Supported Version'] : undefined;
+  try {
+    return ProtocolVersion.parse(typeof reported === 'string' ? reported : '2.0.0-rc1');
+  } catch (e) {
+    return fail(`"Supported Version" ${show(reported)} is not a FISCO 2.x version: ${(e as Error).message}`);
+  }
+}
+
+/** A system contract's call data: FISCO selects their methods with the chain's hash (SM3 on SM chains). */
+const precompileCall = (ctx: ConformanceContext, signature: string, args: unknown[]) => encodeFunctionCall(signature, args, (d) => ctx.suite.hash(d));
+
+/** CRUD select(table, key, "{}", ""), as a call: the rows, parsed. */
+async function crudSelect(ctx: ConformanceContext, table: string, key: string): Promise<unknown> {
+  const result = await ctx.call<Record<string, unknown>>('call', [ctx.groupId, { from: ctx.sender, to: CRUD, value: '0x0', data: toHex(precompileCall(ctx, 'select(string,string,string,string)', [table, key, '{}', ''])) }]);
+  if (!isObject(result) || typeof result.output !== 'string') fail(`the CRUD select call gave ${show(result)}`);
+  let text: unknown;
+  try {
+    [text] = decodeAbi('string', fromHex(result.output));
+    return JSON.parse(String(text)) as unknown;
+  } catch {
+    return fail(`CRUD select(${JSON.stringify(table)}, ${JSON.stringify(key)}) answered ${show(text ?? result.output)}, not a JSON list of rows`);
+  }
 }
 
 export const lifecycleChecks: readonly Check[] = [
@@ -167,6 +200,32 @@ export const lifecycleChecks: readonly Check[] = [
     expectEqual(await ctx.call('getTransactionByBlockHashAndIndex', [ctx.groupId, receipt.blockHash, receipt.transactionIndex]), byHash, 'by block hash and index');
     expectEqual(await ctx.call('getTransactionByBlockNumberAndIndex', [ctx.groupId, receipt.blockNumber, receipt.transactionIndex]), byHash, 'by block number and index');
   }),
+  check('variant', 'quantity parameters: decimal block numbers and transaction indexes in the later variant (FISCO jsToInt), 0x hex only in the earlier', async (ctx) => {
+    const receipt = included(ctx);
+    const [number, index] = [receipt.blockNumber, receipt.transactionIndex];
+    if (typeof number !== 'string' || typeof index !== 'string' || !/^0x[0-9a-fA-F]+$/.test(number) || !/^0x[0-9a-fA-F]+$/.test(index)) {
+      fail(`the receipt's blockNumber ${show(number)} and transactionIndex ${show(index)} are not hex quantities`);
+    }
+    const [n, i] = [BigInt(number).toString(10), BigInt(index).toString(10)];
+    const byHash = await ctx.call('getTransactionByHash', [ctx.groupId, deployed(ctx).hash]);
+    const block = await ctx.call<Record<string, unknown>>('getBlockByNumber', [ctx.groupId, number, false]);
+    // as FISCO's Node.js SDK sends them (getTransactionByBlockNumberAndIndex(height, "0")), and hex digits in upper case
+    const asked: Array<[string, unknown[], unknown]> = [
+      ['getBlockByNumber', [ctx.groupId, n, false], block],
+      ['getBlockHashByNumber', [ctx.groupId, n], receipt.blockHash],
+      ['getTransactionByBlockNumberAndIndex', [ctx.groupId, n, i], byHash],
+      ['getTransactionByBlockHashAndIndex', [ctx.groupId, receipt.blockHash, i], byHash],
+    ];
+    if (ctx.variant === 'later') {
+      for (const [method, params, expected] of asked) expectEqual(await ctx.call(method, params), expected, `${method}(${params.slice(1).map((p) => JSON.stringify(p)).join(', ')})`);
+      expectEqual(await ctx.call('getTransactionByBlockNumberAndIndex', [ctx.groupId, `0x0${number.slice(2).toUpperCase()}`, index]), byHash, 'a block number with upper-case hex digits and a leading zero digit');
+      return `block "${n}", index "${i}" accepted by all four methods`;
+    }
+    const accepted: string[] = [];
+    for (const [method, params] of asked) if (!(await ctx.rpc(method, params)).error) accepted.push(method);
+    if (accepted.length > 0) fail(`the earlier variant takes 0x hex only, but decimal was accepted by ${accepted.join(', ')}`);
+    return 'decimal refused by all four methods';
+  }),
   check('lifecycle', 'the block lists the transaction: its hash, or the full object with includeTransactions', async (ctx) => {
     const receipt = included(ctx);
     const { hash } = deployed(ctx);
@@ -230,6 +289,24 @@ export const lifecycleChecks: readonly Check[] = [
       if (after.failedTxSum < before.failedTxSum + 1n) fail(`failedTxSum went from ${before.failedTxSum} to ${after.failedTxSum}`);
     }
     return `status ${String(receipt.status)}`;
+  }),
+  check('lifecycle', "a user table is stored under FISCO's name for the supported_version: u_<name> from 2.2.0, _user_<name> before", async (ctx) => {
+    const version = supportedVersion(ctx);
+    const name = `t_conform_${toHex(new Uint8Array(randomBytes(4))).slice(2)}`;
+    const tx = ctx.builder.build({ to: TABLE_FACTORY, data: precompileCall(ctx, 'createTable(string,string,string)', [name, 'k', 'v']), blockLimit: await ctx.blockLimit() });
+    const receipt = await ctx.waitForReceipt(await ctx.send(tx));
+    if (receipt.status !== '0x0') fail(`createTable(${JSON.stringify(name)}, "k", "v") through TableFactory (0x1001) got status ${show(receipt.status)}`);
+    const stored = version.tableNames.userTable(name);
+    const other = stored.startsWith('u_') ? `_user_${name}` : `u_${name}`;
+    // what FISCO's SDKs do for desc: CRUD (0x1002) select of _sys_tables_ by the stored name
+    const rows = await crudSelect(ctx, '_sys_tables_', stored);
+    if (!Array.isArray(rows) || rows.length !== 1 || !isObject(rows[0]) || rows[0].table_name !== stored) {
+      fail(`_sys_tables_ has no row ${stored} (supported_version ${version.text}); select answered ${show(rows)}`);
+    }
+    expectEqual({ key_field: rows[0].key_field, value_field: rows[0].value_field }, { key_field: 'k', value_field: 'v' }, `the ${stored} row`);
+    const elsewhere = await crudSelect(ctx, '_sys_tables_', other);
+    if (!Array.isArray(elsewhere) || elsewhere.length !== 0) fail(`the table is also listed as ${other}: ${show(elsewhere)}`);
+    return `${stored} (supported_version ${version.text})`;
   }),
   check('lifecycle', 'sendRawTransaction refuses a transaction that is already on chain', async (ctx) => {
     included(ctx);

@@ -79,6 +79,33 @@ describe('the conformance suite without a socket', () => {
     }
   });
 
+  it('catches a later-variant node that refuses decimal transaction indexes (FISCO 2.x takes them: jsToInt)', async () => {
+    const { inProcessFetch } = await import('../rpc/index.js');
+    const node = await DevNode.create({ seed: 'hex-indexes-only' });
+    node.startSealing(10);
+    const honest = inProcessFetch(createRpcService(node));
+    const hexOnly = async (input: string | URL | Request, init?: RequestInit) => {
+      let request: { id?: unknown; method?: string; params?: unknown[] } = {};
+      try {
+        if (typeof init?.body === 'string') request = JSON.parse(init.body) as typeof request;
+      } catch {
+        // the envelope checks send bodies that are not JSON
+      }
+      const index = request.params?.[2];
+      if (request.method?.endsWith('AndIndex') && typeof index === 'string' && !index.startsWith('0x')) {
+        const error = { code: -32602, message: `INVALID_PARAMS: transactionIndex: hex quantity must start with 0x (got ${JSON.stringify(index)})` };
+        return new Response(JSON.stringify({ jsonrpc: '2.0', id: request.id, error }), { headers: { 'content-type': 'application/json' } });
+      }
+      return honest(input, init);
+    };
+    try {
+      const report = await runConformance({ url: 'http://hex-indexes-only.test/', fetch: hexOnly, pollIntervalMs: 10 });
+      expect(failures(report)).toEqual([expect.stringMatching(/^quantity parameters: decimal .*getTransactionByBlockNumberAndIndex.*-32602/)]);
+    } finally {
+      await node.stopSealing();
+    }
+  });
+
   it('catches a node that breaks SPEC: FISCO 2.4-style sync hashes, decimal heights, wrong codes', async () => {
     const { inProcessFetch } = await import('../rpc/index.js');
     const node = await DevNode.create({ seed: 'broken' });

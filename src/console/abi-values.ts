@@ -1,7 +1,34 @@
 // Console words ↔ ABI values: arguments typed on the console line are checked and converted for
-// their Solidity types, return values and event logs are decoded and printed.
-import { decodeAbiParameters, decodeEventLog, type Abi, type AbiEvent, type AbiFunction, type AbiParameter, type Hex } from 'viem';
+// their Solidity types, call data is encoded, return values and event logs are decoded and printed.
+// The codec is ox's AbiParameters (what src/abi uses), not viem's root module: the console starts
+// as a new process for every `-e` command, and viem's root module alone loads some 340 modules.
+import * as AbiParameters from 'ox/AbiParameters';
+import type { Abi, AbiEvent, AbiFunction, AbiParameter, Hex } from 'viem';
+import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js';
+import { functionSelector } from '../abi/index.js';
+import { concatBytes, fromHex, toHex } from '../codec/index.js';
 import { ConsoleError } from './console-error.js';
+
+/** Call data of `fn` (its keccak selector, as solc's code compares) with `args`. */
+export function encodeFunctionData(fn: { name: string; inputs: readonly AbiParameter[] }, args: readonly unknown[]): Hex {
+  const selector = functionSelector(signatureOf(fn), keccak256);
+  return toHex(concatBytes(selector, encodeParameters(fn.inputs, args))) as Hex;
+}
+
+/** A creation's data: the code, then the constructor's arguments. */
+export function encodeDeployData(abi: Abi, bytecode: Hex, args: readonly unknown[]): Hex {
+  const constructor = abi.find((item) => item.type === 'constructor') as { inputs: readonly AbiParameter[] } | undefined;
+  return toHex(concatBytes(fromHex(bytecode), encodeParameters(constructor?.inputs ?? [], args))) as Hex;
+}
+
+function encodeParameters(inputs: readonly AbiParameter[], args: readonly unknown[]): Uint8Array {
+  if (inputs.length === 0) return new Uint8Array(0);
+  return fromHex(AbiParameters.encode(inputs as AbiParameters.AbiParameters, args as never));
+}
+
+function decodeParameters(params: readonly AbiParameter[], data: Hex): unknown[] {
+  return [...(AbiParameters.decode(params as AbiParameters.AbiParameters, data) as readonly unknown[])];
+}
 
 export function abiFunctions(abi: Abi): AbiFunction[] {
   return abi.filter((item): item is AbiFunction => item.type === 'function');
@@ -124,7 +151,7 @@ export function formatValues(values: readonly unknown[]): string {
   return `(${values.map(formatValue).join(', ')})`;
 }
 
-/** viem checksums decoded addresses; FISCO's tools print them in lower case. */
+/** ox checksums decoded addresses; FISCO's tools print them in lower case. */
 function lowerAddresses(value: unknown, param: AbiParameter): unknown {
   const array = /^(.*)\[\d*\]$/.exec(param.type);
   if (array && Array.isArray(value)) return value.map((v) => lowerAddresses(v, { ...param, type: array[1]! } as AbiParameter));
@@ -138,7 +165,7 @@ function lowerAddresses(value: unknown, param: AbiParameter): unknown {
 export function decodeOutputs(outputs: readonly AbiParameter[], data: Hex): unknown[] {
   if (outputs.length === 0) return [];
   try {
-    return [...decodeAbiParameters(outputs, data)].map((v, i) => lowerAddresses(v, outputs[i]!));
+    return decodeParameters(outputs, data).map((v, i) => lowerAddresses(v, outputs[i]!));
   } catch (error) {
     throw new ConsoleError(`cannot decode the return values as (${outputs.map(typeText).join(',')}): ${(error as Error).message.split('\n')[0]}`);
   }
@@ -148,8 +175,8 @@ export function decodeOutputs(outputs: readonly AbiParameter[], data: Hex): unkn
 export function revertReason(output: string | undefined): string | undefined {
   if (!output || !output.toLowerCase().startsWith('0x08c379a0')) return undefined;
   try {
-    const [reason] = decodeAbiParameters([{ type: 'string' }], `0x${output.slice(10)}` as Hex);
-    return reason;
+    const [reason] = decodeParameters([{ type: 'string' }], `0x${output.slice(10)}` as Hex);
+    return reason as string;
   } catch {
     return undefined;
   }
@@ -161,18 +188,37 @@ export interface ReceiptLog {
   readonly data: string;
 }
 
+/** Indexed parameters whose topic is the hash of the value (strings, bytes, arrays, tuples) rather than the value. */
+const hashedInTopic = (p: AbiParameter) => p.type === 'string' || p.type === 'bytes' || p.type.endsWith(']') || p.type.startsWith('tuple');
+
+/** One log as the event `event` it was emitted as: the values in the event's input order, or undefined when it is not that event. */
+function decodeEvent(event: AbiEvent, log: ReceiptLog): unknown[] | undefined {
+  const topic0 = toHex(keccak256(new TextEncoder().encode(signatureOf(event))));
+  if (log.topics[0]?.toLowerCase() !== topic0) return undefined;
+  const indexed = event.inputs.filter((input) => input.indexed);
+  if (log.topics.length !== indexed.length + 1) return undefined;
+  const data = decodeParameters(event.inputs.filter((input) => !input.indexed), log.data as Hex);
+  let topic = 1;
+  let field = 0;
+  return event.inputs.map((input) => {
+    if (!input.indexed) return data[field++];
+    const value = log.topics[topic++]! as Hex;
+    return hashedInTopic(input) ? value : decodeParameters([input], value)[0];
+  });
+}
+
 /** Logs decoded with the events of `abi`; logs it cannot decode are shown raw. */
 export function decodeLogs(abi: Abi, logs: readonly ReceiptLog[]): string[] {
-  const events = abi.filter((item): item is AbiEvent => item.type === 'event');
+  const events = abi.filter((item): item is AbiEvent => item.type === 'event' && !item.anonymous);
   return logs.map((log) => {
-    try {
-      const decoded = decodeEventLog({ abi: events, topics: log.topics as [Hex, ...Hex[]], data: log.data as Hex });
-      const event = events.find((e) => e.name === decoded.eventName)!;
-      const args = decoded.args as unknown;
-      const values = (Array.isArray(args) ? args : event.inputs.map((input) => (args as Record<string, unknown>)[input.name ?? ''])).map((v, i) => lowerAddresses(v, event.inputs[i]!));
-      return `${decoded.eventName}${formatValues(values)}`;
-    } catch {
-      return `log of ${log.address}: topics ${log.topics.join(', ')} data ${log.data}`;
+    for (const event of events) {
+      try {
+        const values = decodeEvent(event, log);
+        if (values) return `${event.name}${formatValues(values.map((v, i) => lowerAddresses(v, event.inputs[i]!)))}`;
+      } catch {
+        // not this event's layout: try the next, else show it raw
+      }
     }
+    return `log of ${log.address}: topics ${log.topics.join(', ')} data ${log.data}`;
   });
 }

@@ -1,8 +1,8 @@
 // The console's commands: SPEC's queries, deploy and call, node management, group switching.
 // Each prints what FISCO's console 2.x prints for it, or close to it, through `out`.
-import { encodeDeployData, encodeFunctionData, type Abi, type AbiParameter, type Hex } from 'viem';
+import type { Abi, AbiParameter, Hex } from 'viem';
 import { fromHex } from '../codec/index.js';
-import { decodeLogs, decodeOutputs, findFunction, formatValues, isReadOnly, revertReason, signatureOf, toAbiArguments } from './abi-values.js';
+import { decodeLogs, decodeOutputs, encodeDeployData, encodeFunctionData, findFunction, formatValues, isReadOnly, revertReason, signatureOf, toAbiArguments } from './abi-values.js';
 import { ConsoleError } from './console-error.js';
 import { statusDescription, type ConsoleSession, type Receipt } from './console-session.js';
 
@@ -138,7 +138,7 @@ const PRECOMPILE_MESSAGES: Record<number, string> = {
 async function precompileTransaction(ctx: CommandContext, to: string, signature: string, args: string[]): Promise<void> {
   const name = signature.slice(0, signature.indexOf('('));
   const inputs = signature.slice(name.length + 1, -1).split(',').map((type) => ({ type, name: '' }));
-  const data = encodeFunctionData({ abi: [{ type: 'function', name, inputs, outputs: [{ type: 'int256', name: '' }], stateMutability: 'nonpayable' }], functionName: name, args });
+  const data = encodeFunctionData({ name, inputs }, args);
   const { hash, receipt } = await ctx.session.transact(to, fromHex(data));
   const r = await receipt;
   if (Number(r.status) !== 0) throw new ConsoleError(`transaction ${hash} failed: ${failure(r.status, r.output)}`);
@@ -225,7 +225,7 @@ export const COMMANDS: readonly ConsoleCommand[] = [
         throw new ConsoleError(`${name}'s constructor takes ${inputs.length} argument(s), got ${words.length}${inputs.length ? `: constructor(${inputs.map((i) => `${i.type} ${i.name}`.trim()).join(', ')})` : ''}`);
       }
       const args = toAbiArguments(inputs, words, signatureOf({ name: `${name}.constructor`, inputs }));
-      const data = encodeDeployData({ abi: contract.abi, bytecode: contract.bytecode, args });
+      const data = encodeDeployData(contract.abi, contract.bytecode, args);
       const { hash, receipt } = await ctx.session.transact(null, fromHex(data));
       const r = await waitReceipt(ctx, hash, receipt);
       if (Number(r.status) !== 0) throw new ConsoleError(`deploying ${name} failed: ${failure(r.status, r.output)}`);
@@ -252,7 +252,7 @@ export const COMMANDS: readonly ConsoleCommand[] = [
       const signature = signatureOf(fn);
       const args = toAbiArguments(fn.inputs, words, signature);
       const address = await resolveAddress(ctx, name!, where!);
-      const data = encodeFunctionData({ abi: [fn], functionName: fn.name, args });
+      const data = encodeFunctionData(fn, args);
       if (isReadOnly(fn)) {
         const result = await ctx.session.call(address, data);
         const ok = Number(result.status) === 0;

@@ -80,7 +80,7 @@ async function runInteractive(runner: ConsoleRunner, session: ConsoleSession, op
   const { io } = options;
   const historyFile = path.join(options.dir, HISTORY_FILE);
   io.out(`Welcome to the Twinchain console, connected to ${session.client.address} (FISCO BCOS ${session.client.nodeVersion || 'node'}, channel protocol v${session.client.protocolVersion}).`);
-  io.out(`Account ${session.account.address}${session.account.created ? ' (new)' : ''}, ${session.suite.name === 'sm' ? 'SM2/SM3' : 'ECDSA/keccak256'}. Type "help" for the commands, "quit" to leave.`);
+  io.out(`Account ${session.account.address}${session.account.created ? ' (new)' : ''}, ${session.suiteName === 'sm' ? 'SM2/SM3' : 'ECDSA/keccak256'}. Type "help" for the commands, "quit" to leave.`);
   const rl = readline.createInterface({
     input: options.input,
     output: options.output,

@@ -1,14 +1,16 @@
 // One console's connection and state: the channel client to the first reachable peer, the
 // chain's suite and transaction format (from the node's version), the account, the group in
-// use and the contracts folder.
+// use and the contracts folder. The crypto suite and the account's key pair are loaded for the
+// first transaction only: a console that reads (queries, calls of view functions) starts
+// without the curve libraries.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TransactionBuilder, txStatusName } from '../chain/index.js';
 import { ChannelClient, ChannelClientError } from '../channel/index.js';
 import { fromHex, toHex } from '../codec/index.js';
-import { getSuite, type CryptoSuite } from '../crypto/index.js';
-import { loadOrCreateAccount, type Account } from './accounts.js';
+import type { CryptoSuite, KeyPair, SuiteName } from '../crypto/index.js';
+import { locateAccount, readAccount, type AccountFile } from './accounts.js';
 import type { ConsoleConfig } from './console-config.js';
 import { ConsoleError } from './console-error.js';
 import { ContractStore } from './contracts.js';
@@ -43,17 +45,31 @@ export class ConsoleSession {
   group: number;
   private readonly builders = new Map<number, TransactionBuilder>();
 
+  private signing: Promise<{ suite: CryptoSuite; key: KeyPair }> | undefined;
+
   private constructor(
     readonly config: ConsoleConfig,
     readonly client: ChannelClient,
-    readonly suite: CryptoSuite,
+    readonly suiteName: SuiteName,
     readonly generation: 'rc1' | 'rc2',
     readonly chainId: bigint,
-    readonly account: Account & { created: boolean },
+    readonly account: AccountFile,
     readonly contracts: ContractStore,
     group: number,
   ) {
     this.group = group;
+  }
+
+  /** The suite and the account's key pair, loaded once (the first transaction). */
+  private signer(): Promise<{ suite: CryptoSuite; key: KeyPair }> {
+    this.signing ??= (async () => {
+      const { getSuite } = await import('../crypto/index.js');
+      const suite = getSuite(this.suiteName);
+      const { key, address } = await readAccount(this.account.file, suite);
+      if (address !== this.account.address) throw new ConsoleError(`account key ${this.account.file}: its key is of ${address}, not ${this.account.address}`);
+      return { suite, key };
+    })();
+    return this.signing;
   }
 
   /** Connects to the first peer that answers, in the config's order. */
@@ -82,13 +98,13 @@ export class ConsoleSession {
       const version = await client.call<Record<string, string>>('getClientVersion', []);
       const product = version['FISCO-BCOS Version'] ?? '';
       const sm = config.useSMCrypto ?? /\bgm\b/.test(product);
-      const suite = getSuite(sm ? 'sm' : 'ecdsa');
+      const suiteName: SuiteName = sm ? 'sm' : 'ecdsa';
       const later = version['Supported Version'] !== undefined;
       const chainId = BigInt(version['Chain Id'] ?? '1');
       const groups = await client.call<number[]>('getGroupList', []);
       if (!groups.includes(group)) throw new ConsoleError(`the node at ${client.address} is not in group ${group} (its groups: ${groups.join(', ') || 'none'})`);
-      const account = await loadOrCreateAccount(config.keyStoreDir, suite);
-      return new ConsoleSession(config, client, suite, later ? 'rc2' : 'rc1', chainId, account, new ContractStore(config.dir), group);
+      const account = await locateAccount(config.keyStoreDir, suiteName);
+      return new ConsoleSession(config, client, suiteName, later ? 'rc2' : 'rc1', chainId, account, new ContractStore(config.dir), group);
     } catch (error) {
       client.close();
       throw error;
@@ -109,13 +125,14 @@ export class ConsoleSession {
     return Number(await this.rpc<string>('getBlockNumber', [this.group]));
   }
 
-  private builder(): TransactionBuilder {
+  private async builder(): Promise<TransactionBuilder> {
     let builder = this.builders.get(this.group);
     if (!builder) {
+      const { suite, key } = await this.signer();
       builder = new TransactionBuilder({
-        suite: this.suite,
+        suite,
         generation: this.generation,
-        key: this.account.key,
+        key,
         random: (n) => new Uint8Array(randomBytes(n)),
         chainId: this.chainId,
         groupId: BigInt(this.group),
@@ -128,7 +145,7 @@ export class ConsoleSession {
   /** Signs and sends a transaction; returns its hash and the receipt the node pushes once the block commits. */
   async transact(to: string | null, data: Uint8Array): Promise<{ hash: string; receipt: Promise<Receipt> }> {
     const blockLimit = BigInt((await this.blockNumber()) + 500);
-    const tx = this.builder().build({ to: to === null ? null : fromHex(to), data, blockLimit });
+    const tx = (await this.builder()).build({ to: to === null ? null : fromHex(to), data, blockLimit });
     try {
       const sent = await this.client.sendRawTransaction(this.group, toHex(tx.raw));
       const receipt = sent.receipt.then(

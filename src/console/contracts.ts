@@ -1,14 +1,26 @@
 // The console's contracts: contracts/solidity/<Name>.sol compiled with the pinned solc-js for
 // FISCO's EVM, and deploylog.txt, where deployed addresses are remembered (FISCO's format:
 // `<date time>  [group:N]  <Name>  <address>`), which `call <Name> latest` reads.
-import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+//
+// Compiled artifacts are kept in the console folder, as FISCO's console keeps its ABI and BIN
+// files: contracts/sdk/abi/<Name>.abi and contracts/sdk/bin/<Name>.bin for the user, and
+// contracts/sdk/cache/<Name>.json, keyed by the SHA-256 of the source and of every file it
+// imports and by the compiler (solc-js release, EVM target, optimizer). A later command, in this
+// process or another, takes the artifact from there while none of that changed, without loading
+// the compiler at all: a `call` of an unchanged contract starts in a fraction of the time.
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Abi } from 'viem';
-import { compileSources, formatDiagnostic, type Artifact } from '../solidity/index.js';
+import { compileSources, compilerIdentity, formatDiagnostic, type Artifact } from '../solidity/index.js';
 import { ConsoleError } from './console-error.js';
 
 export const CONTRACTS_DIR = path.join('contracts', 'solidity');
 export const DEPLOY_LOG = 'deploylog.txt';
+/** FISCO's console layout: contracts/sdk/abi, contracts/sdk/bin; the cache beside them. */
+export const ARTIFACTS_DIR = path.join('contracts', 'sdk');
+const CACHE_FORMAT = 'twinchain-console-artifact';
+const CACHE_VERSION = 1;
 
 export interface CompiledContract {
   readonly name: string;
@@ -18,13 +30,41 @@ export interface CompiledContract {
   readonly warnings: readonly string[];
 }
 
-export class ContractStore {
-  private readonly compiled = new Map<string, { mtimeMs: number; contract: CompiledContract }>();
+/** contracts/sdk/cache/<Name>.json. */
+interface CachedArtifact {
+  readonly format: typeof CACHE_FORMAT;
+  readonly version: typeof CACHE_VERSION;
+  /** compilerIdentity() when it was compiled. */
+  readonly compiler: string;
+  /** Source unit → SHA-256 (hex) of its text: the contract's file and every file it imported. */
+  readonly sources: Readonly<Record<string, string>>;
+  readonly contract: CompiledContract;
+}
 
-  constructor(readonly dir: string) {}
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Where a compile came from: the in-process cache, the folder's cache, or solc. */
+export type CompileSource = 'memory' | 'disk' | 'solc';
+
+export class ContractStore {
+  /** Per contract name: the sources' hashes it was compiled from, and the contract. */
+  private readonly compiled = new Map<string, { sources: Readonly<Record<string, string>>; contract: CompiledContract }>();
+  /** Where the last compile() took its contract from (for tests and the bench). */
+  lastSource: CompileSource | undefined;
+  private identity: string | undefined;
+
+  /** `compile`: the compiler (tests pass one that counts, or refuses to run). */
+  constructor(
+    readonly dir: string,
+    private readonly compileWith: typeof compileSources = compileSources,
+  ) {}
 
   get sourceDir(): string {
     return path.join(this.dir, CONTRACTS_DIR);
+  }
+
+  get artifactsDir(): string {
+    return path.join(this.dir, ARTIFACTS_DIR);
   }
 
   /** Contract names with a source file (`<Name>.sol`), for completion and help. */
@@ -39,31 +79,78 @@ export class ContractStore {
     }
   }
 
-  /** Compiles `<Name>.sol` (once per change of the file) and returns contract `Name` from it. */
+  /**
+   * Contract `Name` of `<Name>.sol`: from the cache while the file, the files it imports and the
+   * compiler are those it was compiled with, else compiled (and the cache written).
+   */
   compile(name: string): CompiledContract {
     if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) throw new ConsoleError(`"${name}" is not a contract name`);
-    const file = path.join(this.sourceDir, `${name}.sol`);
-    let mtimeMs: number;
+    const unit = `${name}.sol`;
     let text: string;
     try {
-      mtimeMs = statSync(file).mtimeMs;
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(path.join(this.sourceDir, unit), 'utf8');
     } catch {
       const known = this.names();
-      throw new ConsoleError(`${path.join(CONTRACTS_DIR, `${name}.sol`)}: no such file (contracts here: ${known.length ? known.join(', ') : 'none'})`);
+      throw new ConsoleError(`${path.join(CONTRACTS_DIR, unit)}: no such file (contracts here: ${known.length ? known.join(', ') : 'none'})`);
     }
-    const cached = this.compiled.get(name);
-    if (cached && cached.mtimeMs === mtimeMs) return cached.contract;
-    const sourceDir = this.sourceDir;
-    const unit = `${name}.sol`;
-    const result = compileSources(
+    const hash = sha256(text);
+    const inMemory = this.compiled.get(name);
+    if (inMemory && this.unchanged(inMemory.sources, unit, hash)) return this.took('memory', inMemory.contract);
+    const cached = this.readCache(name);
+    if (cached && this.unchanged(cached.sources, unit, hash)) {
+      this.compiled.set(name, { sources: cached.sources, contract: cached.contract });
+      return this.took('disk', cached.contract);
+    }
+    const { contract, sources } = this.compileFresh(name, unit, text, hash);
+    this.compiled.set(name, { sources, contract });
+    this.writeCache(name, { format: CACHE_FORMAT, version: CACHE_VERSION, compiler: this.compilerIdentity(), sources, contract });
+    return this.took('solc', contract);
+  }
+
+  private took(source: CompileSource, contract: CompiledContract): CompiledContract {
+    this.lastSource = source;
+    return contract;
+  }
+
+  private compilerIdentity(): string {
+    return (this.identity ??= compilerIdentity());
+  }
+
+  /** Whether the recorded sources are the files as they are now (the contract's own with `hash`). */
+  private unchanged(sources: Readonly<Record<string, string>>, unit: string, hash: string): boolean {
+    if (sources[unit] !== hash) return false;
+    for (const [file, recorded] of Object.entries(sources)) {
+      if (file === unit) continue;
+      const target = this.importPath(file);
+      let current: string | undefined;
+      try {
+        current = target === undefined ? undefined : sha256(readFileSync(target, 'utf8'));
+      } catch {
+        return false;
+      }
+      if (current !== recorded) return false;
+    }
+    return true;
+  }
+
+  /** An imported source unit's path, inside contracts/solidity only. */
+  private importPath(imported: string): string | undefined {
+    const target = path.resolve(this.sourceDir, imported);
+    return target.startsWith(path.resolve(this.sourceDir) + path.sep) ? target : undefined;
+  }
+
+  private compileFresh(name: string, unit: string, text: string, hash: string): { contract: CompiledContract; sources: Record<string, string> } {
+    const sources: Record<string, string> = { [unit]: hash };
+    const result = this.compileWith(
       { [unit]: text },
       {
         readImport: (imported) => {
-          const target = path.resolve(sourceDir, imported);
-          if (!target.startsWith(sourceDir + path.sep)) return undefined;
+          const target = this.importPath(imported);
+          if (target === undefined) return undefined;
           try {
-            return readFileSync(target, 'utf8');
+            const importedText = readFileSync(target, 'utf8');
+            sources[imported] = sha256(importedText);
+            return importedText;
           } catch {
             return undefined;
           }
@@ -85,8 +172,44 @@ export class ContractStore {
       bytecode: artifact.bytecode as `0x${string}`,
       warnings: result.diagnostics.filter((d) => d.severity === 'warning').map((d) => formatDiagnostic(d, show)),
     };
-    this.compiled.set(name, { mtimeMs, contract });
-    return contract;
+    return { contract, sources };
+  }
+
+  /** The folder's cached artifact of `name`, if it is one this compiler made; anything else (none, unreadable, another format) is no cache. */
+  private readCache(name: string): CachedArtifact | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(path.join(this.artifactsDir, 'cache', `${name}.json`), 'utf8'));
+    } catch {
+      return undefined;
+    }
+    const cached = value as Partial<CachedArtifact> | null;
+    if (typeof cached !== 'object' || cached === null || cached.format !== CACHE_FORMAT || cached.version !== CACHE_VERSION) return undefined;
+    if (cached.compiler !== this.compilerIdentity() || typeof cached.sources !== 'object' || cached.sources === null) return undefined;
+    const c = cached.contract;
+    if (!c || c.name !== name || !Array.isArray(c.abi) || typeof c.bytecode !== 'string' || !/^0x[0-9a-f]+$/.test(c.bytecode) || !Array.isArray(c.warnings)) return undefined;
+    return cached as CachedArtifact;
+  }
+
+  /**
+   * Writes the cache entry and FISCO's abi/bin files, each through a temporary file renamed into
+   * place (a console killed while writing leaves the old file or none, never half of one). The
+   * cache only saves time: a folder that cannot be written is compiled from again next time.
+   */
+  private writeCache(name: string, entry: CachedArtifact): void {
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(file), { recursive: true });
+      const temporary = `${file}.${process.pid}.tmp`;
+      writeFileSync(temporary, text);
+      renameSync(temporary, file);
+    };
+    try {
+      write(path.join(this.artifactsDir, 'abi', `${name}.abi`), JSON.stringify(entry.contract.abi));
+      write(path.join(this.artifactsDir, 'bin', `${name}.bin`), entry.contract.bytecode.slice(2));
+      write(path.join(this.artifactsDir, 'cache', `${name}.json`), `${JSON.stringify(entry)}\n`);
+    } catch {
+      // not writable: every command compiles, as before there was a cache
+    }
   }
 
   /** Appends a deployment to deploylog.txt. */

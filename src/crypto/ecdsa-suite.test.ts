@@ -3,6 +3,13 @@ import { toHex } from '../codec/index.js';
 import { EcdsaSuite } from './ecdsa-suite.js';
 import { SECP256K1_N } from './suite.js';
 
+/** The flat form with its last byte, the recovery id, flipped 0 <-> 1. */
+const flipV = (flat: Uint8Array): Uint8Array => {
+  const out = Uint8Array.from(flat);
+  out[64]! ^= 1;
+  return out;
+};
+
 const counterRandom = (seed: number) => {
   let n = seed;
   return (length: number) => Uint8Array.from({ length }, () => (n = (n * 1103515245 + 12345) % 2 ** 31) & 0xff);
@@ -41,6 +48,24 @@ describe.each(['native', 'noble'] as const)('EcdsaSuite (%s backend)', (backend)
     const recovered = suite.recoverSigner(other, sig);
     expect(recovered === null || toHex(recovered) !== toHex(key.publicKey)).toBe(true);
     expect(suite.verify(other, sig, key.publicKey)).toBe(false);
+  });
+
+  it('verifies as FISCO does, by recovering from (r, s, v) and comparing: a flipped v is refused', () => {
+    const sig = suite.sign(digest, key);
+    expect(suite.verify(digest, sig, key.publicKey)).toBe(true);
+    // r and s still verify against the key; only the recovery id is wrong
+    expect(suite.backend.verify(digest, suite.signatureToBytes(sig).subarray(0, 64), key.publicKey)).toBe(true);
+    expect(suite.verify(digest, { ...sig, v: sig.v ^ 1 }, key.publicKey)).toBe(false);
+    expect(suite.verify(digest, suite.signatureFromBytes(flipV(suite.signatureToBytes(sig))), key.publicKey)).toBe(false);
+    for (const v of [2, 3, 4, 27, 255]) expect(suite.verify(digest, { ...sig, v }, key.publicKey), `v ${v}`).toBe(false);
+  });
+
+  it('takes the high-s twin (r, n − s, v ^ 1) of a block signature, as FISCO\'s ecdsaRecover does; transactions keep the low-s rule', () => {
+    const sig = suite.sign(digest, key);
+    const twin = { ...sig, s: SECP256K1_N - sig.s, v: sig.v ^ 1 };
+    expect(suite.verify(digest, twin, key.publicKey)).toBe(true);
+    expect(suite.verify(digest, { ...twin, v: sig.v }, key.publicKey)).toBe(false);
+    expect(suite.recoverSigner(digest, twin)).toBeNull();
   });
 
   it('round-trips the 65-byte flat form', () => {

@@ -1,4 +1,4 @@
-import { bigintToFixedBytes, bytesToBigint } from '../codec/index.js';
+import { bigintToFixedBytes, bytesEqual, bytesToBigint } from '../codec/index.js';
 import { keccak256 } from './keccak.js';
 import { loadNativeBackend, nobleBackend, type Secp256k1Backend } from './secp256k1-backend.js';
 import {
@@ -59,9 +59,17 @@ export class EcdsaSuite implements CryptoSuite {
     return this.backend.recover(digest, rs(signature), signature.v);
   }
 
+  /**
+   * FISCO's ecdsaVerify (libdevcrypto/ECDSASignature.cpp): recover the key from (r, s, v) and
+   * compare it with the expected one, so a wrong v is refused (a plain r, s check would pass it).
+   * Its ecdsaRecover takes recovery ids 0-3 and 0 < r, s < n, without the low-s rule, which FISCO
+   * applies to transactions only (recoverSigner / signatureFormError).
+   */
   verify(digest: Uint8Array, signature: Signature, publicKey: Uint8Array): boolean {
-    if (signature.kind !== 'ecdsa' || this.signatureFormError(signature)) return false;
-    return this.backend.verify(digest, rs(signature), publicKey);
+    if (signature.kind !== 'ecdsa' || signature.v < 0 || signature.v > 3 || !Number.isInteger(signature.v)) return false;
+    if (signature.r <= 0n || signature.r >= SECP256K1_N || signature.s <= 0n || signature.s >= SECP256K1_N) return false;
+    const recovered = this.backend.recover(digest, rs(signature), signature.v);
+    return recovered !== null && bytesEqual(recovered, publicKey);
   }
 
   signatureFormError(signature: Signature): SignatureFormError | null {

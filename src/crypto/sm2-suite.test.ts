@@ -36,6 +36,21 @@ describe('Sm2Suite', () => {
     expect(suite.signatureFormError({ ...sig, s: SM2_N })?.field).toBe('s');
   });
 
+  it('checks a block signature as FISCO\'s sm2Verify does: r and s against the expected key, whatever key the signature carries', () => {
+    // libdevcrypto/SM2Signature.cpp: sm2Verify hands SM2::verify the expected key; SM2::verify
+    // reads only r and s of the 128 bytes. sm2Recover (transactions) verifies against the carried key.
+    const sig = suite.sign(digest, key);
+    const other = suite.generateKeyPair(seeded(7));
+    const carriesOther = suite.signatureFromBytes(Uint8Array.from([...suite.signatureToBytes(sig).subarray(0, 64), ...other.publicKey]));
+    expect(suite.verify(digest, carriesOther, key.publicKey)).toBe(true);
+    expect(suite.verify(digest, carriesOther, other.publicKey)).toBe(false);
+    expect(suite.recoverSigner(digest, carriesOther)).toBeNull();
+    // SM2 has no recovery id: its "v" is the key, and a flipped last byte of it is another key
+    const flipped = Uint8Array.from(suite.signatureToBytes(sig));
+    flipped[127] = flipped[127]! ^ 1;
+    expect(suite.recoverSigner(digest, suite.signatureFromBytes(flipped))).toBeNull();
+  });
+
   it('verifies the guomi signature of the FISCO documentation example', () => {
     // rc2-sm vector: v slot = public key, signature over the signing hash with user id 1234567812345678
     const publicKey = fromHex(

@@ -10,7 +10,7 @@ import {
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
 import { entryCapacity, type GasOp } from './precompiled-gas.js';
-import { UserTables, type Condition, type ConditionOp, type Query } from './user-tables.js';
+import { crudSelectTableName, userTableName, UserTables, type Condition, type ConditionOp, type Query } from './user-tables.js';
 
 const userTables = new UserTables();
 const OPS: readonly ConditionOp[] = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'];
@@ -99,9 +99,10 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
           ctx.gas.append('OpenTable');
           return guarded(async () => {
             const fields = parseEntry(String(entry));
-            const count = await userTables.insert(ctx, String(table), String(key), fields);
+            const name = userTableName(String(table), ctx.tableNames);
+            const count = await userTables.insert(ctx, name, String(key), fields);
             if (count > 0) {
-              ctx.gas.updateMemUsed((await insertedCapacity(ctx, String(table), String(key), fields)) * count);
+              ctx.gas.updateMemUsed((await insertedCapacity(ctx, name, String(key), fields)) * count);
               ctx.gas.append('Insert', count);
             }
             return count;
@@ -115,7 +116,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
           ctx.gas.append('OpenTable');
           return guarded(async () => {
             const fields = parseEntry(String(entry));
-            const count = await userTables.update(ctx, String(table), String(key), fields, parseMeteredCondition(ctx, String(cond)));
+            const count = await userTables.update(ctx, userTableName(String(table), ctx.tableNames), String(key), fields, parseMeteredCondition(ctx, String(cond)));
             if (count > 0) {
               ctx.gas.setMemUsed(entryCapacity(Object.entries(fields)) * count);
               ctx.gas.append('Update', count);
@@ -130,7 +131,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
         run(ctx, [table, key, cond]) {
           ctx.gas.append('OpenTable');
           return guarded(async () => {
-            const count = await userTables.remove(ctx, String(table), String(key), parseMeteredCondition(ctx, String(cond)));
+            const count = await userTables.remove(ctx, userTableName(String(table), ctx.tableNames), String(key), parseMeteredCondition(ctx, String(cond)));
             if (count > 0) ctx.gas.append('Remove', count);
             return count;
           });
@@ -148,7 +149,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
             if (e instanceof CrudParseError) return [String(e.code)];
             throw e;
           }
-          const rows = await userTables.select(ctx, String(table), String(key), q);
+          const rows = await userTables.select(ctx, crudSelectTableName(String(table), ctx.tableNames), String(key), q);
           if (typeof rows === 'number') return [String(rows)];
           ctx.gas.updateMemUsed(rows.reduce((sum, row) => sum + entryCapacity(Object.entries(row)), 0));
           ctx.gas.append('Select', rows.length);
@@ -159,7 +160,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
         signature: 'desc(string)',
         outputs: 'string,string',
         async run(ctx, [table]) {
-          const info = await userTables.info(ctx, String(table));
+          const info = await userTables.info(ctx, userTableName(String(table), ctx.tableNames));
           ctx.gas.append('OpenTable');
           ctx.gas.append('Select', info ? 1 : 0);
           return info ? [info.keyField, info.valueFields.join(',')] : [String(CODE_TABLE_NOT_EXIST), ''];

@@ -66,7 +66,7 @@ export async function harness(options: HarnessOptions = {}) {
       ? await StorageWorldState.open({
           store,
           dbHash: { rule: version.atLeast('2.5.0') ? 'v2.5' : 'v2.4', hash: (d) => suite.hash(d), sm: suite.name === 'sm' },
-          accounts: { binaryCode: version.atLeast('2.4.0'), binaryCodeHash: version.atLeast('2.5.0') },
+          accounts: { binaryCode: version.atLeast('2.4.0'), binaryCodeHash: version.atLeast('2.5.0'), tableNames: version.tableNames },
         })
       : await WorldState.open({ store });
   const executor = new BlockExecutor(state, suite, version);

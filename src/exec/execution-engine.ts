@@ -1,6 +1,6 @@
 import { EVMError, type EVMResult } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
-import { TX_STATUS } from '../chain/index.js';
+import { TableNames, TX_STATUS } from '../chain/index.js';
 import { toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import { encodeErrorString } from '../abi/index.js';
 import { createFiscoCommon, type FiscoStateManager } from '../state/index.js';
@@ -74,6 +74,8 @@ export class ExecutionEngine {
     precompileGas = true,
     /** The EVM gas schedule of the chain's supported_version (fiscoGasSchedule). */
     schedule: FiscoGasSchedule = FISCO_BCOS_SCHEDULE_V2,
+    /** The names its supported_version stores user and account tables under (ProtocolVersion.tableNames). */
+    tableNames: TableNames = TableNames.SHORT,
   ) {
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
@@ -81,7 +83,7 @@ export class ExecutionEngine {
     // FISCO's storage state keeps the system tables as tables; the trie in contract storage
     const blockTables = stateManager.blockTables?.bind(stateManager);
     this.tables = blockTables ? new FiscoSystemTables(blockTables) : new SystemTables(new TableStore(() => this.stateManager, hash));
-    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash };
+    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames };
     this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);
@@ -177,7 +179,7 @@ export class ExecutionEngine {
     const key = `${contract}/${this.context.origin}`;
     let allowed = this.writeAllowed.get(key);
     if (allowed === undefined) {
-      allowed = await this.tables.mayWrite(contractTableName(contract), this.context.origin, this.context.number);
+      allowed = await this.tables.mayWrite(contractTableName(contract, this.context.tableNames), this.context.origin, this.context.number);
       this.writeAllowed.set(key, allowed);
     }
     if (!allowed) throw permissionDenied();

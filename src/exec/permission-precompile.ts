@@ -10,7 +10,7 @@ import {
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
 import { contractTableName, SYS_TABLE_ACCESS } from './system-tables.js';
-import { fullTableName } from './user-tables.js';
+import { permissionTableName } from './user-tables.js';
 
 async function setAccess(ctx: CallContext, table: string, rawAddress: unknown, grant: boolean): Promise<[bigint]> {
   if (!(await ctx.tables.mayWrite(SYS_TABLE_ACCESS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
@@ -29,26 +29,27 @@ async function query(ctx: CallContext, table: string): Promise<[string]> {
 
 /**
  * 0x1005: who may write which table. An empty list means everyone; deploys are governed by
- * `_sys_tables_`, contract storage by `_contract_data_<address>_`.
+ * `_sys_tables_`, contract storage by the contract's table (`c_<address>`; before 2.2.0
+ * `_contract_data_<address>_`).
  */
 export function permissionPrecompile(hash: SelectorHashes): PrecompiledContract {
   return new PrecompiledContract(
     'Permission',
     [
-      { signature: 'insert(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, true) },
-      { signature: 'remove(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, fullTableName(String(t)), a, false) },
-      { signature: 'queryByName(string)', outputs: 'string', run: (ctx, [t]) => query(ctx, fullTableName(String(t))) },
+      { signature: 'insert(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, true) },
+      { signature: 'remove(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, false) },
+      { signature: 'queryByName(string)', outputs: 'string', run: (ctx, [t]) => query(ctx, permissionTableName(String(t), ctx.tableNames)) },
       {
         signature: 'grantWrite(address,address)',
         outputs: 'int256',
-        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract)), user, true),
+        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, true),
       },
       {
         signature: 'revokeWrite(address,address)',
         outputs: 'int256',
-        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract)), user, false),
+        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, false),
       },
-      { signature: 'queryPermission(address)', outputs: 'string', run: (ctx, [contract]) => query(ctx, contractTableName(String(contract))) },
+      { signature: 'queryPermission(address)', outputs: 'string', run: (ctx, [contract]) => query(ctx, contractTableName(String(contract), ctx.tableNames)) },
     ],
     hash,
     false,

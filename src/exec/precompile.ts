@@ -1,4 +1,5 @@
 import type { Address } from '@ethereumjs/util';
+import type { TableNames } from '../chain/index.js';
 import { toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import { decodeAbi, encodeAbi, functionSelector, signatureParameters } from '../abi/index.js';
 import { PrecompiledGas } from './precompiled-gas.js';
@@ -11,6 +12,8 @@ export interface CallContext {
   readonly number: number;
   /** tx.origin, 0x-prefixed lower case: FISCO checks permissions against it. */
   readonly origin: string;
+  /** The names the chain's supported_version stores user and account tables under (ProtocolVersion.tableNames). */
+  readonly tableNames: TableNames;
   readonly tables: SystemTableApi;
   readonly objects: TableObjects;
   readonly hash: HashFunction;

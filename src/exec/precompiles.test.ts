@@ -123,13 +123,17 @@ describe('CNS 0x1004', () => {
 });
 
 describe('Permission 0x1005', () => {
-  it('grants, refuses duplicates and unknowns, and lists', async () => {
-    const h = await harness();
+  it.each([
+    ['2.11.0', 'u_t_test'],
+    ['2.2.0', 'u_t_test'],
+    ['2.1.0', '_user_t_test'],
+  ])('grants, refuses duplicates and unknowns, and lists (supported_version %s: the table is %s, as FISCO names it)', async (version, stored) => {
+    const h = await harness({ version });
     const user = toHex(h.account(1).address);
     expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['t_test', user])).toBe(1);
     expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['t_test', user])).toBe(-51000);
     const listed = JSON.parse(await callString(h, PERMISSION, 'queryByName(string)', ['t_test'])) as Array<Record<string, string>>;
-    expect(listed).toEqual([{ address: user, enable_num: String(h.number), table_name: '_user_t_test' }]);
+    expect(listed).toEqual([{ address: user, enable_num: String(h.number), table_name: stored }]);
     expect(await codeOf(h, 0, PERMISSION, 'remove(string,string)', ['t_test', toHex(h.account(2).address)])).toBe(-51001);
     expect(await codeOf(h, 1, PERMISSION, 'remove(string,string)', ['t_test', user])).toBe(1);
     expect(JSON.parse(await callString(h, PERMISSION, 'queryByName(string)', ['t_test']))).toEqual([]);
@@ -164,8 +168,9 @@ describe('Permission 0x1005', () => {
     const h = await harness();
     const counter = await h.deploy(0, 'Counter');
     expect(await codeOf(h, 0, PERMISSION, 'grantWrite(address,address)', [toHex(counter), toHex(h.account(0).address)])).toBe(1);
-    const perms = JSON.parse(await callString(h, PERMISSION, 'queryPermission(address)', [toHex(counter)])) as unknown[];
-    expect(perms).toHaveLength(1);
+    const perms = JSON.parse(await callString(h, PERMISSION, 'queryPermission(address)', [toHex(counter)])) as Array<Record<string, string>>;
+    // FISCO's getContractTableName: the contract's own table, c_<address>
+    expect(perms).toEqual([{ address: toHex(h.account(0).address), enable_num: expect.any(String) as unknown, table_name: `c_${toHex(counter).slice(2)}` }]);
     await h.block([]);
     expect((await h.run(0, counter, h.callData('increment()'))).status).toBe(0);
     const denied = await h.run(1, counter, h.callData('increment()'));

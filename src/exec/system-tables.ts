@@ -1,3 +1,4 @@
+import type { TableNames } from '../chain/index.js';
 import type { Row, RowStore, TableStore } from './table-store.js';
 
 /** FISCO's system table names. */
@@ -6,11 +7,13 @@ export const SYS_CONFIG = '_sys_config_';
 export const SYS_CONSENSUS = '_sys_consensus_';
 export const SYS_CNS = '_sys_cns_';
 export const SYS_TABLE_ACCESS = '_sys_table_access_';
-export const USER_TABLE_PREFIX = '_user_';
 
-/** The table whose access list guards writes to a contract's storage (Permission.grantWrite). */
-export function contractTableName(address: string): string {
-  return `_contract_data_${address.replace(/^0x/, '').toLowerCase()}_`;
+/**
+ * The table whose access list guards writes to a contract's storage (Permission.grantWrite;
+ * StorageState::checkAuthority): the contract's own table, `c_<address>` from 2.2.0.
+ */
+export function contractTableName(address: string, names: TableNames): string {
+  return names.accountTable(address.toLowerCase());
 }
 
 export type NodeType = 'sealer' | 'observer';

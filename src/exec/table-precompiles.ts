@@ -12,7 +12,7 @@ import {
 } from './precompile.js';
 import { entryCapacity, type GasOp } from './precompiled-gas.js';
 import type { TableObject } from './table-objects.js';
-import { UserTables, type ConditionOp, type Query } from './user-tables.js';
+import { userTableName, UserTables, type ConditionOp, type Query } from './user-tables.js';
 
 const ZERO = new Address(new Uint8Array(20));
 const userTables = new UserTables();
@@ -57,9 +57,10 @@ export function tableFactoryPrecompile(hash: SelectorHashes): PrecompiledContrac
         signature: 'openTable(string)',
         outputs: 'address',
         async run(ctx, [name]) {
-          const info = await userTables.info(ctx, String(name));
+          const table = userTableName(String(name), ctx.tableNames);
+          const info = await userTables.info(ctx, table);
           ctx.gas.append('OpenTable');
-          return [info ? ctx.objects.register({ kind: 'table', name: String(name) }).toString() : ZERO.toString()];
+          return [info ? ctx.objects.register({ kind: 'table', name: table }).toString() : ZERO.toString()];
         },
       },
     ],

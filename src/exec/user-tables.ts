@@ -10,7 +10,8 @@ import {
   PrecompileFailure,
   type CallContext,
 } from './precompile.js';
-import { SYS_TABLES, USER_TABLE_PREFIX, type TableInfo } from './system-tables.js';
+import type { TableNames, UserTablePrefix } from '../chain/index.js';
+import { SYS_CNS, SYS_CONFIG, SYS_CONSENSUS, SYS_TABLE_ACCESS, SYS_TABLES, type TableInfo } from './system-tables.js';
 import type { Row } from './table-store.js';
 
 export type ConditionOp = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
@@ -28,14 +29,32 @@ export interface Query {
 
 export const EMPTY_QUERY: Query = { conditions: [] };
 
-/** FISCO limits: table names up to 48 characters, field names up to 64. */
-const MAX_TABLE_NAME = 48;
+/** FISCO limits: a user table's stored name (prefix included) up to 64 characters, 50 from 2.2.0; field names up to 64. */
+const MAX_STORED_NAME: Record<UserTablePrefix, number> = { _user_: 64, u_: 50 };
 const MAX_FIELD_NAME = 64;
 const FIELD_NAME = /^[A-Za-z0-9_$@]+$/;
 
-/** User tables live under `_user_<name>`; system tables keep their own names. */
-export function fullTableName(name: string): string {
-  return name.startsWith('_sys_') || name.startsWith(USER_TABLE_PREFIX) ? name : `${USER_TABLE_PREFIX}${name}`;
+/**
+ * FISCO's getTableName (libprecompiled/Common.cpp): the name a user table is stored under, the
+ * user's name behind the prefix of the chain's supported_version (`u_` from 2.2.0, `_user_`
+ * before). TableFactory's createTable and openTable and CRUD's insert, update, remove and desc
+ * always add it, whatever the name.
+ */
+export function userTableName(name: string, names: TableNames): string {
+  return names.userTable(name);
+}
+
+/** CRUD's select: as userTableName, except that `_sys_tables_` is read as it is (SDKs' `desc` selects it by `u_<name>`). */
+export function crudSelectTableName(name: string, names: TableNames): string {
+  return name === SYS_TABLES ? name : names.userTable(name);
+}
+
+/** The system tables the Permission precompile names as they are (PermissionPrecompiled::addPrefixToUserTable). */
+const PERMISSION_SYSTEM_TABLES = new Set([SYS_TABLE_ACCESS, SYS_CONSENSUS, SYS_TABLES, SYS_CNS, SYS_CONFIG]);
+
+/** The Permission precompile's table name: a system table's own, else the user table's (userTableName). */
+export function permissionTableName(name: string, names: TableNames): string {
+  return PERMISSION_SYSTEM_TABLES.has(name) ? name : names.userTable(name);
 }
 
 function compare(a: string, b: string): number {
@@ -72,16 +91,20 @@ function applyLimit<T>(items: T[], limit: Query['limit']): T[] {
   return limit ? items.slice(limit.offset, limit.offset + limit.count) : items;
 }
 
-/** FISCO user tables on top of the system tables; every write is permission-checked against tx.origin. */
+/**
+ * FISCO user tables on top of the system tables, by the name they are stored under (see
+ * userTableName); every write is permission-checked against tx.origin.
+ */
 export class UserTables {
-  async info(ctx: CallContext, name: string): Promise<TableInfo | undefined> {
-    return ctx.tables.tableInfo(fullTableName(name));
+  async info(ctx: CallContext, table: string): Promise<TableInfo | undefined> {
+    return ctx.tables.tableInfo(table);
   }
 
+  /** createTable(name, key, fields): the table is stored as userTableName(name) of the chain's version. */
   async create(ctx: CallContext, name: string, keyField: string, valueFields: string): Promise<number> {
     if (!(await ctx.tables.mayWrite(SYS_TABLES, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
-    const full = fullTableName(name);
-    if (name.length === 0 || name.length > MAX_TABLE_NAME) return CODE_TABLE_NAME_LENGTH_OVERFLOW;
+    const full = ctx.tableNames.userTable(name);
+    if (name.length === 0 || full.length > MAX_STORED_NAME[ctx.tableNames.userTablePrefix]) return CODE_TABLE_NAME_LENGTH_OVERFLOW;
     const fields = valueFields.split(',').map((f) => f.trim()).filter((f) => f.length > 0);
     const all = [keyField.trim(), ...fields];
     if (all.some((f) => f.length > MAX_FIELD_NAME)) return CODE_TABLE_FIELD_LENGTH_OVERFLOW;
@@ -92,30 +115,30 @@ export class UserTables {
     return CODE_SUCCESS;
   }
 
-  async select(ctx: CallContext, name: string, key: string, query: Query): Promise<Row[] | number> {
-    const info = await this.info(ctx, name);
+  async select(ctx: CallContext, table: string, key: string, query: Query): Promise<Row[] | number> {
+    const info = await this.info(ctx, table);
     if (!info) return CODE_TABLE_NOT_EXIST;
     const rows = (await ctx.tables.tables.rows(info.name, key)).filter((r) => rowMatches(r, query.conditions));
     return applyLimit(rows, query.limit);
   }
 
-  async insert(ctx: CallContext, name: string, key: string, entry: Readonly<Record<string, string>>): Promise<number> {
-    const info = await this.info(ctx, name);
+  async insert(ctx: CallContext, table: string, key: string, entry: Readonly<Record<string, string>>): Promise<number> {
+    const info = await this.info(ctx, table);
     if (!info) return CODE_TABLE_NOT_EXIST;
     if (!(await ctx.tables.mayWrite(info.name, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
     checkFields(info, entry, true);
     const row: Record<string, string> = { [info.keyField]: key };
     for (const f of info.valueFields) row[f] = entry[f] ?? '';
     if (entry[info.keyField] !== undefined && entry[info.keyField] !== key) {
-      throw new PrecompileFailure(`insert into ${name}: the entry's ${info.keyField} "${entry[info.keyField]}" differs from the key "${key}"`);
+      throw new PrecompileFailure(`insert into ${table}: the entry's ${info.keyField} "${entry[info.keyField]}" differs from the key "${key}"`);
     }
     const rows = await ctx.tables.tables.rows(info.name, key);
     await ctx.tables.tables.setRows(info.name, key, [...rows, row]);
     return 1;
   }
 
-  async update(ctx: CallContext, name: string, key: string, entry: Readonly<Record<string, string>>, query: Query): Promise<number> {
-    const info = await this.info(ctx, name);
+  async update(ctx: CallContext, table: string, key: string, entry: Readonly<Record<string, string>>, query: Query): Promise<number> {
+    const info = await this.info(ctx, table);
     if (!info) return CODE_TABLE_NOT_EXIST;
     if (!(await ctx.tables.mayWrite(info.name, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
     checkFields(info, entry, false);
@@ -126,8 +149,8 @@ export class UserTables {
     return targets.size;
   }
 
-  async remove(ctx: CallContext, name: string, key: string, query: Query): Promise<number> {
-    const info = await this.info(ctx, name);
+  async remove(ctx: CallContext, table: string, key: string, query: Query): Promise<number> {
+    const info = await this.info(ctx, table);
     if (!info) return CODE_TABLE_NOT_EXIST;
     if (!(await ctx.tables.mayWrite(info.name, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
     const rows = await ctx.tables.tables.rows(info.name, key);

@@ -11,7 +11,7 @@ import type { BlockCrypto, RecordedReceiptEncoding } from './crypto-ahead.js';
 import { blockSignatureKey } from './block-prep.js';
 import { expectSame, hex, Stop, type Divergence, type Tally } from './divergence.js';
 import type { RecordedSenderSuite } from './recorded-sender-suite.js';
-import type { RecordedHeader, RecordedReceipt, RecordedTransaction } from './recorded-json.js';
+import type { LaterVariantField, RecordedFields, RecordedHeader, RecordedReceipt, RecordedTransaction } from './recorded-json.js';
 
 const ZERO_ADDRESS = new Uint8Array(20);
 const NO_BYTES = new Uint8Array(0);
@@ -24,6 +24,8 @@ export interface BlockContext {
   readonly realSuite: CryptoSuite;
   readonly version: ProtocolVersion;
   readonly variant: 'later' | 'earlier';
+  /** The fields the recording must carry (its variant's, less those allowed to be missing). */
+  readonly fields: RecordedFields;
   readonly genesis: GroupGenesis;
   readonly tally: Tally;
   readonly previousHash: Uint8Array | undefined;
@@ -49,10 +51,12 @@ export function transactionFor(t: RecordedTransaction, i: number, number: number
   const { tally, realSuite, version, suite } = ctx;
   const call = () => describeCall(t.to, t.input, realSuite);
   if (!t.body || !t.signature) {
+    // a later-variant transaction always carries its signed fields: refused unless allowed to miss
+    const absent = t.missing.map((field) => ctx.fields.absent(field as LaterVariantField, { block: number, index: i }));
     const reason =
       ctx.variant === 'earlier'
         ? `the earlier interface variant prints no ${t.missing.join(', ')}: the ${version.txGeneration} transaction cannot be re-encoded; executed as the recorded "from"`
-        : `the recorded transaction lacks ${t.missing.join(', ')}: it cannot be re-encoded; executed as the recorded "from"`;
+        : `${absent.join('; ')}: the transaction cannot be re-encoded; executed as the recorded "from"`;
     tally.skip('tx hash', reason, number);
     tally.skip('tx sender (signature)', reason, number);
     const signature = suite.register(t.hash, t.from);
@@ -163,23 +167,24 @@ export function compareReceipt(r: RecordedReceipt, mine: Receipt, t: RecordedTra
       throw stop({ field: 'receipt.contractAddress', recorded: r.contractAddress, replayed: `${hex(ZERO_ADDRESS)} (the earlier variant's only value)` });
     }
   }
+  const place = { block: number, index: i, what: 'receipt' };
   if (mine.remainGas !== undefined) {
-    if (r.remainGas === undefined) tally.skip('receipt remainGas', `the recorded receipts carry no remainGas (supported version ${version.text} has it)`, number);
+    if (r.remainGas === undefined) tally.skip('receipt remainGas', ctx.fields.absent('remainGas', place), number);
     else if (r.remainGas === mine.remainGas) tally.pass('receipt remainGas');
     else same('receipt remainGas', 'receipt.remainGas', toQuantity(r.remainGas), toQuantity(mine.remainGas));
   } else if (r.remainGas !== undefined) {
     throw stop({ field: 'receipt.remainGas', recorded: toQuantity(r.remainGas), replayed: `none (receipts have no remainGas before 2.9.0; supported version ${version.text})` });
   }
   if (r.logsBloom !== undefined) same('receipt logsBloom', 'receipt.logsBloom', r.logsBloom, hex(mine.logsBloom));
-  else tally.skip('receipt logsBloom', 'the recorded receipt has no logsBloom', number);
+  else tally.skip('receipt logsBloom', ctx.fields.absent('logsBloom', place), number);
   if (r.root !== undefined) same('receipt root', 'receipt.root', r.root, hex(mine.stateRoot));
-  else tally.skip('receipt root', 'the earlier interface variant prints no receipt root', number);
+  else tally.skip('receipt root', variant === 'earlier' ? 'the earlier interface variant prints no receipt root' : ctx.fields.absent('root', place), number);
 }
 
 export function checkSignatures(header: RecordedHeader, hash: Uint8Array, inForce: readonly string[], number: number, ctx: BlockContext, crypto: BlockCrypto): void {
-  const { tally, realSuite, genesis, variant } = ctx;
+  const { tally, realSuite, genesis } = ctx;
   if (!header.signatureList) {
-    const why = variant === 'earlier' ? 'the earlier interface variant prints no signatureList' : 'the recorded block has no signatureList';
+    const why = ctx.fields.absent('signatureList', { block: number });
     tally.skip('signatures', why, number);
     tally.skip('signature quorum', why, number);
     return;

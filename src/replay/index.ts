@@ -23,7 +23,7 @@ export {
   type RecordProgress,
   type RecordSummary,
 } from './recorder.js';
-export { ReplayInputError } from './recorded-json.js';
+export { ALLOWABLE_MISSING, LATER_VARIANT_FIELDS, ReplayInputError, type LaterVariantField } from './recorded-json.js';
 export { describeCall } from './call-decoder.js';
 export {
   replayRecording,

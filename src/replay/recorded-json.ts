@@ -8,9 +8,60 @@ import { bytesEqual, fromHex } from '../codec/index.js';
 import type { CryptoSuite, Signature } from '../crypto/index.js';
 import type { JsonObject } from './recording.js';
 
-/** The recording cannot be replayed as it is (a field is missing or malformed, or replay refuses it). */
+/**
+ * The recording cannot be replayed as it is (a field is missing or malformed, or replay refuses
+ * it). `block`: the block whose line it is about, for the replay to say the file and line.
+ */
 export class ReplayInputError extends Error {
   override readonly name = 'ReplayInputError';
+  constructor(
+    message: string,
+    readonly block?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Fields the later interface variant always carries (FISCO 2.x: getBlockByNumber with
+ * transactions, getTransactionReceipt; Twinchain's later variant alike), by object. Without
+ * them a check cannot be made, so a later-variant recording that lacks one is refused, unless
+ * the user allows it (`replay --allow-missing <field>`): a proof dropped from a recording must
+ * not read as a pass. The earlier variant prints none of them.
+ */
+export const LATER_VARIANT_FIELDS = {
+  block: ['signatureList', 'dbHash', 'receiptsRoot'],
+  transaction: ['signature', 'blockLimit', 'chainId', 'groupId', 'extraData'],
+  /** remainGas only from supported_version 2.9.0. */
+  receipt: ['root', 'logsBloom', 'remainGas'],
+} as const;
+
+export type LaterVariantField = (typeof LATER_VARIANT_FIELDS)[keyof typeof LATER_VARIANT_FIELDS][number];
+export const ALLOWABLE_MISSING: readonly LaterVariantField[] = [...new Set(Object.values(LATER_VARIANT_FIELDS).flat())];
+
+/** What a recording must carry: the later variant's fields of its version, less those allowed to be missing. */
+export class RecordedFields {
+  constructor(
+    readonly variant: 'later' | 'earlier',
+    readonly version: { readonly text: string; readonly receiptHasRemainGas: boolean },
+    readonly allowMissing: readonly LaterVariantField[] = [],
+  ) {}
+
+  /**
+   * A field of the later variant is absent at `place`: refused (naming block, object and field),
+   * unless the recording is of the earlier variant or the field is allowed to be missing. Returns
+   * the reason to give for the checks it skips.
+   */
+  absent(field: LaterVariantField, place: Place): string {
+    if (this.variant === 'earlier') return `the earlier interface variant prints no ${field}`;
+    if (field === 'remainGas' && !this.version.receiptHasRemainGas) return `receipts have no remainGas before 2.9.0`;
+    if (this.allowMissing.includes(field)) return `the recording has no ${field} (allowed: --allow-missing ${field})`;
+    throw new ReplayInputError(
+      `${where(place)}: "${field}" is missing: a recording of the later interface variant (supported version ${this.version.text}) always carries it, so its check cannot be made; ` +
+        `replay --allow-missing ${field} replays it without, listing the check as skipped`,
+      place.block,
+    );
+  }
 }
 
 export const ZERO_ADDRESS_HEX = `0x${'0'.repeat(40)}`;
@@ -27,7 +78,7 @@ function where(place: Place): string {
 }
 
 function bad(place: Place, field: string, problem: string): never {
-  throw new ReplayInputError(`${where(place)}: "${field}" ${problem}`);
+  throw new ReplayInputError(`${where(place)}: "${field}" ${problem}`, place.block);
 }
 
 function present(json: JsonObject, field: string, place: Place): unknown {

@@ -215,7 +215,8 @@ describe('resume', () => {
     const bytes = await readFile(file);
     await writeFile(file, bytes.subarray(0, bytes.length - 30));
     const failure = await record({ url: c.url, out: file }).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(RecordError);
+    // an --out that cannot be continued: a usage error (record --help: exit 2)
+    expect(failure).toBeInstanceOf(RecordUsageError);
     expect((failure as Error).message).toMatch(/^cannot continue .*cut\.jsonl\.gz: .*cut\.jsonl\.gz:\d+: cannot read: the file is cut off, its gzip data stops short: unexpected end of file; its lines 1–\d+ \(blocks 1–\d+\) are whole: `zcat .*cut\.jsonl\.gz \| head -n \d+ \| gzip > whole\.jsonl\.gz` keeps them, and recording into that file continues it$/);
     expect(await readFile(file)).toEqual(bytes.subarray(0, bytes.length - 30));
   });

@@ -384,13 +384,14 @@ async function existingRecording(file: string, notice: (text: string) => void): 
       lastHash = b.block.hash;
     }
   } catch (e) {
-    if (!(e instanceof RecordingError) || e.line < 2) throw new RecordError(`cannot continue ${file}: ${(e as Error).message}`);
+    // an --out that cannot be continued is a usage error (exit 2, as record --help says): nothing was asked of the node
+    if (!(e instanceof RecordingError) || e.line < 2) throw new RecordUsageError(`cannot continue ${file}: ${(e as Error).message}`);
     const whole = `its lines 1–${e.line - 1} (blocks ${reader.header.from}–${last}) are whole`;
     if (reader.gzip && e.cutOff) {
-      throw new RecordError(`cannot continue ${file}: ${e.message}; ${whole}: \`zcat ${file} | head -n ${e.line - 1} | gzip > whole.jsonl.gz\` keeps them, and recording into that file continues it`);
+      throw new RecordUsageError(`cannot continue ${file}: ${e.message}; ${whole}: \`zcat ${file} | head -n ${e.line - 1} | gzip > whole.jsonl.gz\` keeps them, and recording into that file continues it`);
     }
     // the reader reads a line at a time, so it failed at the file's last line exactly when that line had no line end
-    if (reader.gzip || !reader.lastLineUnterminated) throw new RecordError(`cannot continue ${file}: ${e.message}`);
+    if (reader.gzip || !reader.lastLineUnterminated) throw new RecordUsageError(`cannot continue ${file}: ${e.message}`);
     // that line was never a block of the recording: the run that wrote it stopped in its middle
     await truncate(file, await lastLineStart(file));
     notice(`${file}: dropped its last line ${e.line}, cut off by a run that stopped while writing it (${e.problem}); ${whole}`);

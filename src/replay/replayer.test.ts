@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATER_CHECKS, TestChain } from './recording-chain.test-helper.js';
 import { feedCounts } from './block-feed.js';
 import { cryptoWorkersReady } from './crypto-ahead.js';
-import { replayPaths, replayRecording, replayTuning, type ReplayReport } from './replayer.js';
+import { replayPaths, replayRecording, replayTuning, type ReplayOptions, type ReplayReport } from './replayer.js';
+import type { LaterVariantField } from './recorded-json.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -190,6 +191,13 @@ describe('replay tampering: one byte changed in the recording is reported at exa
     });
   }
 
+  it('a block signature whose v byte is flipped (0x00 <-> 0x01) is refused: FISCO recovers the key from r, s, v and compares', async () => {
+    const flipV = (sig: string) => `${sig.slice(0, -2)}${sig.endsWith('00') ? '01' : '00'}`;
+    const report = await tamper(4, ['block', 'signatureList', 0, 'signature'], flipV);
+    expect(report.divergence).toMatchObject({ block: 4, index: 0, field: 'signatureList[0]', replayed: expect.stringMatching(/^does not verify: signature does not verify against the sealer key/) as unknown });
+    expect(report.blocks).toBe(3);
+  });
+
   it('a receipt status divergence names the call (decoded with the fixture ABIs) and both statuses', async () => {
     const report = await tamper(2, ['receipts', 3, 'status']);
     expect(report.divergence).toMatchObject({
@@ -282,25 +290,68 @@ describe('blocks the workers cannot take whole are checked from their JSON on th
     expect(used.prepared).toBe(report.blocks - 1);
   });
 
-  it('a later-variant receipt without logsBloom cannot be encoded: compared field by field, the missing field said as skipped', async () => {
-    const { report, used } = await bothWays(await write((l) => delete l[2]!.receipts[1].logsBloom));
+  const bothWaysAllowing = async (file: string, allowMissing: ReplayOptions['allowMissing']) => {
+    const paths = { ...replayPaths };
+    const prepared = await replayRecording(file, { allowMissing });
+    const used = { prepared: replayPaths.prepared - paths.prepared, parsed: replayPaths.parsed - paths.parsed };
+    const parsed = await replayRecording(file, { signatureWorker: false, allowMissing });
+    expect({ ...prepared, seconds: 0, executionSeconds: 0 }).toEqual({ ...parsed, seconds: 0, executionSeconds: 0 });
+    return { report: prepared, used };
+  };
+
+  it('a later-variant receipt without logsBloom, allowed to be missing: compared field by field, the skip says it was allowed', async () => {
+    const { report, used } = await bothWaysAllowing(await write((l) => delete l[2]!.receipts[1].logsBloom), ['logsBloom']);
     expect(report.verdict).toBe('pass');
     expect(used.parsed).toBe(0);
-    expect(report.skipped).toContainEqual({ check: 'receipt logsBloom', reason: 'the recorded receipt has no logsBloom', count: 1, firstBlock: 2 });
+    expect(report.allowMissing).toEqual(['logsBloom']);
+    expect(report.skipped).toContainEqual({ check: 'receipt logsBloom', reason: 'the recording has no logsBloom (allowed: --allow-missing logsBloom)', count: 1, firstBlock: 2 });
   });
 
-  it('a transaction without its signature: its block is read on this thread and executed as the recorded sender, the skipped checks said', async () => {
-    const { report, used } = await bothWays(await write((l) => delete l[2]!.block.transactions[1].signature));
+  it('a transaction without its signature, allowed to be missing: its block is read on this thread and executed as the recorded sender, the skipped checks said', async () => {
+    const { report, used } = await bothWaysAllowing(await write((l) => delete l[2]!.block.transactions[1].signature), ['signature']);
     expect(used.parsed).toBe(1);
     // merkle16's transactionsRoot reads the recorded hashes: only that transaction's own checks are skipped
     expect(report.verdict).toBe('pass');
-    const reason = 'the recorded transaction lacks signature: it cannot be re-encoded; executed as the recorded "from"';
+    const reason = 'the recording has no signature (allowed: --allow-missing signature): the transaction cannot be re-encoded; executed as the recorded "from"';
     expect(report.skipped).toEqual(
       expect.arrayContaining([
         { check: 'tx hash', reason, count: 1, firstBlock: 2 },
         { check: 'tx sender (signature)', reason, count: 1, firstBlock: 2 },
       ]),
     );
+  });
+
+  // what the later interface variant always carries: a recording without it is refused, naming file:line, block and field
+  const proofs: Array<[field: string, edit: (l: Line[]) => void, where: string]> = [
+    ['signatureList', (l) => delete l[3]!.block.signatureList, 'block 3'],
+    ['dbHash', (l) => delete l[3]!.block.dbHash, 'block 3'],
+    ['receiptsRoot', (l) => delete l[3]!.block.receiptsRoot, 'block 3'],
+    ['root', (l) => delete l[3]!.receipts[0].root, 'block 3, receipt 0'],
+    ['logsBloom', (l) => delete l[3]!.receipts[0].logsBloom, 'block 3, receipt 0'],
+    ['remainGas', (l) => delete l[3]!.receipts[0].remainGas, 'block 3, receipt 0'],
+    ['signature', (l) => delete l[3]!.block.transactions[0].signature, 'block 3, transaction 0'],
+    ['blockLimit', (l) => delete l[3]!.block.transactions[0].blockLimit, 'block 3, transaction 0'],
+  ];
+  it.each(proofs)('a later-variant recording without %s is refused at file:line, both ways; --allow-missing that field replays it, saying so', async (field, edit, where) => {
+    const file = await write(edit);
+    const message = `${file}:4: ${where}: "${field}" is missing: a recording of the later interface variant (supported version 2.11.0) always carries it, so its check cannot be made; replay --allow-missing ${field} replays it without, listing the check as skipped`;
+    await expect(replayRecording(file)).rejects.toThrow(message);
+    await expect(replayRecording(file, { signatureWorker: false })).rejects.toThrow(message);
+    const { report } = await bothWaysAllowing(file, [field as LaterVariantField]);
+    expect(report.verdict).toBe('pass');
+    expect(report.skipped.filter((s) => s.reason.includes(`--allow-missing ${field}`)).length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['stateRoot', (l: Line[]) => delete l[3]!.block.stateRoot, 'block 3: "stateRoot" is missing'],
+    ['hash', (l: Line[]) => delete l[3]!.block.hash, 'block 3: "hash" is missing'],
+    ['input', (l: Line[]) => delete l[3]!.block.transactions[0].input, 'block 3, transaction 0: "input" is missing'],
+    ['logs', (l: Line[]) => delete l[3]!.receipts[0].logs, 'block 3, receipt 0: "logs" is missing'],
+    ['status', (l: Line[]) => delete l[3]!.receipts[0].status, 'block 3, receipt 0: "status" is missing'],
+  ])('a block without %s: file:line, block and field, both ways', async (_field, edit, what) => {
+    const file = await write(edit);
+    await expect(replayRecording(file)).rejects.toThrow(`${file}:4: ${what}`);
+    await expect(replayRecording(file, { signatureWorker: false })).rejects.toThrow(`${file}:4: ${what}`);
   });
 
   it('a line that is not JSON: the blocks before it replay, then file:line says what is wrong', async () => {

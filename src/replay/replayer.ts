@@ -18,7 +18,7 @@ import { genesisDifference, rebuildGenesis } from './genesis-rebuild.js';
 import { RecordedSenderSuite } from './recorded-sender-suite.js';
 import { comparePreparedReceipts, PreparedBlockBuilder, verifyPreparedSenders, type LazyBlock } from './prepared-block.js';
 import type { PreparedRange } from './block-prep.js';
-import { parseHeader, parseReceipt, parseTransaction, ReplayInputError, transactionObjects, type RecordedHeader } from './recorded-json.js';
+import { parseHeader, parseReceipt, parseTransaction, RecordedFields, ReplayInputError, transactionObjects, type LaterVariantField, type RecordedHeader } from './recorded-json.js';
 import { readRecordingHeader, RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
 import { readerThread, ThreadFeed, WorkerFeed, type BlockFeed } from './block-feed.js';
 import { yieldToThisThread } from './thread-priority.js';
@@ -46,6 +46,8 @@ export interface ReplayReport {
   /** How many times each check passed. */
   readonly checks: Record<string, number>;
   readonly skipped: readonly SkippedCheck[];
+  /** The later-variant fields allowed to be missing (--allow-missing); their skipped checks say so. */
+  readonly allowMissing: readonly LaterVariantField[];
   readonly divergence?: Divergence;
 }
 
@@ -76,6 +78,11 @@ export interface ReplayOptions {
    * The workers lower their own priority either way.
    */
   readonly prioritize?: boolean;
+  /**
+   * Fields of the later interface variant the recording may lack (`replay --allow-missing`):
+   * their checks are then listed as skipped. Any other missing one refuses the recording.
+   */
+  readonly allowMissing?: readonly LaterVariantField[];
 }
 
 /** Blocks read (and handed to the crypto workers) ahead of the one being replayed. */
@@ -140,6 +147,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const suite = new RecordedSenderSuite(realSuite);
   const tally = new Tally();
   const variant = header.interfaceVariant;
+  const fields = new RecordedFields(variant, version, options.allowMissing ?? []);
 
   let rebuilt;
   try {
@@ -169,6 +177,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     executionSeconds: Math.round(timing.executionMs) / 1000,
     checks: tally.passed,
     skipped: tally.skipped,
+    allowMissing: fields.allowMissing,
     ...(divergence ? { divergence } : {}),
   });
 
@@ -228,11 +237,20 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
     await u.check();
     counted(u.number, u.transactions);
   };
+  // the file lines of the blocks in flight (this one and one whose checks wait), for a bad field's file:line
+  const lineOf = new Map<number, number>();
+  const located = (e: unknown): unknown => {
+    if (!(e instanceof ReplayInputError) || e.block === undefined) return e;
+    const line = lineOf.get(e.block);
+    return line === undefined ? e : new ReplayInputError(`${file}:${line}: ${e.message}`);
+  };
   try {
     for (;;) {
       const item = await feed.next();
       if (!item) break;
       const { number } = item;
+      lineOf.set(number, item.line.line);
+      lineOf.delete(number - 2);
       let parsed = item.parsed;
       const lazy = () => (parsed ??= item.line.parse(number));
       // the count of transactions is known once the block is prepared or parsed, before its crypto is taken
@@ -253,7 +271,7 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
         return taken ? takenDone : ahead.ready(number);
       };
       const receiptsSoFar = () => ahead.receiptsSoFar(number, transactionsInBlock);
-      const ctx: BlockContext = { executor, store, suite, realSuite, version, variant, genesis, tally, previousHash, crypto, cryptoReady, receiptsSoFar, settle, clock, timing };
+      const ctx: BlockContext = { executor, store, suite, realSuite, version, variant, fields, genesis, tally, previousHash, crypto, cryptoReady, receiptsSoFar, settle, clock, timing };
       const slices = item.parsed ? undefined : ahead.preparedSlices(number);
       const first = slices ? await slices() : undefined;
       const prepared = first && first !== 'end' ? PreparedBlockBuilder.start(first, ctx) : undefined;
@@ -291,10 +309,10 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       await settle();
     } catch (before) {
       if (before instanceof Stop) return report(before.divergence);
-      throw before;
+      throw located(before);
     }
     if (e instanceof Stop) return report(e.divergence);
-    throw e;
+    throw located(e);
   } finally {
     await stopReading();
   }
@@ -378,10 +396,10 @@ async function replayBlock(recorded: RecordedBlock, ctx: BlockContext): Promise<
   const number = recorded.number;
   const place = { block: number };
   const header = parseHeader(recorded.block, place, { hashRequired: true });
-  if (header.number !== number) throw new ReplayInputError(`block line ${number}: its block says number ${header.number}`);
+  if (header.number !== number) throw new ReplayInputError(`block line ${number}: its block says number ${header.number}`, number);
   const txJson = transactionObjects(recorded.block, place);
   if (recorded.receipts.length !== txJson.length) {
-    throw new ReplayInputError(`block ${number}: ${txJson.length} transactions but ${recorded.receipts.length} receipts were recorded`);
+    throw new ReplayInputError(`block ${number}: ${txJson.length} transactions but ${recorded.receipts.length} receipts were recorded`, number);
   }
   const txs = txJson.map((t, i) => parseTransaction(t, { block: number, index: i }, realSuite, version.txGeneration));
   const receipts = recorded.receipts.map((r: JsonObject, i) => parseReceipt(r, { block: number, index: i }));
@@ -515,15 +533,17 @@ async function checkExecuted(number: number, inputs: BlockInputs, executed: Exec
     transactionsRoot = header.transactionsRoot;
   }
   if (withCrypto) await inputs.compareReceipts(executed);
+  // the earlier variant prints neither receiptsRoot nor dbHash; the later always does, unless the user allows them to be missing
+  const absent = (field: 'receiptsRoot' | 'dbHash') => (ctx.variant === 'earlier' ? `the earlier interface variant prints no ${field} (the block hash covers it)` : ctx.fields.absent(field, { block: number }));
   if (header.receiptsRoot) expectSame(tally, 'receiptsRoot', hex(header.receiptsRoot), hex(mine.receiptsRoot), { block: number, field: 'block.receiptsRoot' });
-  else tally.skip('receiptsRoot', 'the earlier interface variant prints no receiptsRoot (the block hash covers it)', number);
+  else tally.skip('receiptsRoot', absent('receiptsRoot'), number);
   expectSame(tally, 'stateRoot', hex(header.stateRoot), hex(mine.stateRoot), {
     block: number,
     field: 'block.stateRoot',
     detail: executor.state.kind === 'storage' ? 'the storage state: stateRoot is FISCO\'s dbHash of the block\'s table changes' : 'the Merkle Patricia trie root',
   });
   if (header.dbHash) expectSame(tally, 'dbHash', hex(header.dbHash), hex(mine.dbHash), { block: number, field: 'block.dbHash' });
-  else tally.skip('dbHash', 'the earlier interface variant prints no dbHash (the block hash covers it)', number);
+  else tally.skip('dbHash', absent('dbHash'), number);
   expectSame(tally, 'logsBloom', hex(header.logsBloom), hex(mine.logsBloom), { block: number, field: 'block.logsBloom' });
   expectSame(tally, 'gasUsed', toQuantity(header.gasUsed), toQuantity(mine.gasUsed), { block: number, field: 'block.gasUsed' });
   expectSame(tally, 'gasLimit', toQuantity(header.gasLimit), toQuantity(mine.gasLimit), { block: number, field: 'block.gasLimit' });

@@ -148,6 +148,29 @@ describe.each([
     expect((await h.rpc('getBlockHashByNumber', [1, '00'])).result ?? null).toBe(later ? genesis.hash : null);
   });
 
+  it(`transaction indexes: hex always, decimal ${later ? 'accepted (FISCO jsToInt)' : 'refused (SPEC: hex)'}, in both lookups`, async () => {
+    const h = await rpcHarness({ supportedVersion });
+    const deploy = h.deployTx();
+    await h.send(deploy);
+    await h.node.seal();
+    const block = await h.result<{ hash: string }>('getBlockByNumber', [1, '0x1', false]);
+    const byHex = await h.result('getTransactionByBlockNumberAndIndex', [1, '0x1', '0x0']);
+    expect(byHex).toMatchObject({ hash: toHex(deploy.hash), transactionIndex: '0x0' });
+    // what FISCO's Node.js SDK sends: decimal heights and indexes
+    for (const [method, where] of [['getTransactionByBlockNumberAndIndex', later ? '1' : '0x1'], ['getTransactionByBlockHashAndIndex', block.hash]] as const) {
+      for (const index of ['0', '00']) {
+        const reply = await h.rpc(method, [1, where, index]);
+        if (later) expect(reply.result).toEqual(byHex);
+        else expect(reply.error).toMatchObject({ code: -32602, message: expect.stringContaining('transactionIndex') });
+      }
+      const beyond = await h.rpc(method, [1, where, later ? '1' : '0x1']);
+      expect(beyond.error?.code).toBe(-40005);
+      expect((await h.rpc(method, [1, where, '0x00'])).result).toEqual(byHex);
+      expect((await h.rpc(method, [1, where, '0X0'])).error?.code).toBe(-32602);
+    }
+    if (later) expect((await h.rpc('getTransactionByBlockNumberAndIndex', [1, '01', '0'])).result).toEqual(byHex);
+  });
+
   it('reports missing blocks, hashes and indexes with -40003, -40004, -40005; unknown transactions as null', async () => {
     const h = await rpcHarness({ supportedVersion });
     const hash = `0x${'ab'.repeat(32)}`;
@@ -370,14 +393,16 @@ describe('what FISCO accepts (issue 14)', () => {
     const h = await rpcHarness();
     const base = { from: to, to };
     const expected = await h.result('call', [1, base]);
-    for (const value of [0, '0', '0x0', null, 7, '15', '0xff', '0xFF', '0x', '007', 2 ** 60]) {
+    // "" is 0 to jsToU256 (boost's cpp_int reads an empty string as 0), "010" octal 8
+    for (const value of [0, '0', '0x0', null, 7, '15', '0xff', '0xFF', '0x', '007', '010', '', 2 ** 60]) {
       expect(await h.result('call', [1, { ...base, value }]), `value ${JSON.stringify(value)}`).toEqual(expected);
     }
   });
 
   it('call: a value FISCO\'s jsToU256 throws on is -32602 naming request.value', async () => {
     const h = await rpcHarness();
-    for (const value of ['0X0', '-1', -1, 1.5, '1.5', true, '', 'ten', '0xzz', ' 1', {}, [0], `0x1${'0'.repeat(64)}`, 2 ** 64]) {
+    // "08" and "09" start like octal, which boost's cpp_int then refuses
+    for (const value of ['0X0', '-1', -1, 1.5, '1.5', true, 'ten', '0xzz', ' 1', '08', '0179', {}, [0], `0x1${'0'.repeat(64)}`, 2 ** 64]) {
       const error = (await h.rpc('call', [1, { from: to, to, value }])).error;
       expect(error?.code, `value ${JSON.stringify(value)}`).toBe(-32602);
       expect(error?.message).toContain('request.value');

@@ -23,8 +23,8 @@ import {
   jsonIntParam,
   hashParam,
   invalidParam,
-  quantityParam,
   stringParam,
+  transactionIndexParam,
 } from './params.js';
 
 export interface MethodContext {
@@ -104,7 +104,7 @@ async function blockWithHash(group: GroupApi, hash: Uint8Array) {
 }
 
 function transactionAt(stored: Awaited<ReturnType<typeof blockAt>>, indexValue: unknown, variant: InterfaceVariant) {
-  const index = quantityParam(indexValue, 'transactionIndex');
+  const index = transactionIndexParam(indexValue, variant);
   const count = stored.block.transactions.length;
   if (index >= BigInt(count)) {
     throw rpcError(
@@ -241,7 +241,7 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
     params: ['groupID', 'blockHash', 'transactionIndex'],
     run: async ([, hash, index], { group, variant }) => {
       const h = hashParam(hash, 'blockHash');
-      quantityParam(index, 'transactionIndex');
+      transactionIndexParam(index, variant);
       return transactionAt(await blockWithHash(group, h), index, variant);
     },
   },
@@ -250,7 +250,7 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
     params: ['groupID', 'blockNumber', 'transactionIndex'],
     run: async ([, number, index], { group, variant }) => {
       const n = blockNumberParam(number, variant);
-      quantityParam(index, 'transactionIndex');
+      transactionIndexParam(index, variant);
       return transactionAt(await blockAt(group, n), index, variant);
     },
   },

@@ -3,7 +3,7 @@ import {
   describeValue,
   parseBlockNumber,
   parseHexBytes,
-  parseQuantity,
+  parseQuantityParam,
   type InterfaceVariant,
 } from '../codec/index.js';
 import { rpcError, type RpcError } from './errors.js';
@@ -13,9 +13,11 @@ import { rpcError, type RpcError } from './errors.js';
  * parameter and quoting the value. Leniency, applied the same way everywhere:
  * - hex data (hashes, addresses, call data, rlp): the 0x prefix is optional and digits may be
  *   upper or lower case, but lengths are exact;
- * - hex quantities (block numbers, transaction indexes, call value): 0x is required, leading
- *   zero digits are accepted ("0x01"), as SDKs that pad numbers send them;
- * - decimal block numbers (later variant only): digits only, leading zeros accepted.
+ * - quantities (block numbers, transaction indexes): 0x hex in both variants, leading zero
+ *   digits accepted ("0x01"), as SDKs that pad numbers send them; decimal digits too in the
+ *   later variant, as FISCO's jsToInt reads them (codec's parseDecimalOrHex: a leading-zero
+ *   decimal that FISCO would read as another octal number is refused, not guessed);
+ * - call value: FISCO's jsToU256 (callValueParam).
  */
 
 /** Largest group id: FISCO declares groupID as a C++ int. */
@@ -81,12 +83,15 @@ export function blockNumberParam(value: unknown, variant: InterfaceVariant, name
   if (typeof value !== 'string') {
     throw invalidParam(name, value, variant === 'later' ? 'expected a decimal or 0x-prefixed hex string' : 'expected a 0x-prefixed hex string');
   }
-  return codec(() => parseBlockNumber(value, variant, name, { allowLeadingZeros: true }));
+  return codec(() => parseBlockNumber(value, variant, name));
 }
 
-/** A hex quantity such as transactionIndex. */
-export function quantityParam(value: unknown, name: string): bigint {
-  return codec(() => parseQuantity(value, name, { allowLeadingZeros: true }));
+/** transactionIndex: FISCO reads it with jsToInt, decimal or hex, in the later variant; hex only in the earlier one (SPEC). */
+export function transactionIndexParam(value: unknown, variant: InterfaceVariant, name = 'transactionIndex'): bigint {
+  if (typeof value !== 'string') {
+    throw invalidParam(name, value, variant === 'later' ? 'expected a decimal or 0x-prefixed hex string' : 'expected a 0x-prefixed hex string');
+  }
+  return codec(() => parseQuantityParam(value, variant, name));
 }
 
 const U256_MAX = (1n << 256n) - 1n;
@@ -96,9 +101,10 @@ const JSON_UINT64_MAX = 2 ** 64;
 /**
  * The call request's `value`, read as FISCO reads it: `jsToU256(request["value"].asString())`.
  * jsoncpp's asString turns a JSON integer into its decimal text; jsToU256 takes "0x" + hex
- * digits (either case, any count, "0x" alone is 0) or decimal digits, and throws on anything
- * else ("0X1", "-1", "1.5", "true", ""). Absent or null is 0. Twinchain moves no value, so the
- * result is only checked. Beyond 256 bits FISCO wraps; we refuse.
+ * digits (either case, any count, "0x" alone is 0) or digits, which boost's cpp_int reads as
+ * decimal, or after a leading "0" as octal ("" is 0; "08" throws), and throws on anything else
+ * ("0X1", "-1", "1.5", "true"). Absent or null is 0. Twinchain moves no value, so the result is
+ * only checked (octal or decimal, a valid number is accepted). Beyond 256 bits FISCO wraps; we refuse.
  */
 export function callValueParam(value: unknown, name = 'request.value'): bigint {
   if (value === undefined || value === null) return 0n;
@@ -118,8 +124,14 @@ export function callValueParam(value: unknown, name = 'request.value'): bigint {
     const digits = text.slice(2);
     if (!/^[0-9a-fA-F]*$/.test(digits)) throw invalidParam(name, value, 'not a hex number after 0x');
     parsed = digits === '' ? 0n : BigInt(text);
-  } else if (/^[0-9]+$/.test(text)) {
+  } else if (text === '') {
+    parsed = 0n;
+  } else if (/^0[0-7]*$/.test(text)) {
+    parsed = BigInt(`0o${text}`);
+  } else if (/^[1-9][0-9]*$/.test(text)) {
     parsed = BigInt(text);
+  } else if (/^0[0-9]+$/.test(text)) {
+    throw invalidParam(name, value, 'a number with a leading zero is octal to FISCO (boost cpp_int), and 8 and 9 are no octal digits');
   } else {
     throw invalidParam(name, value, 'expected decimal digits or 0x followed by hex digits (lower-case 0x)');
   }

@@ -2,6 +2,7 @@ export {
   EVM_VERSION,
   OPTIMIZER,
   compileSources,
+  compilerIdentity,
   compilerVersion,
   formatDiagnostic,
   type Artifact,

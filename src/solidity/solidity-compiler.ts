@@ -71,6 +71,16 @@ export function compilerVersion(): string {
   return solc().version();
 }
 
+/**
+ * What the artifacts depend on besides the sources: the pinned solc-js release, the EVM target
+ * and the optimizer, as one text. Read from solc's package.json, not from solc itself, so that a
+ * cache can be checked without loading the compiler (which takes about 0.3 s).
+ */
+export function compilerIdentity(): string {
+  const { version } = createRequire(import.meta.url)('solc/package.json') as { version: string };
+  return `solc-js ${version}, evm ${EVM_VERSION}, optimizer ${OPTIMIZER.enabled ? `${OPTIMIZER.runs} runs` : 'off'}`;
+}
+
 interface SolcError {
   severity: 'error' | 'warning' | 'info';
   type: string;

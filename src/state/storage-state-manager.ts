@@ -1,6 +1,6 @@
 // The EVM's view of FISCO's storage state: ethereumjs' StateManagerInterface over BlockTables,
 // with accounts as FISCO's StorageState keeps them. Every account is a table c_<address>
-// (key/value entries): balance, codeHash, code, nonce, alive, and for contracts authority
+// (`_contract_data_<address>_` before 2.2.0; chain's TableNames) of key/value entries: balance, codeHash, code, nonce, alive, and for contracts authority
 // (the creating transaction's origin); each storage slot is an entry keyed by the slot's
 // decimal number holding the decimal value (a zero is stored as "0", never deleted).
 //
@@ -10,6 +10,7 @@
 // "nonce = 1" lands as FISCO's 0.
 import { Account, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, type Address } from '@ethereumjs/util';
 import type { StateManagerInterface } from '@ethereumjs/common';
+import { TableNames } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, bytesToBigint, fromHex, toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import type { BlockTables } from './storage-tables.js';
 import type { CodeOverride, StorageGuard } from './twin-state-manager.js';
@@ -27,10 +28,12 @@ export interface StorageStateOptions {
   readonly binaryCode: boolean;
   /** codeHash stored as 32 raw bytes (≥ 2.5) rather than hex text. */
   readonly binaryCodeHash: boolean;
+  /** The account tables' names, by supported_version (default: `c_<address>`, 2.2.0 on). */
+  readonly tableNames?: TableNames;
 }
 
-export function accountTableName(address: Address | Uint8Array): string {
-  return `c_${bytesToUnprefixedHex(address instanceof Uint8Array ? address : address.bytes)}`;
+export function accountTableName(address: Address | Uint8Array, names: TableNames = TableNames.SHORT): string {
+  return names.accountTable(bytesToUnprefixedHex(address instanceof Uint8Array ? address : address.bytes));
 }
 
 /** An account's entries as read (or last written) in the current block's tables. */
@@ -68,7 +71,10 @@ export class StorageStateManager implements StateManagerInterface {
     private readonly reset?: () => void,
   ) {
     this.emptyCodeHash = options.hash(EMPTY);
+    this.names = options.tableNames ?? TableNames.SHORT;
   }
+
+  private readonly names: TableNames;
 
   readonly originalStorageCache = {
     get: (address: Address, key: Uint8Array) => this.getStorage(address, key),
@@ -130,7 +136,7 @@ export class StorageStateManager implements StateManagerInterface {
     const tables = this.tables; // first: it empties the caches when the block's tables changed
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
-    const table = `c_${hex}`;
+    const table = this.names.accountTable(hex);
     const value = (await tables.openTable(table)) ? await load(table) : absent;
     cache.set(key, value);
     return value;
@@ -156,7 +162,7 @@ export class StorageStateManager implements StateManagerInterface {
 
   /** FISCO's createAccount, plus the authority entry of a contract. */
   private async createAccount(hex: string, nonce: bigint, balance: bigint, contract: boolean): Promise<AccountRecord> {
-    const table = `c_${hex}`;
+    const table = this.names.accountTable(hex);
     await this.tables.createTable(table, 'key', ['value']);
     await this.tables.insert(table, 'balance', { value: balance.toString() });
     await this.tables.insert(table, 'codeHash', { value: this.codeHashValue(this.emptyCodeHash) });
@@ -173,7 +179,7 @@ export class StorageStateManager implements StateManagerInterface {
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
     const hex = bytesToUnprefixedHex(address.bytes);
-    const table = `c_${hex}`;
+    const table = this.names.accountTable(hex);
     const creating = this.creating.has(hex);
     // the EVM's EIP-161 "nonce = 1" of a new contract is FISCO's 0; from then on it is a contract
     if (creating && account.nonce >= 1n) this.endCreate(address);
@@ -202,7 +208,7 @@ export class StorageStateManager implements StateManagerInterface {
   /** FISCO's kill: the account stays, emptied and marked not alive. */
   async deleteAccount(address: Address): Promise<void> {
     const hex = bytesToUnprefixedHex(address.bytes);
-    const table = `c_${hex}`;
+    const table = this.names.accountTable(hex);
     const record = await this.record(hex);
     if (!record) return;
     this.touched.add(hex);
@@ -224,7 +230,7 @@ export class StorageStateManager implements StateManagerInterface {
 
   async putCode(address: Address, code: Uint8Array): Promise<void> {
     const hex = bytesToUnprefixedHex(address.bytes);
-    const table = `c_${hex}`;
+    const table = this.names.accountTable(hex);
     const record = (await this.record(hex)) ?? (await this.createAccount(hex, 0n, 0n, this.creating.has(hex)));
     this.touched.add(hex);
     await this.setRow(table, 'code', this.options.binaryCode ? code : toHexNoPrefix(code));
@@ -271,7 +277,7 @@ export class StorageStateManager implements StateManagerInterface {
     // FISCO's host answers "unchanged" without writing, so the entry stays out of the dbHash
     if (bytesToBigint(await this.getStorage(address, key)) === number) return;
     this.touched.add(hex);
-    await this.setRow(`c_${hex}`, bytesToBigint(key).toString(), number.toString());
+    await this.setRow(this.names.accountTable(hex), bytesToBigint(key).toString(), number.toString());
     this.slots.set(hex + bytesToUnprefixedHex(key), bigintToBytes(number));
   }
 

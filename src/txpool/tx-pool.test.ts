@@ -128,6 +128,23 @@ describe('TxPool admission', () => {
     expect([e.status, e.code, e.reason]).toEqual(['InvalidSignature', 5, 'field signature: does not recover to a public key']);
   });
 
+  it('a flipped v is checked as FISCO checks it: the key is recovered from (r, s, v), so the transaction is another sender\'s or none', async () => {
+    const { pool, tx, builder } = setup();
+    for (let i = 0; i < 8; i++) {
+      const good = tx();
+      const sig = good.signature as { kind: 'ecdsa'; r: bigint; s: bigint; v: number };
+      const flipped = encodeSignedTransaction(good.body, 'rc2', { ...sig, v: sig.v ^ 1 });
+      const other = suite.recoverSigner(good.signingHash, { ...sig, v: sig.v ^ 1 });
+      if (!other) {
+        expect((await rejection(pool.admitRaw(flipped))).status).toBe('InvalidSignature');
+        continue;
+      }
+      const pooled = await pool.admitRaw(flipped);
+      expect(pooled.sender).toEqual(suite.address(other));
+      expect(pooled.sender).not.toEqual(builder.address);
+    }
+  });
+
   it('BadRLP (2) and InvalidFormat (3) for undecodable payloads', async () => {
     const { pool } = setup();
     expect((await rejection(pool.admitRaw(Uint8Array.of(0xf8)))).status).toBe('BadRLP');

@@ -81,6 +81,10 @@ describe('twinchain console against serve', () => {
     const address = /contract address: (0x[0-9a-f]{40})/.exec(deployed.out)![1]!;
     expect(readFileSync(path.join(dir, 'deploylog.txt'), 'utf8')).toMatch(new RegExp(`\\[group:1\\]  HelloWorld  ${address}\\n$`));
 
+    // compiled once, by deploy: kept in the console folder (FISCO's contracts/sdk layout), keyed by the source's hash
+    expect(JSON.parse(readFileSync(path.join(dir, 'contracts/sdk/cache/HelloWorld.json'), 'utf8'))).toMatchObject({ sources: { 'HelloWorld.sol': expect.stringMatching(/^[0-9a-f]{64}$/) as unknown } });
+    expect(readFileSync(path.join(dir, 'contracts/sdk/bin/HelloWorld.bin'), 'utf8')).toMatch(/^[0-9a-f]+$/);
+
     const before = await blockNumber();
     const get = await consoleRun(['call HelloWorld latest get']);
     expect(get.out).toContain('Return values:(Hello, World!)');
