@@ -30,8 +30,8 @@ export interface GroupChainOptions {
  * executes proposals here and commits the one that wins; sync and replay apply whole blocks.
  */
 export class GroupChain {
-  /** Told of every block this chain's executor computed (its number and hash), for observers. */
-  onExecuted: ((number: number, hash: Uint8Array) => void) | undefined;
+  /** Told of every block this chain's executor computed (its number, hash and header), for observers. */
+  onExecuted: ((number: number, hash: Uint8Array, block: Block) => void) | undefined;
 
   private constructor(
     readonly ledger: Ledger,
@@ -77,7 +77,7 @@ export class GroupChain {
       throw new ExecutionError(`block ${draft.number}: parent ${toHex(draft.parentHash)} is not the head ${toHex(this.headHash)}`);
     }
     const executed = await this.executor.execute(draft, transactions);
-    this.onExecuted?.(draft.number, executed.hash);
+    this.onExecuted?.(draft.number, executed.hash, executed.block);
     return executed;
   }
 

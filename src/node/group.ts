@@ -109,7 +109,16 @@ export class Group implements GroupApi {
     this.nodeId = toHexNoPrefix(options.key.publicKey);
     this.codec = { suite: options.suite, generation: options.version.txGeneration, receiptsWithRemainGas: options.version.receiptHasRemainGas };
     // what the executor computed, for invariant monitors (a probe: nothing in the trace)
-    chain.onExecuted = (number, hash) => this.env.trace.probe('block-executed', { group: this.groupId, number, hash: toHex(hash) });
+    chain.onExecuted = (number, hash, block) =>
+      this.env.trace.probe('block-executed', {
+        group: this.groupId,
+        number,
+        hash: toHex(hash),
+        parentHash: toHex(block.header.parentHash),
+        timestamp: block.header.timestamp,
+        sealer: block.header.sealer,
+        txs: block.transactions.length,
+      });
   }
 
   static async open(options: GroupOptions): Promise<Group> {

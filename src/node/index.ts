@@ -34,6 +34,15 @@ export {
   byzantineSettingProblem,
   kindFits,
 } from './byzantine-kinds.js';
+export {
+  DEFAULT_MUTATION_RATE,
+  MUTATIONS,
+  MUTATION_NAMES,
+  MUTATIONS_FOR,
+  SWARM_MUTATIONS,
+  mutationsProblem,
+  type MutationName,
+} from './message-mutation.js';
 export { PbftDriver, MIN_BLOCK_INTERVAL_MS, EMPTY_BLOCK_TIMEOUT_MS, RESEND_INTERVAL_MS } from './pbft-driver.js';
 export { RaftDriver, RAFT_EMPTY_SEAL_INTERVAL_MS, RAFT_STATE_KEY, decodeRaftState } from './raft-driver.js';
 export { MODULE, encodeFrame, decodeFrame, protocolId, type ModuleName } from './p2p-frame.js';

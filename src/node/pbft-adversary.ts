@@ -3,6 +3,7 @@ import type { CommitMessage, PbftMessage, PrepareMessage, Proposal, SignMessage 
 import type { NodeId } from '../runtime/index.js';
 
 import { BYZANTINE_KINDS, type ByzantineKind } from './byzantine-kinds.js';
+import type { MutationName } from './message-mutation.js';
 
 export { BYZANTINE_KINDS, type ByzantineKind };
 
@@ -35,6 +36,10 @@ export interface ByzantineBehaviour {
   readonly conflictPeers?: readonly NodeId[];
   /** bad-block and forge-sync: which bad contents (see byzantine-kinds.ts). */
   readonly variant?: string;
+  /** mutate: the mutations it may make (see message-mutation.ts). */
+  readonly mutations?: readonly MutationName[];
+  /** mutate: the share of its messages it mutates (default DEFAULT_MUTATION_RATE). */
+  readonly rate?: number;
 }
 
 /** What a byzantine sealer did so far (wire actions only). */

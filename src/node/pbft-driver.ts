@@ -23,7 +23,8 @@ import { logLines } from './log-lines.js';
 import { draftOf, sealedHash } from './proposal-header.js';
 import type { PbftCacheEntry, PbftConsensusStatus } from './node-api.js';
 import { protocolId, type ModuleName } from './p2p-frame.js';
-import { PbftAdversary, type ByzantineBehaviour, type ByzantineStats } from './pbft-adversary.js';
+import { PbftAdversary, type AdversaryPort, type ByzantineBehaviour, type ByzantineStats } from './pbft-adversary.js';
+import { PbftMutator } from './pbft-mutator.js';
 import { badBlockTransactions, isContentVariant } from './bad-block.js';
 import { PBFT_BYZANTINE_KINDS } from './byzantine-kinds.js';
 
@@ -54,7 +55,9 @@ export class PbftDriver implements ConsensusDriver {
   /** Our own messages as encoded (and signed) when first sent: a re-send reuses the bytes. */
   private readonly encoded = new WeakMap<object, Uint8Array>();
   /** Set only while this sealer is byzantine (see ByzantineBehaviour); the honest path never looks further. */
-  private adversary: PbftAdversary | undefined;
+  private adversary: PbftAdversary | PbftMutator | undefined;
+  /** Timers a mutating sealer set (messages it sends again later), cancelled when it stops. */
+  private readonly laterTimers = new Set<TimerHandle>();
   readonly byzantineStats: ByzantineStats = { withheld: 0, conflictingProposals: 0, extraVotes: 0 };
 
   /**
@@ -79,32 +82,60 @@ export class PbftDriver implements ConsensusDriver {
     return this.adversary?.behaviour;
   }
 
-  private makeAdversary(behaviour: ByzantineBehaviour): PbftAdversary {
+  /** Mutation counts while this sealer mutates its messages (see PbftMutator). */
+  get mutationCounts(): ReadonlyMap<string, number> | undefined {
+    return this.adversary instanceof PbftMutator ? this.adversary.dice.counts : undefined;
+  }
+
+  private makeAdversary(behaviour: ByzantineBehaviour): PbftAdversary | PbftMutator {
     const sealers = () => this.group.next.sealers;
-    return new PbftAdversary(
-      behaviour,
-      {
-        selfIndex: () => sealers().indexOf(this.group.nodeId),
-        nextHeight: () => this.group.chain.height + 1,
-        peers: () => {
-          const list = sealers();
-          return this.group.connectedPeers(true).sort((a, b) => list.indexOf(a) - list.indexOf(b));
+    const port = this.adversaryPort();
+    if (behaviour.kind === 'mutate') {
+      return new PbftMutator(behaviour, {
+        ...port,
+        view: () => this.pbft.viewState().view,
+        sealerCount: () => sealers().length,
+        leaderOf: (view) => this.pbft.leaderOf(view),
+        draftProposal: () => {
+          const height = this.group.chain.height + 1;
+          const txs = this.group.pool.select(this.group.next.txCountLimit, height);
+          return txs.length === 0 ? undefined : this.proposalOf(height, this.env.clock.now(), txs.map((p) => p.transaction.raw));
         },
-        encode: (message) => this.encode(message),
-        signBlock: (hash) => this.group.options.signer.sign(hash),
-        alteredHash: (hash, field) => {
-          const pending = this.group.chain.executor.pending;
-          const header = pending?.block.header;
-          if (!pending || !header || !bytesEqual(pending.hash, hash) || header.sealer !== sealers().indexOf(this.group.nodeId)) return undefined;
-          const root = Uint8Array.from(header[field]);
-          root[0]! ^= 0xff;
-          return blockHash({ ...header, [field]: root }, this.group.suite);
+        random: this.env.random.stream(`mutate/${this.group.groupId}`),
+        later: (ms, action) => {
+          const handle = this.env.clock.setTimer(ms, () => {
+            this.laterTimers.delete(handle);
+            if (!this.stopped) action();
+          });
+          this.laterTimers.add(handle);
         },
-        send: (to, bytes) => this.group.send(to, 'pbft', bytes),
-        trace: (kind, fields) => this.group.trace(kind, fields),
+      });
+    }
+    return new PbftAdversary(behaviour, port, this.byzantineStats);
+  }
+
+  private adversaryPort(): AdversaryPort {
+    const sealers = () => this.group.next.sealers;
+    return {
+      selfIndex: () => sealers().indexOf(this.group.nodeId),
+      nextHeight: () => this.group.chain.height + 1,
+      peers: () => {
+        const list = sealers();
+        return this.group.connectedPeers(true).sort((a, b) => list.indexOf(a) - list.indexOf(b));
       },
-      this.byzantineStats,
-    );
+      encode: (message) => this.encode(message),
+      signBlock: (hash) => this.group.options.signer.sign(hash),
+      alteredHash: (hash, field) => {
+        const pending = this.group.chain.executor.pending;
+        const header = pending?.block.header;
+        if (!pending || !header || !bytesEqual(pending.hash, hash) || header.sealer !== sealers().indexOf(this.group.nodeId)) return undefined;
+        const root = Uint8Array.from(header[field]);
+        root[0]! ^= 0xff;
+        return blockHash({ ...header, [field]: root }, this.group.suite);
+      },
+      send: (to, bytes) => this.group.send(to, 'pbft', bytes),
+      trace: (kind, fields) => this.group.trace(kind, fields),
+    };
   }
 
   private traceBehaviour(): void {
@@ -134,7 +165,8 @@ export class PbftDriver implements ConsensusDriver {
 
   stop(): void {
     this.stopped = true;
-    for (const t of [this.viewTimer, this.sealTimer, this.resendTimer]) if (t) this.env.clock.cancelTimer(t);
+    for (const t of [this.viewTimer, this.sealTimer, this.resendTimer, ...this.laterTimers]) if (t) this.env.clock.cancelTimer(t);
+    this.laterTimers.clear();
   }
 
   private config(): PbftConfig {
@@ -208,6 +240,7 @@ export class PbftDriver implements ConsensusDriver {
     this.sealing = undefined;
     if (this.sealTimer) this.env.clock.cancelTimer(this.sealTimer);
     await this.apply(this.pbft.onCommitted(this.head(), this.config(), now), now);
+    if (this.adversary instanceof PbftMutator) this.adversary.onRound(this.group.chain.height + 1, this.pbft.viewState().view);
   }
 
   async onPoolChanged(now: number): Promise<void> {
@@ -220,6 +253,7 @@ export class PbftDriver implements ConsensusDriver {
     if (this.stopped) return;
     for (const e of out.events) {
       this.group.trace(e.kind, e.fields);
+      if (e.kind === 'pbft-view' && this.adversary instanceof PbftMutator) this.adversary.onRound(this.group.chain.height + 1, Number(e.fields['to']));
       if (e.kind === 'pbft-viewchange-sent' && e.fields.reason === 'timeout') {
         const s = this.pbft.status();
         this.group.log('warning', logLines.viewChangeWarning(this.group.groupId, s.view, s.toView, s.height, s.headHash, this.config().selfIndex, this.group.nodeId));

@@ -26,7 +26,8 @@ import { protocolId, type ModuleName } from './p2p-frame.js';
 import { MIN_BLOCK_INTERVAL_MS } from './pbft-driver.js';
 import type { ByzantineBehaviour } from './pbft-adversary.js';
 import { RAFT_BYZANTINE_KINDS } from './byzantine-kinds.js';
-import { RaftAdversary } from './raft-adversary.js';
+import { RaftAdversary, type RaftAdversaryPort } from './raft-adversary.js';
+import { RaftMutator } from './raft-mutator.js';
 
 /** FISCO's Raft sealer "seals" (and drops) an empty block about once a second on an idle leader; it logs the line each time. */
 export const RAFT_EMPTY_SEAL_INTERVAL_MS = 1000;
@@ -67,8 +68,10 @@ export class RaftDriver implements ConsensusDriver {
   /** Our own messages as encoded (and signed) once: a message object sent to several peers is signed once. */
   private readonly encoded = new WeakMap<object, Uint8Array>();
 
-  /** Set only while this sealer is byzantine (see RaftAdversary); the honest path never looks further. */
-  private adversary: RaftAdversary | undefined;
+  /** Set only while this sealer is byzantine (see RaftAdversary, RaftMutator); the honest path never looks further. */
+  private adversary: RaftAdversary | RaftMutator | undefined;
+  /** Timers a mutating sealer set (messages it sends again later), cancelled when it stops. */
+  private readonly laterTimers = new Set<TimerHandle>();
 
   constructor(private readonly group: Group) {
     const b = group.options.byzantine;
@@ -87,8 +90,32 @@ export class RaftDriver implements ConsensusDriver {
     return this.adversary?.stats;
   }
 
-  private makeAdversary(behaviour: ByzantineBehaviour): RaftAdversary {
-    return new RaftAdversary(behaviour, {
+  /** Mutation counts while this sealer mutates its messages (see RaftMutator). */
+  get mutationCounts(): ReadonlyMap<string, number> | undefined {
+    return this.adversary instanceof RaftMutator ? this.adversary.dice.counts : undefined;
+  }
+
+  private makeAdversary(behaviour: ByzantineBehaviour): RaftAdversary | RaftMutator {
+    const port = this.adversaryPort();
+    if (behaviour.kind !== 'mutate') return new RaftAdversary(behaviour, port);
+    return new RaftMutator(behaviour, {
+      ...port,
+      role: () => this.raft.status().role,
+      term: () => this.raft.status().term,
+      signBlock: (hash) => this.group.options.signer.sign(hash),
+      random: this.env.random.stream(`mutate/${this.group.groupId}`),
+      later: (ms, action) => {
+        const handle = this.env.clock.setTimer(ms, () => {
+          this.laterTimers.delete(handle);
+          if (!this.stopped) action();
+        });
+        this.laterTimers.add(handle);
+      },
+    });
+  }
+
+  private adversaryPort(): RaftAdversaryPort {
+    return {
       selfIndex: () => this.group.next.sealers.indexOf(this.group.nodeId),
       sealerCount: () => this.group.next.sealers.length,
       encode: (message) => this.encode(message),
@@ -106,7 +133,7 @@ export class RaftDriver implements ConsensusDriver {
         }
       },
       trace: (kind, fields) => this.group.trace(kind, fields),
-    });
+    };
   }
 
   private encode(message: object): Uint8Array {
@@ -138,6 +165,8 @@ export class RaftDriver implements ConsensusDriver {
   stop(): void {
     this.stopped = true;
     for (const t of [this.timer, this.sealTimer]) if (t) this.env.clock.cancelTimer(t.handle);
+    for (const handle of this.laterTimers) this.env.clock.cancelTimer(handle);
+    this.laterTimers.clear();
   }
 
   private config(): RaftConfig {

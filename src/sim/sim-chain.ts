@@ -6,6 +6,9 @@ import { ExecutionMemo } from '../exec/index.js';
 import {
   byzantineSettingProblem,
   kindFits,
+  mutationsProblem,
+  SWARM_MUTATIONS,
+  type MutationName,
   messageKind,
   Node,
   PBFT_BYZANTINE_KINDS,
@@ -44,6 +47,10 @@ export interface ByzantineSetting {
   readonly conflictPeers?: readonly string[];
   /** bad-block, forge-sync: which bad contents (see src/node/byzantine-kinds.ts). */
   readonly variant?: string;
+  /** mutate: the mutations it may make (default: those swarm draws for the group's consensus, SWARM_MUTATIONS). */
+  readonly mutations?: readonly MutationName[];
+  /** mutate: the share of its messages it mutates (default DEFAULT_MUTATION_RATE). */
+  readonly rate?: number;
 }
 
 /** A byzantine interval of one node, in virtual ms. */
@@ -77,6 +84,8 @@ export interface SimChainOptions {
   readonly network?: Partial<LinkConfig>;
   /** Consensus-message signatures: node keys (default) or a cheap keyed hash (large groups). */
   readonly consensusSignatures?: 'real' | 'simulated';
+  /** `[tx_pool] limit` of every node (default DEFAULT_POOL_LIMIT). */
+  readonly poolLimit?: number;
   /** Share execution results and signature checks between nodes (pure results; default true). */
   readonly shareComputation?: boolean;
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
@@ -185,6 +194,7 @@ export class SimChain {
             peerIdentity: (id) => ({ agency: 'agency', nodeName: `node${this.ids.indexOf(id)}` }),
             ...(options.consensusSignatures === 'simulated' ? { consensusSignatures: { simulated: salt } } : {}),
             ...(this.memo ? { executionMemo: this.memo } : {}),
+            ...(options.poolLimit !== undefined ? { poolLimit: options.poolLimit } : {}),
             ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
             ...(this.behaviours.has(name) ? { byzantine: Object.fromEntries(this.behaviours.get(name)!) } : {}),
           }),
@@ -204,7 +214,7 @@ export class SimChain {
     if (!this.index.has(name)) throw new Error(`${where}: unknown node (nodes are ${this.names.join(', ')})`);
     const spec: ByzantineSetting | undefined = typeof setting === 'string' ? { behaviour: setting } : setting;
     const group = spec?.group ?? groupId;
-    const problem = spec ? byzantineSettingProblem(spec.behaviour, spec.variant) : undefined;
+    const problem = spec ? byzantineSettingProblem(spec.behaviour, spec.variant, { ...(spec.mutations ? { mutations: spec.mutations } : {}), ...(spec.rate !== undefined ? { rate: spec.rate } : {}) }) : undefined;
     if (problem) throw new Error(`${where}: ${problem}`);
     // each behaviour exists for the groups of the consensus it fits (sync ones: any group)
     const kind = spec?.behaviour;
@@ -212,22 +222,33 @@ export class SimChain {
     const what = kind === undefined ? '' : PBFT_BYZANTINE_KINDS.includes(kind) ? 'PBFT ' : RAFT_BYZANTINE_KINDS.includes(kind) ? 'Raft ' : '';
     if (group !== undefined && !groups.includes(group)) throw new Error(`${where}: the node is not in ${what}group ${group}`);
     if (groups.length === 0) throw new Error(`${where}: the node is in no ${what}group`);
-    let behaviour: ByzantineBehaviour | undefined;
-    if (spec) {
-      behaviour = {
-        kind: spec.behaviour,
-        ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers.map((peer) => this.idOf(peer)) } : {}),
-        ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
-      };
-    }
     const current = this.behaviours.get(name) ?? new Map<number, ByzantineBehaviour>();
     for (const id of group === undefined ? groups : [group]) {
+      const behaviour = spec ? this.behaviourFor(spec, this.genesis.get(id)!.consensusType, where) : undefined;
       if (behaviour) current.set(id, behaviour);
       else current.delete(id);
+      this.node(name)?.setBehaviour(behaviour, id);
     }
     if (current.size > 0) this.behaviours.set(name, current);
     else this.behaviours.delete(name);
-    this.node(name)?.setBehaviour(behaviour, group);
+  }
+
+  /** The node-level behaviour of a setting in a group of this consensus (mutate's mutations default to what swarm draws for it). */
+  private behaviourFor(spec: ByzantineSetting, consensus: ConsensusType, where: string): ByzantineBehaviour {
+    let mutations: readonly MutationName[] | undefined;
+    if (spec.behaviour === 'mutate') {
+      const fit = consensus === 'raft' ? 'raft' : 'pbft';
+      mutations = spec.mutations ?? SWARM_MUTATIONS[fit];
+      const problem = mutationsProblem(mutations, fit);
+      if (problem) throw new Error(`${where}: ${problem}`);
+    }
+    return {
+      kind: spec.behaviour,
+      ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers.map((peer) => this.idOf(peer)) } : {}),
+      ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
+      ...(mutations ? { mutations } : {}),
+      ...(spec.rate !== undefined ? { rate: spec.rate } : {}),
+    };
   }
 
   /** A node's byzantine behaviour in a group now, or undefined while honest. */
@@ -250,6 +271,8 @@ export class SimChain {
           ...(spec.group !== undefined ? { group: spec.group } : {}),
           ...(spec.conflictPeers ? { conflictPeers: spec.conflictPeers } : {}),
           ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
+          ...(spec.mutations ? { mutations: spec.mutations } : {}),
+          ...(spec.rate !== undefined ? { rate: spec.rate } : {}),
         };
         if (from === 0) this.setBehaviour(name, setting);
         else this.sim.at(from, () => this.setBehaviour(name, setting), `byzantine ${name} ${spec.behaviour}`);

@@ -3,7 +3,7 @@ import { fromHex, toHex, toHexNoPrefix } from '../../codec/index.js';
 import { decodeRaftState, MODULE, RAFT_STATE_KEY } from '../../node/index.js';
 import { NONCE_WINDOW, BLOCK_LIMIT_RANGE } from '../../txpool/index.js';
 import type { SimChain } from '../sim-chain.js';
-import { readWireFact, type WireFact } from './wire-reader.js';
+import { proposalIdentity, readWireFact, type ProposalIdentity, type WireFact } from './wire-reader.js';
 
 /** The protocol promises the monitor checks, each named in a violation. */
 export const PROTOCOL_INVARIANTS = {
@@ -16,10 +16,14 @@ export const PROTOCOL_INVARIANTS = {
     'a sealer that sent a Commit for a block never sends a Sign for another block at that height, nor a Commit unless for a block of a later view that n − f sealers signed to it (any view, after restarts too)',
   'pbft-sign-unexecuted': 'an honest Sign is only for a block hash that node executed',
   'pbft-commit-certificate': 'an honest node decides a block (commits it by consensus) only after n − f sealers sent Commits for it',
+  'pbft-commit-justified': 'an honest Commit for a block in a view follows n − f Signs for it in that view (its own included), or n − f Commits, delivered to the node',
+  'pbft-view-change': 'an honest sealer acts in view v > 0 of a height only after n − f view changes to v (its own included), or f + 1 Signs in v, reached it',
+  'pbft-leader-proposal': "an honest Sign in a view is for a block the view's leader proposed to that node",
   'raft-one-leader': 'at most one leader per term over the whole run',
   'raft-double-vote': 'a node never grants two votes in one term (across restarts)',
   'raft-vote-durable': 'a vote a node sent (for itself as candidate, or granted) is on its disk when it crashes',
   'raft-leader-completeness': 'every leader holds every block committed before its term',
+  'raft-ack-term': 'an honest follower acknowledges only a block that a heartbeat of its current term carried to it',
 } as const;
 export type ProtocolInvariant = keyof typeof PROTOCOL_INVARIANTS;
 
@@ -85,8 +89,14 @@ export class InvariantMonitor {
   private readonly nonceHeights = new Map<number, Map<string, number>>();
   /** Per node and group: the last block it stored (height, hash), to check the next one links to it. */
   private readonly heads = new Map<string, { height: number; hash: string }>();
-  /** "node/group/height" → block hashes that node's executor computed. */
-  private readonly executed = new Map<string, Set<string>>();
+  /** "node/group/height" → block hashes that node's executor computed, with the proposal each came from. */
+  private readonly executed = new Map<string, Map<string, ProposalIdentity>>();
+  /** "node/group/height" → view → proposals the view's leader sent to the node (or the node sent as leader). */
+  private readonly leaderProposals = new Map<string, Map<number, Set<ProposalIdentity>>>();
+  /** "node/group/height" → view → sealers whose view changes to it (at height − 1) reached the node, its own included. */
+  private readonly viewChanges = new Map<string, Map<number, Set<string>>>();
+  /** "node/group/height" → "term/hash" of the blocks heartbeats carried to the node. */
+  private readonly shipped = new Map<string, Set<string>>();
   /** "node/group/height" → the hash of that node's first Commit at the height. */
   private readonly locks = new Map<string, { hash: string; view: number; atMs: number }>();
   /** "group/height" → hash → senders of Commits. */
@@ -150,9 +160,9 @@ export class InvariantMonitor {
     const number = Number(fields['number']);
     if (kind === 'block-executed') {
       const key = `${node}/${group}/${number}`;
-      let set = this.executed.get(key);
-      if (!set) this.executed.set(key, (set = new Set()));
-      set.add(String(fields['hash']));
+      let map = this.executed.get(key);
+      if (!map) this.executed.set(key, (map = new Map()));
+      map.set(String(fields['hash']), proposalIdentity(String(fields['parentHash']), Number(fields['timestamp']), Number(fields['sealer']), Number(fields['txs'])));
       return;
     }
     if (kind === 'block-stored') return this.onStored(node, group, fields['block'] as Block, String(fields['via']), atMs);
@@ -163,7 +173,9 @@ export class InvariantMonitor {
       const config = this.chain.group(node, group)?.next;
       if (config && config.number === number + 1) this.sealersAt.set(next, [...config.sealers]);
     }
-    for (const key of [...this.executed.keys()]) if (key.startsWith(`${node}/${group}/`) && Number(key.slice(key.lastIndexOf('/') + 1)) <= number) this.executed.delete(key);
+    for (const map of [this.executed, this.leaderProposals, this.viewChanges, this.shipped]) {
+      for (const key of [...map.keys()]) if (key.startsWith(`${node}/${group}/`) && Number(key.slice(key.lastIndexOf('/') + 1)) <= number) map.delete(key);
+    }
     this.locks.delete(`${node}/${group}/${number}`);
     for (const key of [...this.heard.keys()]) if (key.startsWith(`${node}/${group}/`) && Number(key.slice(key.lastIndexOf('/') + 1)) <= number) this.heard.delete(key);
     const height = `${group}/${number}`;
@@ -224,18 +236,103 @@ export class InvariantMonitor {
       return;
     }
     if (fact.module === 'pbft') {
+      if (fact.type !== 'viewchange') this.checkView(from, fact, atMs);
       if (fact.type === 'sign' || fact.type === 'commit') this.onPbftVote(from, fact, atMs);
+      // after the checks: a message does not justify itself
+      this.notePbft(from, from, fact);
     } else if (fact.type === 'voteResp') this.onVoteResponse(from, to, fact, atMs);
     else if (fact.type === 'voteReq') this.onVoteRequest(from, fact, atMs);
+    else if (fact.type === 'heartbeatResp') this.onHeartbeatResponse(from, fact, atMs);
     else this.onHeartbeat(from, fact, atMs);
+  }
+
+  /** What a PBFT message tells about `node` (its receiver, or its honest sender): leader proposals, view changes, votes. */
+  private notePbft(node: string, sender: string, fact: Extract<WireFact, { module: 'pbft' }>): void {
+    const { group } = fact;
+    if (fact.type === 'viewchange') {
+      const byView = this.slot(this.viewChanges, `${node}/${group}/${fact.height + 1}`);
+      let senders = byView.get(fact.view);
+      if (!senders) byView.set(fact.view, (senders = new Set()));
+      senders.add(this.chain.idOf(sender));
+      return;
+    }
+    if (fact.type === 'prepare') {
+      const n = this.sealers(group, fact.height)?.length ?? 0;
+      if (n === 0 || fact.idx !== (fact.view + fact.height - 1) % n) return;
+      const byView = this.slot(this.leaderProposals, `${node}/${group}/${fact.height}`);
+      let ids = byView.get(fact.view);
+      if (!ids) byView.set(fact.view, (ids = new Set()));
+      ids.add(fact.proposal);
+      return;
+    }
+    const key = `${node}/${group}/${fact.height}`;
+    let heard = this.heard.get(key);
+    if (!heard) this.heard.set(key, (heard = new Map()));
+    const slot = `${fact.type}/${fact.view}/${fact.hash}`;
+    let senders = heard.get(slot);
+    if (!senders) heard.set(slot, (senders = new Set()));
+    senders.add(this.chain.idOf(sender));
+  }
+
+  private slot<V>(map: Map<string, Map<number, V>>, key: string): Map<number, V> {
+    let inner = map.get(key);
+    if (!inner) map.set(key, (inner = new Map()));
+    return inner;
+  }
+
+  /** An honest prepare, Sign or Commit in view v > 0: the node must have had a reason to be in view v. */
+  private checkView(from: string, fact: Extract<WireFact, { module: 'pbft' }>, atMs: number): void {
+    const { group, height, view } = fact;
+    if (view === 0) return;
+    const quorum = this.quorum(group, height);
+    const n = this.sealers(group, height)?.length ?? 0;
+    const f = Math.floor((n - 1) / 3);
+    const changes = this.viewChanges.get(`${from}/${group}/${height}`)?.get(view)?.size ?? 0;
+    if (changes >= quorum) return;
+    let signs = 0;
+    for (const [slot, senders] of this.heard.get(`${from}/${group}/${height}`) ?? []) if (slot.startsWith(`sign/${view}/`)) signs = Math.max(signs, senders.size);
+    if (signs >= f + 1) return;
+    this.violate({
+      atMs,
+      group,
+      height,
+      node: from,
+      invariant: 'pbft-view-change',
+      detail: `${from} sent a ${fact.type} in view ${view} at height ${height} when ${changes} view change(s) to view ${view} (${quorum} needed) and at most ${signs} Sign(s) in it (${f + 1} needed) had reached it`,
+      evidence: { message: fact.type, view, viewChanges: changes, signs, quorum },
+    });
   }
 
   private onPbftVote(from: string, vote: Extract<WireFact, { hash: string }>, atMs: number): void {
     const { group, height, view, hash } = vote;
     const key = `${from}/${group}/${height}`;
     const at = { atMs, group, height, node: from };
+    if (vote.type === 'sign' && this.executed.get(key)?.has(hash)) {
+      const proposal = this.executed.get(key)!.get(hash)!;
+      const led = this.leaderProposals.get(key)?.get(view);
+      if (!led?.has(proposal)) {
+        this.violate({
+          ...at,
+          invariant: 'pbft-leader-proposal',
+          detail: `${from} sent a Sign for ${short(hash)} at height ${height}, view ${view}, a block no Prepare of view ${view}'s leader proposed to it (${led ? `the leader proposed ${led.size} other block(s)` : 'the leader proposed nothing to it'})`,
+          evidence: { message: 'sign', view, hash, proposal, leaderProposals: [...(led ?? [])] },
+        });
+      }
+    }
+    if (vote.type === 'commit') {
+      const votes = (type: string) => this.heard.get(key)?.get(`${type}/${view}/${hash}`)?.size ?? 0;
+      const quorum = this.quorum(group, height);
+      if (votes('sign') < quorum && votes('commit') < quorum) {
+        this.violate({
+          ...at,
+          invariant: 'pbft-commit-justified',
+          detail: `${from} sent a Commit for ${short(hash)} at height ${height}, view ${view}, when ${votes('sign')} Sign(s) and ${votes('commit')} Commit(s) for it had reached it (${quorum} needed)`,
+          evidence: { message: 'commit', view, hash, signs: votes('sign'), commits: votes('commit'), quorum },
+        });
+      }
+    }
     if (vote.type === 'sign' && !this.executed.get(key)?.has(hash)) {
-      const executed = [...(this.executed.get(key) ?? [])];
+      const executed = [...(this.executed.get(key)?.keys() ?? [])];
       this.violate({
         ...at,
         invariant: 'pbft-sign-unexecuted',
@@ -267,18 +364,36 @@ export class InvariantMonitor {
     return Math.max(votes('sign'), votes('commit'));
   }
 
-  /** A message a node received (the wire observer): Signs and Commits that can justify moving a lock. */
+  /**
+   * A message a node received (the wire observer): what can justify what it does next (votes,
+   * view changes and the leader's proposals in PBFT; the blocks Raft heartbeats carry).
+   */
   onDelivered(from: string, to: string, payload: Uint8Array): void {
-    if (payload[2] !== MODULE.pbft || !this.isHonest(to)) return;
+    if ((payload[2] !== MODULE.pbft && payload[2] !== MODULE.raft) || !this.isHonest(to)) return;
     const fact = this.deliveredFacts.read(payload);
-    if (!fact || fact.module !== 'pbft' || (fact.type !== 'sign' && fact.type !== 'commit')) return;
-    const key = `${to}/${fact.group}/${fact.height}`;
-    let heard = this.heard.get(key);
-    if (!heard) this.heard.set(key, (heard = new Map()));
-    const slot = `${fact.type}/${fact.view}/${fact.hash}`;
-    let senders = heard.get(slot);
-    if (!senders) heard.set(slot, (senders = new Set()));
-    senders.add(this.chain.idOf(from));
+    if (!fact) return;
+    if (fact.module === 'pbft') return this.notePbft(to, from, fact);
+    if (fact.type !== 'heartbeat' || !fact.pending) return;
+    const key = `${to}/${fact.group}/${fact.pending.height}`;
+    let set = this.shipped.get(key);
+    if (!set) this.shipped.set(key, (set = new Set()));
+    set.add(`${fact.term}/${fact.pending.hash}`);
+  }
+
+  /** An honest follower's answer to a heartbeat: an acknowledgement must be of a block a heartbeat of that term carried to it. */
+  private onHeartbeatResponse(from: string, resp: Extract<WireFact, { type: 'heartbeatResp' }>, atMs: number): void {
+    const ack = resp.ack;
+    if (!ack || this.shipped.get(`${from}/${resp.group}/${ack.height}`)?.has(`${resp.term}/${ack.hash}`)) return;
+    const terms = [...(this.shipped.get(`${from}/${resp.group}/${ack.height}`) ?? [])].filter((t) => t.endsWith(`/${ack.hash}`)).map((t) => Number(t.slice(0, t.indexOf('/'))));
+    this.violate({
+      atMs,
+      group: resp.group,
+      height: ack.height,
+      node: from,
+      invariant: 'raft-ack-term',
+      detail: `${from} acknowledged block ${ack.height} (${short(ack.hash)}) in term ${resp.term}, but ${terms.length === 0 ? 'no heartbeat carried that block to it' : `only heartbeats of term ${terms.join(', ')} carried it`}`,
+      evidence: { term: resp.term, ack, carriedInTerms: terms },
+    });
   }
 
   private countCommit(from: string, fact: Extract<WireFact, { hash: string }>, atMs: number): void {

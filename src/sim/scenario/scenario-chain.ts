@@ -1,4 +1,5 @@
 import type { LinkConfig } from '../../runtime/index.js';
+import type { MutationName } from '../../node/index.js';
 import type { ByzantineSpec, SimChainOptions, SimGroupSpec } from '../sim-chain.js';
 import { durationMs, nodeNames } from './scenario-loader.js';
 import type { LinkSettings, Scenario } from './scenario-schema.js';
@@ -92,6 +93,8 @@ export function simChainOptions(scenario: Scenario, seed: string | number): SimC
       behaviour: b.behaviour,
       group: b.group,
       ...(b.variant !== undefined ? { variant: b.variant } : {}),
+      ...(b.mutations !== undefined ? { mutations: b.mutations as MutationName[] } : {}),
+      ...(b.rate !== undefined ? { rate: b.rate } : {}),
       ...(b.from !== undefined ? { fromMs: durationMs(b.from) } : {}),
       ...(b.until !== undefined ? { untilMs: durationMs(b.until) } : {}),
     });
@@ -107,6 +110,7 @@ export function simChainOptions(scenario: Scenario, seed: string | number): SimC
     network: linkConfigOf(defaults),
     consensusSignatures: scenario.chain.consensusSignatures,
     shareComputation: scenario.chain.shareComputation,
+    ...(scenario.chain.txPoolLimit !== undefined ? { poolLimit: scenario.chain.txPoolLimit } : {}),
     ...(twins.length > 0 ? { twins } : {}),
     ...(Object.keys(byzantine).length > 0 ? { byzantine } : {}),
   };

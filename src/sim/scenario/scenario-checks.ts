@@ -1,6 +1,6 @@
 import { ProtocolVersion } from '../../chain/index.js';
 import { CONFIG_BOUNDS, configValueError } from '../../exec/index.js';
-import { MESSAGE_KINDS } from '../../node/index.js';
+import { BYZANTINE_KINDS, kindFits, MESSAGE_KINDS, mutationsProblem } from '../../node/index.js';
 import { resolveGroups, type ResolvedGroup } from './scenario-chain.js';
 import { durationMs, nodeNames } from './scenario-loader.js';
 import { ACTION_KEYS, namesOf, type Latency, type Scenario } from './scenario-schema.js';
@@ -242,6 +242,11 @@ export function checkScenario(s: Scenario, fail: Fail): void {
       group([...path, 'setConfig', 'group'], t.setConfig.group);
       checkConfig(t.setConfig.key, t.setConfig.value, version, [...path, 'setConfig'], fail);
     }
+    if (t.isolateLeader) {
+      group([...path, 'isolateLeader', 'group'], t.isolateLeader.group);
+      if (names.size < 2) fail([...path, 'isolateLeader'], 'there is only one node; there is nothing to cut the leader off from');
+      if (when + at(t.isolateLeader.for) > end) fail([...path, 'isolateLeader', 'for'], 'the heal would come after the end of the scenario');
+    }
     if (t.crashLeader) {
       group([...path, 'crashLeader', 'group'], t.crashLeader.group);
       if (t.crashLeader.for !== undefined && when + at(t.crashLeader.for) > end) fail([...path, 'crashLeader', 'for'], 'the restart would come after the end of the scenario');
@@ -263,7 +268,7 @@ export function checkScenario(s: Scenario, fail: Fail): void {
     known(['network', 'links', i, 'to'], l.to);
   });
 
-  // byzantine nodes and twins: PBFT only
+  // byzantine nodes: a behaviour fitting the group's consensus; twins: PBFT only
   const twinned = new Set<string>();
   const intervals = new Map<string, Array<{ from: number; until: number; index: number }>>();
   s.byzantine.forEach((b, i) => {
@@ -281,10 +286,17 @@ export function checkScenario(s: Scenario, fail: Fail): void {
     }
     known([...path, 'node'], b.node);
     const g = group([...path, 'group'], b.group);
-    if (g.consensus !== 'pbft') fail([...path, 'behaviour'], `byzantine behaviours exist for PBFT groups only; group ${b.group} runs ${g.consensus}`);
+    if (!kindFits(b.behaviour, g.consensus)) {
+      const fitting = BYZANTINE_KINDS.filter((k) => kindFits(k, g.consensus));
+      fail([...path, 'behaviour'], `${b.behaviour} is not a behaviour of ${g.consensus} groups; group ${b.group} runs ${g.consensus}, whose behaviours are ${fitting.join(', ')}`);
+    }
+    if (b.behaviour === 'mutate' && b.mutations) {
+      const problem = mutationsProblem(b.mutations, g.consensus);
+      if (problem) fail([...path, 'mutations'], problem);
+    }
     const node = original(b.node);
     if (!g.sealers.includes(node) && !addedSealers(g.id).includes(node)) {
-      fail([...path, 'node'], `${b.node} is not a sealer of group ${b.group} (its sealers: ${g.sealers.join(', ')}); byzantine behaviours act in PBFT consensus, so the node must be a sealer`);
+      fail([...path, 'node'], `${b.node} is not a sealer of group ${b.group} (its sealers: ${g.sealers.join(', ')}); byzantine behaviours act in consensus and sync as a sealer, so the node must be one`);
     }
     const from = b.from === undefined ? 0 : at(b.from);
     const until = b.until === undefined ? Infinity : at(b.until);

@@ -15,6 +15,8 @@ import { TxClient } from './tx-client.js';
 import { TxTracker, type TxRecord, type TxTotals } from './tx-tracker.js';
 import { helloWorldCode, WorkloadDriver, type WorkloadCheck } from './workloads.js';
 import { ReplayDriver } from './replay-workload.js';
+import { HostileClients } from './hostile-clients.js';
+import { DEFAULT_POOL_LIMIT } from '../../txpool/index.js';
 import { shellOption, shellWord } from './shell-words.js';
 
 export interface ExpectationResult {
@@ -87,7 +89,7 @@ export interface ScenarioResult {
   readonly replayCommand: string;
 }
 
-const WORKLOAD_KINDS = new Set(['helloworld', 'deploy', 'token', 'replay']);
+const WORKLOAD_KINDS = new Set(['helloworld', 'deploy', 'token', 'replay', 'hostile']);
 const DEFAULT_DRAIN_MS = 15_000;
 const RESEND_SWEEP_MS = 2_000;
 
@@ -175,7 +177,10 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   timeline.schedule();
   const readable = (group: number) => members(group, true)[0];
   const context = { chain, client, rpc, endMs, readable, readers: (group: number) => members(group, true) };
-  const workloads = scenario.workloads.map((w, i) => (w.kind === 'replay' ? new ReplayDriver(context, w, i) : new WorkloadDriver(context, w, i)));
+  const poolLimit = scenario.chain.txPoolLimit ?? DEFAULT_POOL_LIMIT;
+  const workloads = scenario.workloads.map((w, i) =>
+    w.kind === 'replay' ? new ReplayDriver(context, w, i) : w.kind === 'hostile' ? new HostileClients(context, w, i, poolLimit) : new WorkloadDriver(context, w, i),
+  );
   for (const w of workloads) w.start();
   const sweep = async () => {
     await client.resendOverdue();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BYZANTINE_KINDS, byzantineSettingProblem } from '../../node/index.js';
 import type { RecordedTraffic } from '../../replay/index.js';
+import { HOSTILE_BEHAVIOURS } from './hostile-behaviours.js';
 
 /**
  * "60s", "1.5s", "500ms", "2m" or "1h". A bare number is refused: it was once read as
@@ -84,6 +85,16 @@ const workloadSchema = z.discriminatedUnion('kind', [
       weights: z.object({ helloworld: z.number().min(0).default(0), deploy: z.number().min(0).default(0), token: z.number().min(0).default(0) }).strict(),
     })
     .strict(),
+  /** Hostile clients: one case per tick of the behaviours listed (default: all), held to FISCO's answers (see hostile-clients.ts). */
+  z
+    .object({
+      kind: z.literal('hostile'),
+      ...workloadBase,
+      behaviours: z.array(z.enum(HOSTILE_BEHAVIOURS)).min(1, 'list at least one hostile behaviour').optional(),
+      /** pool-burst: at most this many transactions in one burst. */
+      burst: z.number().int().min(1).max(2000).default(200),
+    })
+    .strict(),
   /** A recording's signed transactions sent again, in recorded order (read when the scenario loads). */
   z
     .object({
@@ -117,6 +128,12 @@ const timelineAction = z
     partition: z.array(z.array(nodeName).min(1)).min(2).optional(),
     partitionOneWay: z.object({ from: nodeList, to: nodeList }).strict().optional(),
     isolate: nodeName.optional(),
+    /**
+     * Cut off whoever leads the group at that moment for `for`, then heal that cut (a stale
+     * leader: long enough and the others move to a new view or term without it). oneWay: only
+     * what comes in is cut, so the old leader goes on sending all along.
+     */
+    isolateLeader: z.object({ group: z.number().int().min(1).default(1), for: duration, oneWay: z.boolean().default(false) }).strict().optional(),
     heal: z.literal(true).optional(),
     clog: z.object({ between: z.tuple([nodeName, nodeName]), for: duration, oneWay: z.boolean().default(false) }).strict().optional(),
     network: linkSettingsSchema.optional(),
@@ -158,6 +175,7 @@ export const ACTION_KEYS = [
   'partition',
   'partitionOneWay',
   'isolate',
+  'isolateLeader',
   'heal',
   'clog',
   'network',
@@ -177,14 +195,20 @@ const byzantineSchema = z.union([
       behaviour: z.enum(BYZANTINE_KINDS),
       /** bad-block and forge-sync: which bad contents (see the README's table). */
       variant: z.string().optional(),
+      /** mutate: the mutations it may make (default: those swarm draws for the group's consensus). */
+      mutations: z.array(z.string()).optional(),
+      /** mutate: the share of its messages it mutates (default 0.3). */
+      rate: z.number().optional(),
       group: z.number().int().min(1).default(1),
       from: duration.optional(),
       until: duration.optional(),
     })
     .strict()
     .superRefine((b, ctx) => {
-      const problem = byzantineSettingProblem(b.behaviour, b.variant);
-      if (problem) ctx.addIssue({ code: 'custom', path: [b.variant === undefined ? 'behaviour' : 'variant'], message: problem });
+      const problem = byzantineSettingProblem(b.behaviour, b.variant, { ...(b.mutations ? { mutations: b.mutations } : {}), ...(b.rate !== undefined ? { rate: b.rate } : {}) });
+      if (!problem) return;
+      const path = b.variant !== undefined ? 'variant' : b.mutations !== undefined && problem.includes('mutation') ? 'mutations' : b.rate !== undefined && problem.startsWith('rate') ? 'rate' : 'behaviour';
+      ctx.addIssue({ code: 'custom', path: [path], message: problem });
     }),
   /** A second running instance with the node's identity (Twins). */
   z.object({ twins: nodeName }).strict(),
@@ -222,6 +246,14 @@ const swarmSchema = z
     churn: countRange.optional(),
     /** Byzantine windows drawn per run (a sealer with a behaviour fitting its group), within the fault budget, one node fault at a time. */
     adversaries: countRange.optional(),
+    /** Stale leaders drawn per run, within the fault budget: the leader of the moment cut off (half the time only what comes in) past its view or election timeout, then healed while it still acts. */
+    staleLeaders: countRange.optional(),
+    /** Clock skews drawn per run (network faults: outside the budget, one per node): a node's clock off by up to 5 s and running up to 20% fast or slow, for a fault duration. */
+    clockSkews: countRange.optional(),
+    /** Hostile client cases per virtual second, drawn per run (0: none): a hostile workload doing a few of multi-submit, nonce-race, replay-committed and block-limit-edges. */
+    hostile: z.tuple([z.number().min(0).max(10), z.number().min(0).max(10)]).optional(),
+    /** Pool bursts drawn per run: one client's burst at one node of more transactions than its pool has room for (set chain.txPoolLimit low enough to fill). */
+    poolBursts: countRange.optional(),
     /** Window in which faults start. */
     window: z.tuple([duration, duration]).optional(),
     /** How long a fault lasts. */
@@ -245,6 +277,8 @@ export const scenarioSchema = z
         consensusSignatures: z.enum(['real', 'simulated']).default('real'),
         /** Share execution results and signature checks between nodes (pure results, on by default). */
         shareComputation: z.boolean().default(true),
+        /** `[tx_pool] limit`: transactions a node's pool holds per group (default 150000, as build_chain writes). */
+        txPoolLimit: z.number().int().min(1).max(1_000_000).optional(),
       })
       .strict(),
     groups: z.array(groupSchema).min(1).default([{ id: 1, consensus: 'pbft' }]),

@@ -1,4 +1,4 @@
-import { BAD_BLOCK_VARIANTS, FORGE_SYNC_VARIANTS } from '../../node/index.js';
+import { BAD_BLOCK_VARIANTS, FORGE_SYNC_VARIANTS, SWARM_MUTATIONS, type MutationName } from '../../node/index.js';
 import { deriveSeed, SeededRng } from '../../runtime/index.js';
 import { honestNodes, resolveGroups } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
@@ -28,9 +28,21 @@ const PICKS: Readonly<Record<'pbft' | 'raft', readonly Pick[]>> = {
     { behaviour: 'equivocate' },
     { behaviour: 'double-sign' },
     { behaviour: 'silent' },
+    { behaviour: 'mutate' },
+    { behaviour: 'mutate' },
   ],
-  raft: [{ behaviour: 'conflicting-leader' }, { behaviour: 'forge-sync', variants: FORGE_SYNC_VARIANTS }],
+  raft: [{ behaviour: 'conflicting-leader' }, { behaviour: 'forge-sync', variants: FORGE_SYNC_VARIANTS }, { behaviour: 'mutate' }, { behaviour: 'mutate' }],
 };
+
+/** mutate: a few of the mutations swarm may draw for the consensus (small scope, as ByzzFuzz), and a rate in [0.2, 0.6]. */
+function drawMutations(rng: SeededRng, consensus: 'pbft' | 'raft'): { mutations: MutationName[]; rate: number } {
+  const pool = [...SWARM_MUTATIONS[consensus]];
+  const k = 1 + rng.int(4);
+  const mutations: MutationName[] = [];
+  while (mutations.length < k && pool.length > 0) mutations.push(pool.splice(rng.int(pool.length), 1)[0]!);
+  mutations.sort((a, b) => SWARM_MUTATIONS[consensus].indexOf(a) - SWARM_MUTATIONS[consensus].indexOf(b));
+  return { mutations, rate: Number((0.2 + rng.next() * 0.4).toFixed(2)) };
+}
 
 /**
  * Byzantine windows for one swarm run (the file's `swarm.adversaries: [min, max]`): each turns one
@@ -70,6 +82,7 @@ export function drawAdversaries(
     const picks = PICKS[group.consensus];
     const pick = picks[rng.int(picks.length)]!;
     const variant = pick.variants ? pick.variants[rng.int(pick.variants.length)] : undefined;
+    const mutate = pick.behaviour === 'mutate' ? drawMutations(rng, group.consensus) : undefined;
     // a forging sync peer needs a node to sync from it: another member falls behind (crashed for
     // `lag`) and comes back while the forger serves (its consensus stays honest, so the group
     // keeps its quorum meanwhile)
@@ -83,14 +96,15 @@ export function drawAdversaries(
       continue;
     }
     const start = start0 + lag;
-    out.byzantine.push({ node, behaviour: pick.behaviour, group: group.id, from: `${start}ms`, until: `${start + length}ms`, ...(variant ? { variant } : {}) });
+    out.byzantine.push({ node, behaviour: pick.behaviour, group: group.id, from: `${start}ms`, until: `${start + length}ms`, ...(variant ? { variant } : {}), ...(mutate ?? {}) });
     out.busy.push([start0, start + length]);
     if (victim) {
       const back = start + 200 + rng.int(Math.max(1, Math.min(1500, length - 500)));
       out.timeline.push({ at: `${start0}ms`, crash: victim, label: 'swarm sync victim crash' }, { at: `${back}ms`, restart: victim, label: 'swarm sync victim restart' });
       out.drawn.push(`${victim} crashed from ${(start0 / 1000).toFixed(1)} s to ${(back / 1000).toFixed(1)} s, to sync from the forger`);
     }
-    out.drawn.push(`byzantine ${node} ${pick.behaviour}${variant ? ` (${variant})` : ''} in group ${group.id} from ${(start / 1000).toFixed(1)} s to ${((start + length) / 1000).toFixed(1)} s`);
+    const how = variant ? ` (${variant})` : mutate ? ` (${mutate.mutations.join(', ')} at rate ${mutate.rate})` : '';
+    out.drawn.push(`byzantine ${node} ${pick.behaviour}${how} in group ${group.id} from ${(start / 1000).toFixed(1)} s to ${((start + length) / 1000).toFixed(1)} s`);
   }
   return out;
 }

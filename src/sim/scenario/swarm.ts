@@ -2,7 +2,8 @@ import { deriveSeed, SeededRng } from '../../runtime/index.js';
 import { honestNodes, resolveGroups } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
 import { drawAdversaries } from './swarm-adversaries.js';
-import { namesOf, type Scenario, type TimelineEntry } from './scenario-schema.js';
+import { HOSTILE_BEHAVIOURS, type HostileBehaviour } from './hostile-behaviours.js';
+import { namesOf, type Scenario, type TimelineEntry, type Workload } from './scenario-schema.js';
 
 /** A scenario with faults drawn for one swarm seed, and what was drawn (printed before the run). */
 export interface SwarmDraw {
@@ -52,6 +53,7 @@ export function fileFaults(scenario: Scenario): { busy: Array<[number, number]>;
       splitSince = undefined;
     }
     if (e.clog) busy.push([t, t + durationMs(e.clog.for)]);
+    if (e.isolateLeader) busy.push([t, t + durationMs(e.isolateLeader.for)]);
     if (e.messages) busy.push([t, t + durationMs(e.messages.for)]);
   }
   if (splitSince !== undefined) busy.push([splitSince, end]);
@@ -133,12 +135,13 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     drawn.push(`latency exp(min ${network.latency.minMs} ms, mean ${mean} ms)`);
   }
 
-  type Fault = 'crash' | 'pause' | 'partition' | 'churn';
+  type Fault = 'crash' | 'pause' | 'partition' | 'churn' | 'stale leader';
   const faults: Fault[] = [
     ...Array<Fault>(count(bounds.crashes)).fill('crash'),
     ...Array<Fault>(count(bounds.pauses)).fill('pause'),
     ...Array<Fault>(count(bounds.partitions)).fill('partition'),
     ...Array<Fault>(count(bounds.churn)).fill('churn'),
+    ...Array<Fault>(count(bounds.staleLeaders)).fill('stale leader'),
   ];
   // shuffle, so the kinds interleave
   for (let i = faults.length - 1; i > 0; i--) {
@@ -165,7 +168,8 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
       continue;
     }
     const churn = kind === 'churn' ? drawChurn(rng, scenario, budget, candidates, lasting) : undefined;
-    const length = churn ? churn.length : Math.round(between(lasting));
+    const stale = kind === 'stale leader' ? drawStaleLeader(rng, scenario) : undefined;
+    const length = churn ? churn.length : stale ? stale.length : Math.round(between(lasting));
     const start = pickStart(rng.next(), [Math.max(cursor, window[0]), Math.min(window[1], end - length - 1)], length, busy);
     if (start === undefined) {
       drawn.push(`${kind}: skipped, no room left in the window${busy.length > 0 ? " besides the file's own faults" : ''}`);
@@ -177,6 +181,11 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     if (churn) {
       for (const e of churn.entries) timeline.push({ ...e.entry, at: `${start + e.offset}ms` });
       drawn.push(`churn: ${churn.description} from ${(start / 1000).toFixed(1)} s to ${(stop / 1000).toFixed(1)} s`);
+      continue;
+    }
+    if (stale) {
+      timeline.push({ at: `${start}ms`, isolateLeader: stale.isolate, label: 'swarm stale leader' });
+      drawn.push(`stale leader: ${stale.description} from ${(start / 1000).toFixed(1)} s to ${(stop / 1000).toFixed(1)} s`);
       continue;
     }
     const k = 1 + rng.int(budget);
@@ -205,8 +214,87 @@ export function drawSwarm(scenario: Scenario, seed: number): SwarmDraw {
     drawn.push(`messages ${fault.description} from ${(start / 1000).toFixed(1)} s to ${((start + fault.length) / 1000).toFixed(1)} s`);
   }
   timeline.push(...adversaries.timeline);
+  const extra = drawClients(scenario, seed, window, lasting);
+  timeline.push(...extra.timeline);
+  drawn.push(...extra.drawn);
   timeline.sort((a, b) => durationMs(a.at) - durationMs(b.at));
-  return { seed, drawn, scenario: { ...scenario, seed, network, timeline, byzantine: [...scenario.byzantine, ...adversaries.byzantine] } };
+  return {
+    seed,
+    drawn,
+    scenario: { ...scenario, seed, network, timeline, byzantine: [...scenario.byzantine, ...adversaries.byzantine], workloads: [...scenario.workloads, ...extra.workloads] },
+  };
+}
+
+/**
+ * A stale leader: the leader of a group at that moment cut off for longer than the group takes to
+ * replace it (PBFT: its view timeout; Raft: its longest election timeout), by 0.5–4 s; half the
+ * time only what comes in is cut, so it goes on sending as leader all along. Then healed.
+ */
+function drawStaleLeader(rng: SeededRng, scenario: Scenario): { isolate: NonNullable<TimelineEntry['isolateLeader']>; length: number; description: string } {
+  const groups = resolveGroups(scenario);
+  const index = rng.int(groups.length);
+  const group = groups[index]!;
+  const spec = scenario.groups[index]!;
+  const replaced = group.consensus === 'pbft' ? (spec.consensusTimeout ?? 3) * 1000 : (spec.maxElectTime ?? Math.max(spec.minElectTime ?? 1000, 2000));
+  const length = replaced + 500 + rng.int(3501);
+  const oneWay = rng.next() < 0.5;
+  return {
+    isolate: { group: group.id, for: `${length}ms`, oneWay },
+    length,
+    description: `the leader of group ${group.id} ${oneWay ? 'hears nobody (still sending)' : 'cut off'} for ${length} ms`,
+  };
+}
+
+/**
+ * The draws that are not node faults, from a stream of their own: clock skews (one per node, each
+ * for a fault duration inside the window: an offset of up to ±5 s and a drift of up to ±20%,
+ * which PBFT's and Raft's timeouts tolerate), a hostile-client workload at a drawn rate doing a
+ * few of its behaviours, and pool bursts (each a hostile client's single burst at a moment in the
+ * window).
+ */
+function drawClients(scenario: Scenario, seed: number, window: Range, lasting: Range): { timeline: TimelineEntry[]; workloads: Workload[]; drawn: string[] } {
+  const bounds = scenario.swarm ?? {};
+  const rng = new SeededRng(deriveSeed(String(seed), ['swarm-clients', scenario.name]));
+  const out = { timeline: [] as TimelineEntry[], workloads: [] as Workload[], drawn: [] as string[] };
+  const end = durationMs(scenario.duration);
+  const count = (range: readonly [number, number] | undefined) => (range ? range[0] + rng.int(range[1] - range[0] + 1) : 0);
+  const nodes = [...new Set(resolveGroups(scenario).flatMap((g) => [...g.sealers, ...g.observers]))];
+  for (let i = count(bounds.clockSkews); i > 0 && nodes.length > 0; i--) {
+    const node = nodes.splice(rng.int(nodes.length), 1)[0]!;
+    const length = Math.round(lasting[0] + rng.next() * (lasting[1] - lasting[0]));
+    const start = pickStart(rng.next(), [window[0], Math.min(window[1], end - length - 1)], length, []);
+    const offsetMs = rng.int(10_001) - 5000;
+    const drift = Number((rng.next() * 0.4 - 0.2).toFixed(3));
+    if (start === undefined) {
+      out.drawn.push(`clock skew: skipped, no room in the window for ${length} ms`);
+      continue;
+    }
+    out.timeline.push({ at: `${start}ms`, clockSkew: { node, offsetMs, drift }, label: 'swarm clock skew' }, { at: `${start + length}ms`, clockSkew: { node, offsetMs: 0, drift: 0 }, label: 'swarm clock set right' });
+    out.drawn.push(`clock skew ${node} ${offsetMs >= 0 ? '+' : ''}${offsetMs} ms, drift ${drift} from ${(start / 1000).toFixed(1)} s to ${((start + length) / 1000).toFixed(1)} s`);
+  }
+  const groups = resolveGroups(scenario);
+  if (bounds.hostile) {
+    const rate = Number((bounds.hostile[0] + rng.next() * (bounds.hostile[1] - bounds.hostile[0])).toFixed(2));
+    const pool: readonly HostileBehaviour[] = HOSTILE_BEHAVIOURS.filter((b) => b !== 'pool-burst');
+    const behaviours: HostileBehaviour[] = [];
+    const k = 1 + rng.int(pool.length);
+    const left = [...pool];
+    while (behaviours.length < k) behaviours.push(left.splice(rng.int(left.length), 1)[0]!);
+    behaviours.sort((a, b) => pool.indexOf(a) - pool.indexOf(b));
+    const group = groups[rng.int(groups.length)]!.id;
+    if (rate > 0) {
+      out.workloads.push({ kind: 'hostile', group, rate, behaviours, burst: 200 });
+      out.drawn.push(`hostile clients in group ${group}: ${behaviours.join(', ')} at ${rate} cases/s`);
+    }
+  }
+  for (let i = count(bounds.poolBursts); i > 0; i--) {
+    const at = Math.max(1, Math.round(window[0] + rng.next() * (window[1] - window[0])));
+    const group = groups[rng.int(groups.length)]!.id;
+    // one tick, at `at`: its contract is deployed from 0 s on
+    out.workloads.push({ kind: 'hostile', group, rate: 1000 / at, stop: `${at + 1}ms`, behaviours: ['pool-burst'], burst: 200 });
+    out.drawn.push(`pool burst in group ${group} at ${(at / 1000).toFixed(1)} s`);
+  }
+  return out;
 }
 
 type Messages = NonNullable<TimelineEntry['messages']>;

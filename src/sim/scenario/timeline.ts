@@ -176,6 +176,8 @@ export class TimelinePlayer {
     } else if (entry.isolate !== undefined) {
       const partition = net.isolate(entry.isolate);
       this.addPartition(partition, at, 'isolation', `${entry.isolate} isolated${why}`, [entry.isolate]);
+    } else if (entry.isolateLeader !== undefined) {
+      this.isolateLeader(entry.isolateLeader, at, why);
     } else if (entry.heal !== undefined) {
       this.healAll(at);
     } else if (entry.clog !== undefined) {
@@ -226,6 +228,27 @@ export class TimelinePlayer {
       this.instant(at, 'system config', description, []);
       await this.adminTransaction(at, description, { kind: 'config', group, key, value: String(value) }, SYSTEM_CONFIG, data);
     }
+  }
+
+  /** Cuts the group's leader of the moment off (only its inbound links when oneWay), and heals that cut after `for`. */
+  private isolateLeader(spec: NonNullable<TimelineEntry['isolateLeader']>, at: number, why: string): void {
+    const { sim } = this.chain;
+    const leader = this.leaderOf(spec.group);
+    if (leader === undefined) {
+      this.instant(at, 'isolation', `no leader of group ${spec.group} to cut off${why}`, []);
+      return;
+    }
+    const others = sim.nodes().map((n) => n.name).filter((n) => n !== leader);
+    const partition = spec.oneWay ? sim.network.partitionOneWay(others, leader) : sim.network.isolate(leader);
+    const description = spec.oneWay ? `${leader}, the leader of group ${spec.group}, hears nobody (what it sends still goes out)${why}` : `${leader}, the leader of group ${spec.group}, isolated${why}`;
+    this.addPartition(partition, at, 'isolation', description, [leader]);
+    const back = at + durationMs(spec.for);
+    sim.at(back, () => {
+      const i = this.partitions.findIndex((p) => p.partition === partition);
+      if (i < 0) return; // healed already (a heal, or the liveness phase)
+      sim.network.heal(partition);
+      this.partitions.splice(i, 1)[0]!.interval.untilMs = back;
+    }, `heal ${leader}`);
   }
 
   /** Sends a precompile call as the chain's admin account; retried each second while no node takes it. */

@@ -8,6 +8,8 @@ import type { TxKind, TxRecord, TxTracker } from './tx-tracker.js';
 
 /** How long a client waits for a receipt before sending the same payload again (an SDK's retry). */
 export const RESEND_AFTER_MS = 10_000;
+/** How long a client waits before trying again a payload no node took (all down, or pools full). */
+export const RETRY_REFUSED_MS = 2_000;
 export const MAX_ATTEMPTS = 6;
 const HEAD_REFRESH_MS = 1_000;
 /** Pool refusals that may pass later or at another node: the pool had no room. */
@@ -122,7 +124,8 @@ export class TxClient {
   async resendOverdue(): Promise<void> {
     const now = this.chain.sim.now;
     for (const record of this.tracker.records.values()) {
-      if (record.committedAt !== undefined || record.attempts >= MAX_ATTEMPTS || now - record.lastTryAt < RESEND_AFTER_MS) continue;
+      const wait = record.accepted ? RESEND_AFTER_MS : RETRY_REFUSED_MS;
+      if (record.committedAt !== undefined || record.mayVanish !== undefined || record.attempts >= MAX_ATTEMPTS || now - record.lastTryAt < wait) continue;
       if (record.accepted || record.retryable) await this.transmit(record);
     }
   }

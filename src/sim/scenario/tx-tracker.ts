@@ -1,5 +1,5 @@
 /** What a transaction of a scenario was for. */
-export type TxKind = 'helloworld' | 'deploy' | 'token' | 'replay' | 'setup' | 'probe' | 'admin';
+export type TxKind = 'helloworld' | 'deploy' | 'token' | 'replay' | 'hostile' | 'setup' | 'probe' | 'admin';
 
 /** One transaction a scenario client built, from submission to receipt. */
 export interface TxRecord {
@@ -27,6 +27,8 @@ export interface TxRecord {
   /** Receipt status (0 = success). */
   status: number | undefined;
   contractAddress: string | undefined;
+  /** Accepted, yet it may never commit, and why (a hostile client's nonce-race loser, a blockLimit at its edge): not resent, not awaited. */
+  mayVanish?: string;
 }
 
 export interface TxTotals {
@@ -99,9 +101,9 @@ export class TxTracker {
     this.waiters.set(hash, list);
   }
 
-  /** Accepted transactions not yet on chain. */
+  /** Accepted transactions not yet on chain (but those that may never be: see mayVanish). */
   pending(): TxRecord[] {
-    return [...this.records.values()].filter((r) => r.accepted && r.committedAt === undefined);
+    return [...this.records.values()].filter((r) => r.accepted && r.committedAt === undefined && r.mayVanish === undefined);
   }
 
   totals(filter: (r: TxRecord) => boolean = () => true): TxTotals {
@@ -119,7 +121,7 @@ export class TxTracker {
       if (r.committedAt !== undefined) {
         committed++;
         if (r.status !== 0) failed++;
-      } else if (r.accepted) pending++;
+      } else if (r.accepted && r.mayVanish === undefined) pending++;
     }
     return { submitted, accepted, rejected, committed, failed, pending };
   }

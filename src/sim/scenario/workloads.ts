@@ -8,8 +8,8 @@ import type { SimChain } from '../sim-chain.js';
 import { durationMs } from './scenario-loader.js';
 import type { Workload } from './scenario-schema.js';
 
-/** The workloads that make their own transactions (all but replay). */
-export type GeneratedWorkload = Exclude<Workload, { kind: 'replay' }>;
+/** The workloads that make their own transactions at a rate (all but replay and hostile). */
+export type GeneratedWorkload = Exclude<Workload, { kind: 'replay' | 'hostile' }>;
 import type { TxClient } from './tx-client.js';
 import type { TxKind } from './tx-tracker.js';
 
