@@ -296,14 +296,14 @@ describe('PBFT preconditions (hand-made messages)', () => {
     executed(monitor, 'node2', 91, hash(7), 1000, 3);
     monitor.onSent('node2', 'node0', pbftFrame('sign', 91, 1, 2, hash(7)), 2);
     expect(found).toEqual([]);
-    // view 2: one view change only, and one Sign in it: not enough to be there
+    // view 2: one view change besides its own, and one Sign in it: not enough to be there
     monitor.onDelivered('node0', 'node2', viewChangeFrame(90, 2, 0));
     monitor.onDelivered('node0', 'node2', pbftFrame('sign', 91, 2, 0, hash(8)));
     monitor.onDelivered('node0', 'node2', prepareFrame(91, 2, 0, hash(90), 1500, 0, 2));
     executed(monitor, 'node2', 91, hash(8), 1500, 0);
     monitor.onSent('node2', 'node0', pbftFrame('sign', 91, 2, 2, hash(8)), 3);
     expect(found.map((v) => v.invariant)).toEqual(['pbft-view-change']);
-    expect(found[0]!.detail).toBe('node2 sent a sign in view 2 at height 91 when 1 view change(s) to view 2 (3 needed) and at most 1 Sign(s) in it (2 needed) had reached it');
+    expect(found[0]!.detail).toBe('node2 sent a sign in view 2 at height 91 when 2 view change(s) to view 2 (3 needed) and at most 1 Sign(s) in it (2 needed) had reached it');
     // a second Sign in view 2 lets it catch up (f + 1)
     monitor.onDelivered('node1', 'node2', pbftFrame('sign', 91, 2, 1, hash(8)));
     monitor.onSent('node2', 'node0', pbftFrame('sign', 91, 2, 2, hash(8)), 4);

@@ -17,7 +17,7 @@ export const PROTOCOL_INVARIANTS = {
   'pbft-sign-unexecuted': 'an honest Sign is only for a block hash that node executed',
   'pbft-commit-certificate': 'an honest node decides a block (commits it by consensus) only after n − f sealers sent Commits for it',
   'pbft-commit-justified': 'an honest Commit for a block in a view follows n − f Signs for it in that view (its own included), or n − f Commits, delivered to the node',
-  'pbft-view-change': 'an honest sealer acts in view v > 0 of a height only after n − f view changes to v (its own included), or f + 1 Signs in v, reached it',
+  'pbft-view-change': 'an honest sealer acts in view v > 0 of a height only after n − f view changes to v (its own included), or f + 1 Signs in v, reached it; and its view never goes back within a height (restarts aside)',
   'pbft-leader-proposal': "an honest Sign in a view is for a block the view's leader proposed to that node",
   'raft-one-leader': 'at most one leader per term over the whole run',
   'raft-double-vote': 'a node never grants two votes in one term (across restarts)',
@@ -97,6 +97,8 @@ export class InvariantMonitor {
   private readonly viewChanges = new Map<string, Map<number, Set<string>>>();
   /** "node/group/height" → "term/hash" of the blocks heartbeats carried to the node. */
   private readonly shipped = new Map<string, Set<string>>();
+  /** "node/group/height" → the highest view the node acted in (sent a Prepare, Sign or Commit of) since it last booted. */
+  private readonly actedView = new Map<string, number>();
   /** "node/group/height" → the hash of that node's first Commit at the height. */
   private readonly locks = new Map<string, { hash: string; view: number; atMs: number }>();
   /** "group/height" → hash → senders of Commits. */
@@ -173,7 +175,7 @@ export class InvariantMonitor {
       const config = this.chain.group(node, group)?.next;
       if (config && config.number === number + 1) this.sealersAt.set(next, [...config.sealers]);
     }
-    for (const map of [this.executed, this.leaderProposals, this.viewChanges, this.shipped]) {
+    for (const map of [this.executed, this.leaderProposals, this.viewChanges, this.shipped, this.actedView]) {
       for (const key of [...map.keys()]) if (key.startsWith(`${node}/${group}/`) && Number(key.slice(key.lastIndexOf('/') + 1)) <= number) map.delete(key);
     }
     this.locks.delete(`${node}/${group}/${number}`);
@@ -283,11 +285,26 @@ export class InvariantMonitor {
   /** An honest prepare, Sign or Commit in view v > 0: the node must have had a reason to be in view v. */
   private checkView(from: string, fact: Extract<WireFact, { module: 'pbft' }>, atMs: number): void {
     const { group, height, view } = fact;
+    const key = `${from}/${group}/${height}`;
+    const before = this.actedView.get(key);
+    if (before !== undefined && view < before) {
+      this.violate({
+        atMs,
+        group,
+        height,
+        node: from,
+        invariant: 'pbft-view-change',
+        detail: `${from} sent a ${fact.type} in view ${view} at height ${height} after acting in view ${before} at that height`,
+        evidence: { message: fact.type, view, earlierView: before },
+      });
+    }
+    if (before === undefined || view > before) this.actedView.set(key, view);
     if (view === 0) return;
     const quorum = this.quorum(group, height);
     const n = this.sealers(group, height)?.length ?? 0;
     const f = Math.floor((n - 1) / 3);
-    const changes = this.viewChanges.get(`${from}/${group}/${height}`)?.get(view)?.size ?? 0;
+    // its own view change counts whether or not it went out (cut off from every peer, a node sends nothing)
+    const changes = new Set([...(this.viewChanges.get(`${from}/${group}/${height}`)?.get(view) ?? []), this.chain.idOf(from)]).size;
     if (changes >= quorum) return;
     let signs = 0;
     for (const [slot, senders] of this.heard.get(`${from}/${group}/${height}`) ?? []) if (slot.startsWith(`sign/${view}/`)) signs = Math.max(signs, senders.size);
@@ -320,7 +337,9 @@ export class InvariantMonitor {
       }
     }
     if (vote.type === 'commit') {
-      const votes = (type: string) => this.heard.get(key)?.get(`${type}/${view}/${hash}`)?.size ?? 0;
+      // its own Sign counts if it executed the block, whether or not the Sign went out (cut off, a node sends nothing)
+      const own = this.executed.get(key)?.has(hash) ? [this.chain.idOf(from)] : [];
+      const votes = (type: string) => new Set([...(this.heard.get(key)?.get(`${type}/${view}/${hash}`) ?? []), ...(type === 'sign' ? own : [])]).size;
       const quorum = this.quorum(group, height);
       if (votes('sign') < quorum && votes('commit') < quorum) {
         this.violate({
@@ -437,6 +456,8 @@ export class InvariantMonitor {
   /** A node crashed: every vote it sent must be on its disk (a vote forgotten can be cast again). */
   private onCrash(node: string): void {
     if (!this.isHonest(node)) return;
+    // a restarted sealer starts again from view 0
+    for (const key of [...this.actedView.keys()]) if (key.startsWith(`${node}/`)) this.actedView.delete(key);
     for (const [group, genesis] of this.chain.genesis) {
       if (genesis.consensusType !== 'raft') continue;
       const vote = this.lastVote.get(`${node}/${group}`);

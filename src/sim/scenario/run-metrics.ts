@@ -12,6 +12,8 @@ export class RunMetrics {
   readonly committedPerSecond = new Map<number, number[]>();
   readonly blocks = new Map<number, number>();
   readonly byzantineActions = new Map<string, number>();
+  /** Mutations each mutating node made (behaviour `mutate`), by name: what the adversary did, with counts. */
+  readonly mutations = new Map<string, Map<string, number>>();
 
   /** `pbftGroups`: FISCO's PBFT view starts again at 0 with every block, so a commit puts the view series back to 0. */
   constructor(
@@ -52,9 +54,15 @@ export class RunMetrics {
         }
         break;
       }
-      case 'byzantine-action':
+      case 'byzantine-action': {
         this.byzantineActions.set(node, (this.byzantineActions.get(node) ?? 0) + 1);
+        if (fields['behaviour'] !== 'mutate') break;
+        let counts = this.mutations.get(node);
+        if (!counts) this.mutations.set(node, (counts = new Map()));
+        const action = String(fields['action']);
+        counts.set(action, (counts.get(action) ?? 0) + 1);
         break;
+      }
     }
   };
 

@@ -90,7 +90,7 @@ export class TimelinePlayer {
           fromMs: b.from === undefined ? 0 : durationMs(b.from),
           untilMs: b.until === undefined ? undefined : durationMs(b.until),
           kind: b.behaviour,
-          description: `${b.node} ${b.behaviour === 'equivocate' ? 'equivocates as leader' : b.behaviour === 'double-sign' ? 'double-signs' : 'is silent'} (group ${b.group})`,
+          description: `${b.node} ${behaviourText(b)} (group ${b.group})`,
           nodes: [b.node],
         });
       }
@@ -351,5 +351,21 @@ export class TimelinePlayer {
       if (key.startsWith('skew:')) sim.setClockSkew(interval.nodes[0]!, { offsetMs: 0, drift: 0 });
       if (!key.startsWith('down:')) this.end(key, at);
     }
+  }
+}
+
+/** What a byzantine entry does, in words (the report's fault timeline). */
+function behaviourText(b: Extract<Scenario['byzantine'][number], { node: string }>): string {
+  switch (b.behaviour) {
+    case 'equivocate':
+      return 'equivocates as leader';
+    case 'double-sign':
+      return 'double-signs';
+    case 'silent':
+      return 'is silent';
+    case 'mutate':
+      return `mutates its messages (${b.mutations ? b.mutations.join(', ') : "swarm's set"}, rate ${b.rate ?? 0.3})`;
+    default:
+      return `is byzantine: ${b.behaviour}${b.variant ? ` (${b.variant})` : ''}`;
   }
 }
