@@ -75,5 +75,6 @@ export async function runSwarmSeed(task: SwarmTask, seed: number): Promise<SeedO
     wallMs: performance.now() - started,
     virtualMs: result.virtualMs,
     blocks: result.totals.blocks,
+    ...(result.metrics.mutations.size > 0 ? { mutations: Object.fromEntries([...result.metrics.mutations].map(([node, counts]) => [node, Object.fromEntries(counts)])) } : {}),
   };
 }

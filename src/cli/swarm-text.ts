@@ -14,7 +14,15 @@ export function seedRow(run: SwarmRun): string {
   if (run.verdict === 'error') return `  seed ${seed}  ERROR  ${drawn}\n        ${run.error ?? 'unknown error'}`;
   const speed = ((run.virtualMs ?? 0) / Math.max(1, run.wallMs)).toFixed(1).padStart(6);
   const failed = run.failed.length > 0 ? `\n        failed: ${run.failed.map((e) => e.name).join('; ')}` : '';
-  return `  seed ${seed}  ${run.verdict === 'pass' ? 'pass' : 'FAIL'}  ${speed}×  ${run.blocks ?? 0} blocks  ${drawn}${failed}`;
+  const made = run.failed.length > 0 && run.mutations ? `\n        mutations made: ${mutationText(run.mutations)}` : '';
+  return `  seed ${seed}  ${run.verdict === 'pass' ? 'pass' : 'FAIL'}  ${speed}×  ${run.blocks ?? 0} blocks  ${drawn}${failed}${made}`;
+}
+
+/** "node1: view+1 ×3, duplicate ×2; node2: …", most frequent first. */
+export function mutationText(mutations: Readonly<Record<string, Readonly<Record<string, number>>>>): string {
+  return Object.entries(mutations)
+    .map(([node, counts]) => `${node}: ${Object.entries(counts).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m, n]) => `${m} ×${n}`).join(', ')}`)
+    .join('; ');
 }
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

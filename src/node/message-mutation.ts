@@ -20,7 +20,7 @@ export const MUTATIONS = {
   'other-index': "another sealer's index in the envelope (it cannot sign as that sealer: the receivers' signature check)",
   // in time
   duplicate: 'the message sent now and again 50–2000 ms later',
-  replay: 'an earlier message of the node, byte for byte, sent again in a later view, term or height',
+  replay: 'an earlier message (its own, or one a peer sent it: signed by that peer), byte for byte, sent again in a later view, term or height',
   misroute: 'a message meant for one peer sent to another',
   partial: 'a broadcast sent to only some of the peers',
   // out of role
@@ -74,7 +74,7 @@ export interface MutationPort {
   trace(kind: string, fields: Record<string, unknown>): void;
 }
 
-/** An earlier message of the node, kept for `replay`. */
+/** An earlier message of the node, or one it received, kept for `replay`. */
 export interface SentMessage {
   /** The round it belongs to: PBFT (height, view), Raft (term, height). */
   readonly round: readonly [number, number];

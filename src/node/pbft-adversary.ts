@@ -118,7 +118,7 @@ export class PbftAdversary {
   }
 
   /** An authenticated message from a peer (double-sign votes for whatever it votes for). */
-  observe(message: PbftMessage): void {
+  observe(message: PbftMessage, _bytes?: Uint8Array): void {
     if (this.behaviour.kind === 'lock-breaker') return this.observeForLockBreak(message);
     if (this.behaviour.kind !== 'double-sign' || (message.type !== 'sign' && message.type !== 'commit')) return;
     if (message.height !== this.port.nextHeight()) return;

@@ -210,7 +210,7 @@ export class PbftDriver implements ConsensusDriver {
     this.seen.add(tag);
     if (this.seen.size > 8192) this.seen.delete(this.seen.values().next().value!);
     await this.apply(this.pbft.onMessage(message, now), now);
-    this.adversary?.observe(message);
+    this.adversary?.observe(message, payload);
   }
 
   /**

@@ -105,8 +105,10 @@ describe('PbftMutator: each mutation puts on the wire what it claims', () => {
   });
 
   it('rogue-proposal: out of role, on a new round and on hearing the leader; future-proposal: for a later view it leads', () => {
-    const { mutator, sent, traced } = harness(['rogue-proposal']);
-    mutator.onRound(5, 2); // view 2 is led by 2 (leaderOf(2) = 6 % 4 = 2): node 1 proposes anyway
+    const { mutator, sent, traced, later } = harness(['rogue-proposal']);
+    mutator.onRound(5, 2); // view 2 is led by 2 (leaderOf(2) = 6 % 4 = 2): node 1 proposes anyway, a little later
+    expect(sent).toHaveLength(0);
+    later.splice(0).forEach((run) => run());
     expect(sent[0]!.message).toMatchObject({ type: 'prepare', height: 5, view: 2, idx: 1 });
     mutator.observe({ type: 'prepare', height: 5, view: 2, idx: 2, proposal: proposal() });
     expect(sent.length).toBe(6);

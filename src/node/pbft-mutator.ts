@@ -44,20 +44,25 @@ export class PbftMutator {
 
   /**
    * A new round began (a block committed, or the view changed): out of role, a sealer that does
-   * not lead it may propose at once, ahead of the leader (who waits for its block interval).
+   * not lead it may propose ahead of the leader, 100–400 ms in (the leader of a partial block
+   * waits its 500 ms block interval; the pool has had time to fill since the last commit).
    */
   onRound(height: number, view: number): void {
     const self = this.port.selfIndex();
     if (self < 0 || this.port.leaderOf(view) === self || !this.dice.roll('rogue-proposal')) return;
-    const draft = this.port.draftProposal();
-    if (!draft || draft.number !== height) return;
-    this.broadcast(this.port.encode({ type: 'prepare', height, view, idx: self, proposal: draft }));
-    this.dice.note('rogue-proposal', { type: 'prepare', height, view, leader: this.port.leaderOf(view), ahead: true });
+    this.dice.later(100 + this.dice.int(301), () => {
+      if (this.port.nextHeight() !== height || this.port.view() !== view) return;
+      const draft = this.port.draftProposal();
+      if (!draft || draft.number !== height) return;
+      this.broadcast(this.port.encode({ type: 'prepare', height, view, idx: self, proposal: draft }));
+      this.dice.note('rogue-proposal', { type: 'prepare', height, view, leader: this.port.leaderOf(view), ahead: true });
+    });
   }
 
-  /** An authenticated message from a peer: hashes and proposals it carries feed later mutations. */
-  observe(message: PbftMessage): void {
+  /** An authenticated message from a peer (and its bytes): hashes, proposals and the message itself feed later mutations. */
+  observe(message: PbftMessage, bytes?: Uint8Array): void {
     const round = [message.height, message.view] as const;
+    if (bytes) this.dice.rememberSent({ round, type: message.type, bytes });
     if (message.type !== 'prepare') {
       this.dice.rememberHash(message.blockHash, round);
       return;

@@ -65,7 +65,7 @@ export class RaftAdversary {
   }
 
   /** A message from a peer (double-vote replays its old votes to every candidate that asks). */
-  observe(message: RaftMessage): void {
+  observe(message: RaftMessage, _bytes?: Uint8Array): void {
     if (this.behaviour.kind !== 'double-vote' || message.type !== 'voteReq') return;
     const replays = this.granted.filter((g) => g.to !== message.idx || g.term !== message.term);
     for (const g of replays) this.port.send(message.idx, g.bytes);

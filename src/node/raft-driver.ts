@@ -211,7 +211,7 @@ export class RaftDriver implements ConsensusDriver {
       return;
     }
     await this.apply(this.raft.onMessage(message, now), now);
-    this.adversary?.observe(message);
+    this.adversary?.observe(message, payload);
   }
 
   async onBlockCommitted(stored: StoredBlock, _via: 'consensus' | 'sync', now: number): Promise<void> {

@@ -68,9 +68,14 @@ export class RaftMutator {
     return this.mutate(mutation, to, message, honest);
   }
 
-  /** A message from a peer: hashes and blocks it carries feed later mutations. */
-  observe(message: RaftMessage): void {
+  /**
+   * A message from a peer (and its bytes): hashes and blocks it carries feed later mutations, and
+   * the message itself later replays, but a vote answer (it names a term, not a candidate: sent
+   * to anyone else it would be a vote the voter never gave them).
+   */
+  observe(message: RaftMessage, bytes?: Uint8Array): void {
     this.noteHashes(message);
+    if (bytes && message.type !== 'voteResp') this.dice.rememberSent({ round: [message.term, message.height], type: message.type, bytes });
     if (message.type === 'heartbeat' && message.pending?.proposal) this.heardBlock = { term: message.term, proposal: message.pending.proposal };
   }
 

@@ -378,6 +378,18 @@ describe('Raft wire checks (hand-made messages)', () => {
     expect(found[0]!.detail).toBe('node1 acknowledged block 61 (0x00000000…) in term 40, but only heartbeats of term 39 carried it');
   }, 60_000);
 
+  it('a node grants votes only in terms at least as high as any it answered a leader in or voted in', async () => {
+    const { monitor, found } = await setup();
+    const resp = (term: number, idx: number) => encodeFrame(1, 'raft', rlpEncode([int(RAFT_TYPES.heartbeatResp), int(term), int(idx), int(5), hash(5), int(1), [], SIG]));
+    monitor.onSent('node1', 'node0', resp(12, 1), 1);
+    monitor.onSent('node1', 'node2', voteResp(13, 1, 13, true), 2);
+    expect(found).toEqual([]);
+    // a stale candidate of term 11 asks: an honest node at term 13 refuses it
+    monitor.onSent('node1', 'node3', voteResp(11, 1, 11, true), 3);
+    expect(found.map((v) => v.invariant)).toEqual(['raft-vote-term']);
+    expect(found[0]!.detail).toBe('node1 granted node3 a vote in term 11 after granting a vote in term 13 (2 ms)');
+  }, 60_000);
+
   it('one leader per term', async () => {
     const { monitor, found } = await setup();
     monitor.onSent('node0', 'node1', heartbeat(20, 0, 10), 1);

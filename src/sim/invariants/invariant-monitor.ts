@@ -24,6 +24,7 @@ export const PROTOCOL_INVARIANTS = {
   'raft-vote-durable': 'a vote a node sent (for itself as candidate, or granted) is on its disk when it crashes',
   'raft-leader-completeness': 'every leader holds every block committed before its term',
   'raft-ack-term': 'an honest follower acknowledges only a block that a heartbeat of its current term carried to it',
+  'raft-vote-term': 'an honest node grants a vote only for a term at least as high as any term it answered a leader in or granted a vote in before (restarts included)',
 } as const;
 export type ProtocolInvariant = keyof typeof PROTOCOL_INVARIANTS;
 
@@ -97,6 +98,8 @@ export class InvariantMonitor {
   private readonly viewChanges = new Map<string, Map<number, Set<string>>>();
   /** "node/group/height" → "term/hash" of the blocks heartbeats carried to the node. */
   private readonly shipped = new Map<string, Set<string>>();
+  /** "node/group" → the highest term the node answered a heartbeat in, or granted a vote for. */
+  private readonly termFloor = new Map<string, { term: number; why: string; atMs: number }>();
   /** "node/group/height" → the highest view the node acted in (sent a Prepare, Sign or Commit of) since it last booted. */
   private readonly actedView = new Map<string, number>();
   /** "node/group/height" → the hash of that node's first Commit at the height. */
@@ -401,6 +404,7 @@ export class InvariantMonitor {
 
   /** An honest follower's answer to a heartbeat: an acknowledgement must be of a block a heartbeat of that term carried to it. */
   private onHeartbeatResponse(from: string, resp: Extract<WireFact, { type: 'heartbeatResp' }>, atMs: number): void {
+    this.raiseTermFloor(from, resp.group, resp.term, 'answering a heartbeat in', atMs);
     const ack = resp.ack;
     if (!ack || this.shipped.get(`${from}/${resp.group}/${ack.height}`)?.has(`${resp.term}/${ack.hash}`)) return;
     const terms = [...(this.shipped.get(`${from}/${resp.group}/${ack.height}`) ?? [])].filter((t) => t.endsWith(`/${ack.hash}`)).map((t) => Number(t.slice(0, t.indexOf('/'))));
@@ -484,8 +488,28 @@ export class InvariantMonitor {
     this.noteVote(from, request.group, request.term, this.chain.idOf(from), atMs);
   }
 
+  /** A term the node is at least in from now on (its term only goes back after a campaign of its own fails, never below these). */
+  private raiseTermFloor(node: string, group: number, term: number, why: string, atMs: number): void {
+    const key = `${node}/${group}`;
+    const floor = this.termFloor.get(key);
+    if (!floor || term > floor.term) this.termFloor.set(key, { term, why, atMs });
+  }
+
   private onVoteResponse(from: string, to: string, vote: Extract<WireFact, { type: 'voteResp' }>, atMs: number): void {
     if (!vote.granted) return;
+    const floor = this.termFloor.get(`${from}/${vote.group}`);
+    if (floor && vote.candidateTerm < floor.term) {
+      this.violate({
+        atMs,
+        group: vote.group,
+        height: 0,
+        node: from,
+        invariant: 'raft-vote-term',
+        detail: `${from} granted ${to} a vote in term ${vote.candidateTerm} after ${floor.why} term ${floor.term} (${floor.atMs} ms)`,
+        evidence: { term: vote.candidateTerm, to, floor },
+      });
+    }
+    this.raiseTermFloor(from, vote.group, vote.candidateTerm, 'granting a vote in', atMs);
     const candidate = this.chain.idOf(to);
     this.noteVote(from, vote.group, vote.candidateTerm, candidate, atMs);
     const key = `${from}/${vote.group}/${vote.candidateTerm}`;

@@ -17,10 +17,12 @@ const ON_CHAIN_REFUSALS = ['AlreadyInChain', 'NonceCheckFail', 'BlockLimitCheckF
 const POOL_FULL = ['TxPoolIsFull', 'OverGroupMemoryLimit'];
 
 /** One request a hostile client made, and what FISCO would answer. */
-interface Send {
+export interface HostileSend {
   readonly behaviour: HostileBehaviour;
   readonly node: string;
   readonly hash: string;
+  /** The signed payload (hex without 0x). */
+  readonly raw: string;
   /** The node's height when it answered (same event). */
   readonly height: number;
   /** Answer: 'accepted', the refusal's status name, or `error <code>: <message>` for anything else. */
@@ -63,10 +65,20 @@ export class HostileClients {
   private readonly rng: Rng;
   private readonly behaviours: readonly HostileBehaviour[];
   private hello: Uint8Array | undefined;
-  private readonly sends: Send[] = [];
+  private readonly sends: HostileSend[] = [];
   private readonly races: Race[] = [];
   private readonly bursts: Burst[] = [];
   private readonly cases = new Map<HostileBehaviour, number>();
+
+  /** Every request made so far, with its answer and what FISCO may answer (tests, reports). */
+  get log(): readonly HostileSend[] {
+    return this.sends;
+  }
+
+  /** Cases run so far, by behaviour. */
+  get caseCounts(): ReadonlyMap<HostileBehaviour, number> {
+    return this.cases;
+  }
   private sequence = 0;
   skipped = 0;
 
@@ -167,7 +179,7 @@ export class HostileClients {
     const outcome = reply.error === undefined ? 'accepted' : (name ?? `error ${reply.error.code}: ${reply.error.message}`);
     // FISCO's pool answers TxPoolIsFull before any other check once it holds its limit: fair for any request then
     const full = POOL_FULL.includes(outcome) && (await this.pooled(node)) >= this.poolLimit;
-    this.sends.push({ behaviour, node, hash: tx.hash, height, outcome, allowed: full ? [...allowed, outcome] : allowed, expectation });
+    this.sends.push({ behaviour, node, hash: tx.hash, raw: tx.raw, height, outcome, allowed: full ? [...allowed, outcome] : allowed, expectation });
     return outcome;
   }
 

@@ -93,6 +93,11 @@ export class RunMetrics {
     this.blocks.set(group, (this.blocks.get(group) ?? 0) + 1);
   }
 
+  /** The mutations each mutating node made, in words ("node1: view+1 ×3, duplicate ×2"), most frequent first. */
+  mutationSummary(): string[] {
+    return [...this.mutations].map(([node, counts]) => `${node}: ${[...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m, n]) => `${m} ×${n}`).join(', ')}`);
+  }
+
   /** View changes (PBFT, caused by timeouts) plus elections beyond the first (Raft), per group. */
   viewChanges(group: number): number {
     const elections = this.terms.get(group)?.size ?? 0;

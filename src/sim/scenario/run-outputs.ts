@@ -26,11 +26,19 @@ export function reportData(result: ScenarioResult): ReportData {
     latency: { samplesMs: [...result.latenciesMs] },
     consensusRounds: [...metrics.rounds.values()].map((s) => ({ node: s.node, group: s.group, kind: s.kind, points: s.points })),
     messages: result.nodes.map((n) => ({ node: n.name, sent: n.sent, received: n.received, dropped: n.dropped })),
-    faults: result.faults.map((f) => ({ fromMs: f.fromMs, ...(f.untilMs === undefined ? {} : { untilMs: f.untilMs }), kind: f.kind, description: f.description, nodes: f.nodes })),
+    faults: result.faults.map((f) => ({ fromMs: f.fromMs, ...(f.untilMs === undefined ? {} : { untilMs: f.untilMs }), kind: f.kind, description: withMutations(f, metrics), nodes: f.nodes })),
     expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail })),
     violations: result.violations.map((v) => ({ atMs: v.atMs, invariant: v.invariant, detail: v.detail })),
     totals: { submitted: result.totals.submitted, committed: result.totals.committed, failed: result.totals.failed, blocks: result.totals.blocks, viewChanges: result.totals.viewChanges },
   };
+}
+
+/** A mutating node's fault, with the mutations it made over the run (the report's fault timeline says what the adversary did). */
+function withMutations(fault: ScenarioResult['faults'][number], metrics: ScenarioResult['metrics']): string {
+  if (fault.kind !== 'mutate' || fault.nodes.length !== 1) return fault.description;
+  const counts = metrics.mutations.get(fault.nodes[0]!);
+  if (!counts || counts.size === 0) return `${fault.description}; made no mutation`;
+  return `${fault.description}; made over the run: ${[...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m, n]) => `${m} ×${n}`).join(', ')}`;
 }
 
 /** summary.json: the verdict and the numbers, for scripts and CI. */
@@ -53,6 +61,7 @@ export function summaryJson(result: ScenarioResult, extra: Record<string, unknow
       totals: result.totals,
       nodes: result.nodes,
       faults: result.faults,
+      mutations: Object.fromEntries([...result.metrics.mutations].map(([node, counts]) => [node, Object.fromEntries(counts)])),
       ...extra,
     },
     null,

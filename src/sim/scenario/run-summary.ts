@@ -32,6 +32,8 @@ export function formatSummary(result: ScenarioResult, paths: { report?: string; 
     `  ${n(t.blocks)} blocks, ${n(t.committed)} of ${n(t.submitted)} submitted transactions committed, liveness probes included (${n(t.failed)} failed, ${n(t.rejected)} refused, ${n(t.pending)} pending), ${n(t.viewChanges)} view changes/elections` +
       (result.livenessMs === undefined ? '' : `, live again ${Math.round(result.livenessMs)} ms after the faults`),
   );
+  const mutations = result.metrics.mutationSummary();
+  if (mutations.length > 0) lines.push(`  mutations made (byzantine mutate): ${mutations.join('; ')}`);
   lines.push('');
   lines.push(table(['', 'expectation', 'detail'], result.expectations.map((e) => [e.ok ? '✓' : '✗', e.name, e.detail]), 3));
   if (result.violations.length > 0) {

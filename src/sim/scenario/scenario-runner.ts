@@ -53,6 +53,8 @@ export interface RunScenarioOptions {
   readonly consensusFactories?: Readonly<Record<string, (group: Group) => ConsensusDriver>>;
   /** For checker meta-tests: called once the chain is built, to schedule extra events. */
   readonly onChain?: (chain: SimChain) => void;
+  /** For tests: each workload's driver once it is built (a HostileClients for kind hostile). */
+  readonly onWorkload?: (index: number, driver: WorkloadDriver | ReplayDriver | HostileClients) => void;
 }
 
 export interface NodeResult {
@@ -181,6 +183,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const workloads = scenario.workloads.map((w, i) =>
     w.kind === 'replay' ? new ReplayDriver(context, w, i) : w.kind === 'hostile' ? new HostileClients(context, w, i, poolLimit) : new WorkloadDriver(context, w, i),
   );
+  workloads.forEach((w, i) => options.onWorkload?.(i, w));
   for (const w of workloads) w.start();
   const sweep = async () => {
     await client.resendOverdue();

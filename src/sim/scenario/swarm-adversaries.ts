@@ -30,17 +30,23 @@ const PICKS: Readonly<Record<'pbft' | 'raft', readonly Pick[]>> = {
     { behaviour: 'silent' },
     { behaviour: 'mutate' },
     { behaviour: 'mutate' },
+    { behaviour: 'mutate' },
+    { behaviour: 'mutate' },
   ],
   raft: [{ behaviour: 'conflicting-leader' }, { behaviour: 'forge-sync', variants: FORGE_SYNC_VARIANTS }, { behaviour: 'mutate' }, { behaviour: 'mutate' }],
 };
 
-/** mutate: a few of the mutations swarm may draw for the consensus (small scope, as ByzzFuzz), and a rate in [0.2, 0.6]. */
+/**
+ * mutate: half the time every mutation swarm may draw for the consensus (each message's mutation
+ * small in scope, as in ByzzFuzz), else two to six of them; at a rate in [0.2, 0.6].
+ */
 function drawMutations(rng: SeededRng, consensus: 'pbft' | 'raft'): { mutations: MutationName[]; rate: number } {
-  const pool = [...SWARM_MUTATIONS[consensus]];
-  const k = 1 + rng.int(4);
+  const all = SWARM_MUTATIONS[consensus];
+  const pool = [...all];
+  const k = rng.next() < 0.5 ? pool.length : 2 + rng.int(5);
   const mutations: MutationName[] = [];
   while (mutations.length < k && pool.length > 0) mutations.push(pool.splice(rng.int(pool.length), 1)[0]!);
-  mutations.sort((a, b) => SWARM_MUTATIONS[consensus].indexOf(a) - SWARM_MUTATIONS[consensus].indexOf(b));
+  mutations.sort((a, b) => all.indexOf(a) - all.indexOf(b));
   return { mutations, rate: Number((0.2 + rng.next() * 0.4).toFixed(2)) };
 }
 
@@ -77,10 +83,12 @@ export function drawAdversaries(
       out.drawn.push('adversary: skipped, no fault budget left (the file’s own byzantine or downed nodes use it up)');
       continue;
     }
-    const length = Math.round(lasting[0] + rng.next() * (lasting[1] - lasting[0]));
     const node = candidates[rng.int(candidates.length)]!;
     const picks = PICKS[group.consensus];
     const pick = picks[rng.int(picks.length)]!;
+    // a mutating node needs time to meet every kind of message: its window is up to twice as long
+    const stretch = pick.behaviour === 'mutate' ? 1 + rng.next() : 1;
+    const length = Math.round((lasting[0] + rng.next() * (lasting[1] - lasting[0])) * stretch);
     const variant = pick.variants ? pick.variants[rng.int(pick.variants.length)] : undefined;
     const mutate = pick.behaviour === 'mutate' ? drawMutations(rng, group.consensus) : undefined;
     // a forging sync peer needs a node to sync from it: another member falls behind (crashed for
@@ -103,7 +111,8 @@ export function drawAdversaries(
       out.timeline.push({ at: `${start0}ms`, crash: victim, label: 'swarm sync victim crash' }, { at: `${back}ms`, restart: victim, label: 'swarm sync victim restart' });
       out.drawn.push(`${victim} crashed from ${(start0 / 1000).toFixed(1)} s to ${(back / 1000).toFixed(1)} s, to sync from the forger`);
     }
-    const how = variant ? ` (${variant})` : mutate ? ` (${mutate.mutations.join(', ')} at rate ${mutate.rate})` : '';
+    const every = mutate && mutate.mutations.length === SWARM_MUTATIONS[group.consensus].length;
+    const how = variant ? ` (${variant})` : mutate ? ` (${every ? `all ${mutate.mutations.length} mutations` : mutate.mutations.join(', ')} at rate ${mutate.rate})` : '';
     out.drawn.push(`byzantine ${node} ${pick.behaviour}${how} in group ${group.id} from ${(start / 1000).toFixed(1)} s to ${((start + length) / 1000).toFixed(1)} s`);
   }
   return out;

@@ -34,6 +34,8 @@ export interface SwarmRun {
   /** Virtual ms simulated and blocks committed, for the printed row (null when the seed's run threw). */
   readonly virtualMs: number | null;
   readonly blocks: number | null;
+  /** The mutations each mutating byzantine node made, by name (what the adversary did). */
+  readonly mutations?: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 /** Which Twinchain ran a scan: the package version and, when known, the git commit. */
@@ -130,6 +132,7 @@ export function swarmJsonText(s: SwarmSummary): string {
         failed: r.failed,
         ...(r.verdict === 'pass' ? {} : { violations: r.violations }),
         ...(r.error === undefined ? {} : { error: r.error }),
+        ...(r.mutations ? { mutations: r.mutations } : {}),
         report: r.report,
         wallMs: Math.round(r.wallMs),
       })),
@@ -172,6 +175,7 @@ const runSchema = z
     wallMs: z.number().nonnegative(),
     virtualMs: z.number().nonnegative().nullable(),
     blocks: z.number().int().nonnegative().nullable(),
+    mutations: z.record(z.string(), z.record(z.string(), z.number().int().nonnegative())).optional(),
   })
   .strict();
 
