@@ -98,7 +98,9 @@ Runs the scenario once per seed (S, S+1, … S+N−1; default from 1), each time
 drawn from the seed within the bounds of the file's swarm section: crashes, pauses,
 partitions and election churn (each undone after a drawn time, one at a time, never more
 nodes than every group's fault budget f minus its byzantine nodes), adversaries (byzantine
-windows within the same budget), message-kind faults, a message loss rate and a mean latency.
+windows within the same budget, among them mutate: a sealer that mutates what it sends),
+stale leaders (a leader cut off past its view or term, then healed), clock skews, hostile
+clients and pool bursts, message-kind faults, a message loss rate and a mean latency.
 Every run checks safety and the protocol invariants (quorum signatures, valid blocks, PBFT
 locks and quorums, Raft votes and leaders). Prints what each seed drew and its verdict,
 writes swarm.json and a report for every failing seed, and lists the failing seeds with the
@@ -109,7 +111,10 @@ the scan's swarm.json as it was.
   swarm section (all optional):  crashes: [min, max]   pauses: [min, max]
     partitions: [min, max]   churn: [min, max]   adversaries: [min, max]
     messageFaults: [min, max]   loss: [min, max]   latencyMs: [min, max]
+    staleLeaders: [min, max]   clockSkews: [min, max]   poolBursts: [min, max]
+    hostile: [min, max]   (hostile client cases per second)
     window: [from, to]   (when faults may start)   faultDuration: [min, max]
+    (docs/adversaries.md)
 
   --jobs N        seeds run at once, each in a worker thread (default: the machine's
                   cores; 1 runs them in this process). Rows, verdicts, digests and
