@@ -20,10 +20,12 @@
 // refuses), with at most `concurrency` HTTP requests in flight, written strictly in block order.
 // Replies are checked (block number, parent hash, receipt per transaction); transient failures
 // (no answer, broken answer, HTTP 5xx) are retried with exponential back-off.
-import { open, stat, truncate } from 'node:fs/promises';
 import { interfaceVariantOfClientVersion, productVersionOf } from '../chain/index.js';
-import { JsonRpcClient, RpcTransportError, type FetchFunction, type RawHttpResponse } from '../rpc/index.js';
-import { RECORDING_FORMAT, RECORDING_VERSION, RecordingError, RecordingReader, RecordingWriter, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
+import { JsonRpcClient, type FetchFunction } from '../rpc/index.js';
+import { RecordError, RecordStoppedError, RecordUsageError, STOP_GRACE_MS } from './record-errors.js';
+import { isObject, Link, Stopping, type Request } from './record-link.js';
+import { existingRecording, type ExistingRecording } from './recording-resume.js';
+import { RECORDING_FORMAT, RECORDING_VERSION, RecordingWriter, type JsonObject, type RecordedBlock, type RecordingHeader } from './recording.js';
 
 /** Blocks held before the header is written, while no signed transaction says the suite. */
 export const HELD_BLOCKS = 100;
@@ -84,6 +86,8 @@ export interface RecordOptions {
   readonly recordedAt?: string;
 }
 
+export { RecordError, RecordStoppedError, RecordUsageError, STOP_GRACE_MS } from './record-errors.js';
+
 export interface RecordSummary {
   readonly file: string;
   readonly url: string;
@@ -104,34 +108,6 @@ export interface RecordSummary {
   readonly header: RecordingHeader;
 }
 
-/** The options cannot work (another chain's file, a --from the file does not allow, --to before --from): exit 2. */
-export class RecordUsageError extends Error {
-  override readonly name = 'RecordUsageError';
-}
-
-/** The node failed (nonsense answers, errors, gone after the retries): exit 1. */
-export class RecordError extends Error {
-  override readonly name = 'RecordError';
-}
-
-/** Stopped by the signal before the chain's genesis and head were read: nothing was written. */
-export class RecordStoppedError extends Error {
-  override readonly name = 'RecordStoppedError';
-}
-
-/** How long requests in flight when the signal comes may still answer. */
-export const STOP_GRACE_MS = 1000;
-
-/** A request given up because the recording is stopping (internal: record() turns it into its outcome). */
-class Stopping extends Error {}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
-}
 
 function hexNumber(n: number): string {
   return `0x${n.toString(16)}`;
@@ -146,17 +122,6 @@ function quantity(value: unknown): number | undefined {
 
 function sameHex(a: unknown, b: unknown): boolean {
   return typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
-}
-
-interface Request {
-  readonly method: string;
-  readonly params: readonly unknown[];
-}
-
-type Reply = { readonly result: unknown } | { readonly error: { code: unknown; message: unknown } };
-
-function describe(request: Request): string {
-  return `${request.method} ${clip(JSON.stringify(request.params), 200)}`;
 }
 
 /** From the genesis mark (block 0's extraData[0], hex of the text). */
@@ -175,229 +140,6 @@ export function suiteOfTransaction(tx: unknown): 'ecdsa' | 'sm' | undefined {
   const v = tx.signature.v;
   if (typeof v !== 'string') return undefined;
   return v.replace(/^0x/, '').length === 128 ? 'sm' : 'ecdsa';
-}
-
-class Semaphore {
-  private free: number;
-  private readonly waiting: Array<() => void> = [];
-  constructor(slots: number) {
-    this.free = slots;
-  }
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
-}
-
-/** Waits for `wait` unless the signal aborts first: whether it did. */
-async function untilStopped(wait: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
-  if (!signal) {
-    await wait;
-    return false;
-  }
-  if (signal.aborted) return true;
-  let onAbort!: () => void;
-  const aborted = new Promise<true>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve(true)), { once: true }));
-  try {
-    return await Promise.race([wait.then(() => false), aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
-/** JSON-RPC over the endpoint: retries, batches with fallback, at most N requests in flight. */
-class Link {
-  batches = true;
-  stopped = false;
-  private nextId = 1;
-  private readonly slots: Semaphore;
-
-  constructor(
-    private readonly client: JsonRpcClient,
-    private readonly options: {
-      concurrency: number;
-      maxBatch: number;
-      retries: number;
-      retryDelayMs: number;
-      sleep: (ms: number) => Promise<void>;
-      notice: (text: string) => void;
-      /** The caller's stop: no retry after it. */
-      signal: AbortSignal | undefined;
-    },
-  ) {
-    this.slots = new Semaphore(options.concurrency);
-  }
-
-  private nonsense(what: string, problem: string, reply: string): RecordError {
-    return new RecordError(`${this.client.url} answered nonsense to ${what}: ${problem}; reply: ${clip(reply, 300)}`);
-  }
-
-  /** POST with retries of transient failures; the parsed JSON, or undefined with `rawOnError` when the reply is not JSON. */
-  private async post(body: string, what: string): Promise<{ json: unknown; raw: RawHttpResponse } | { json?: undefined; raw: RawHttpResponse }> {
-    const { retries, retryDelayMs, sleep } = this.options;
-    for (let attempt = 0; ; attempt++) {
-      if (this.stopped) throw new RecordError('stopped');
-      let failure: string;
-      await this.slots.acquire();
-      let raw: RawHttpResponse | undefined;
-      try {
-        raw = await this.client.post(body);
-      } catch (e) {
-        if (!(e instanceof RpcTransportError)) throw e;
-        if (this.options.signal?.aborted) throw new Stopping(e.message);
-        if (e.lasting !== undefined) throw new RecordError(`${what}: ${e.message}: ${e.lasting}; asking again would not help`);
-        failure = e.message;
-      } finally {
-        this.slots.release();
-      }
-      if (raw) {
-        if (raw.status < 500) {
-          try {
-            return { json: JSON.parse(raw.text) as unknown, raw };
-          } catch {
-            return { raw };
-          }
-        }
-        failure = `${this.client.url}: HTTP ${raw.status} ${clip(raw.text, 120)}`;
-      }
-      if (attempt >= retries) throw new RecordError(`${what}: no usable answer after ${attempt + 1} attempts (last: ${failure!})`);
-      if (this.options.signal?.aborted) throw new Stopping(failure!);
-      const delay = retryDelayMs * 2 ** attempt;
-      this.options.notice(`${what}: ${failure!}; retry ${attempt + 1} of ${retries} in ${delay} ms`);
-      if (await untilStopped(sleep(delay), this.options.signal)) throw new Stopping(failure!);
-    }
-  }
-
-  private envelope(reply: unknown, id: number, request: Request, text: string): Reply {
-    const what = describe(request);
-    if (!isObject(reply)) throw this.nonsense(what, 'the reply is not a JSON-RPC object', text);
-    if (reply.id !== id) throw this.nonsense(what, `the reply's id is ${JSON.stringify(reply.id)}, the request's ${id}`, text);
-    if (isObject(reply.error)) return { error: { code: reply.error.code, message: reply.error.message } };
-    if (!('result' in reply)) throw this.nonsense(what, 'the reply has neither result nor error', text);
-    return { result: reply.result };
-  }
-
-  async single(request: Request): Promise<Reply> {
-    const id = this.nextId++;
-    const body = JSON.stringify({ jsonrpc: '2.0', method: request.method, params: request.params, id });
-    const { json, raw } = await this.post(body, describe(request));
-    if (json === undefined) throw this.nonsense(describe(request), `HTTP ${raw.status} with a body that is not JSON`, raw.text);
-    return this.envelope(json, id, request, raw.text);
-  }
-
-  /** Every request's reply, in order: in batches while the node takes them. */
-  async many(requests: readonly Request[]): Promise<Reply[]> {
-    if (requests.length === 0) return [];
-    if (!this.batches || requests.length === 1) return Promise.all(requests.map((r) => this.single(r)));
-    const parts: Promise<Reply[]>[] = [];
-    for (let at = 0; at < requests.length; at += this.options.maxBatch) parts.push(this.batch(requests.slice(at, at + this.options.maxBatch)));
-    return (await Promise.all(parts)).flat();
-  }
-
-  private async batch(requests: readonly Request[]): Promise<Reply[]> {
-    const ids = requests.map(() => this.nextId++);
-    const body = JSON.stringify(requests.map((r, i) => ({ jsonrpc: '2.0', method: r.method, params: r.params, id: ids[i] })));
-    const what = `a batch of ${requests.length} (${describe(requests[0]!)}${requests.length > 1 ? ' …' : ''})`;
-    const { json, raw } = await this.post(body, what);
-    if (!Array.isArray(json)) {
-      // refused as a whole (an error object, an HTTP error, not JSON): single requests from now on
-      if (this.batches) {
-        this.batches = false;
-        this.options.notice(`the node does not take JSON-RPC batches (HTTP ${raw.status}: ${clip(raw.text, 120)}); sending single requests`);
-      }
-      return Promise.all(requests.map((r) => this.single(r)));
-    }
-    const byId = new Map<unknown, unknown>();
-    for (const item of json) if (isObject(item)) byId.set(item.id, item);
-    return Promise.all(
-      requests.map(async (request, i) => {
-        const item = byId.get(ids[i]);
-        if (item === undefined || (isObject(item) && isObject(item.error))) return this.single(request); // an item error: asked again alone
-        return this.envelope(item, ids[i]!, request, raw.text);
-      }),
-    );
-  }
-
-  /** The result; a JSON-RPC error ends the recording, naming the request. */
-  result(reply: Reply, request: Request): unknown {
-    if ('error' in reply) throw new RecordError(`${this.client.url} answered ${describe(request)} with error ${String(reply.error.code)}: ${String(reply.error.message)}`);
-    return reply.result;
-  }
-
-  nonsenseResult(request: Request, problem: string, result: unknown): RecordError {
-    return this.nonsense(describe(request), problem, JSON.stringify(result) ?? String(result));
-  }
-}
-
-/** Where a file's last line starts: just after its last line end (0 where it has none). */
-async function lastLineStart(file: string): Promise<number> {
-  const handle = await open(file, 'r');
-  try {
-    const chunk = Buffer.alloc(1 << 16);
-    for (let end = (await handle.stat()).size; end > 0; end -= chunk.length) {
-      const from = Math.max(0, end - chunk.length);
-      const { bytesRead } = await handle.read(chunk, 0, end - from, from);
-      const at = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
-      if (at >= 0) return from + at + 1;
-    }
-    return 0;
-  } finally {
-    await handle.close();
-  }
-}
-
-/** What an existing file holds, and how to append to it (compressed or not, whether its last line needs its line end). */
-interface ExistingRecording {
-  readonly header: RecordingHeader;
-  readonly last: number;
-  readonly lastHash: unknown;
-  readonly gzip: boolean;
-  readonly lineEndMissing: boolean;
-}
-
-async function existingRecording(file: string, notice: (text: string) => void): Promise<ExistingRecording | undefined> {
-  try {
-    if ((await stat(file)).size === 0) return undefined;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new RecordUsageError(`cannot read ${file}: ${(e as Error).message}`);
-  }
-  let reader: RecordingReader;
-  try {
-    reader = await RecordingReader.open(file);
-  } catch (e) {
-    throw new RecordUsageError(`${(e as Error).message} (--out names an existing file, which is continued only when it is a recording)`);
-  }
-  let last = reader.header.from - 1;
-  let lastHash: unknown = undefined;
-  try {
-    for await (const b of reader.blocks()) {
-      last = b.number;
-      lastHash = b.block.hash;
-    }
-  } catch (e) {
-    // an --out that cannot be continued is a usage error (exit 2, as record --help says): nothing was asked of the node
-    if (!(e instanceof RecordingError) || e.line < 2) throw new RecordUsageError(`cannot continue ${file}: ${(e as Error).message}`);
-    const whole = `its lines 1–${e.line - 1} (blocks ${reader.header.from}–${last}) are whole`;
-    if (reader.gzip && e.cutOff) {
-      throw new RecordUsageError(`cannot continue ${file}: ${e.message}; ${whole}: \`zcat ${file} | head -n ${e.line - 1} | gzip > whole.jsonl.gz\` keeps them, and recording into that file continues it`);
-    }
-    // the reader reads a line at a time, so it failed at the file's last line exactly when that line had no line end
-    if (reader.gzip || !reader.lastLineUnterminated) throw new RecordUsageError(`cannot continue ${file}: ${e.message}`);
-    // that line was never a block of the recording: the run that wrote it stopped in its middle
-    await truncate(file, await lastLineStart(file));
-    notice(`${file}: dropped its last line ${e.line}, cut off by a run that stopped while writing it (${e.problem}); ${whole}`);
-    return { header: reader.header, last, lastHash, gzip: false, lineEndMissing: false };
-  }
-  return { header: reader.header, last, lastHash, gzip: reader.gzip, lineEndMissing: reader.lastLineUnterminated };
 }
 
 const header0Requests = (group: number): Request[] => [

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import type { Group, ConsensusDriver } from '../../node/index.js';
-import { percentile } from '../../report/index.js';
 import { TraceFileSink } from '../../runtime/index.js';
 import { NodeRpc } from '../node-rpc.js';
 import { SimChain } from '../sim-chain.js';
@@ -18,12 +17,9 @@ import { ReplayDriver } from './replay-workload.js';
 import { HostileClients } from './hostile-clients.js';
 import { DEFAULT_POOL_LIMIT } from '../../txpool/index.js';
 import { shellOption, shellWord } from './shell-words.js';
+import { judgeRun, nodeResults, receiptExpectation, type ExpectationResult, type NodeResult } from './run-judgement.js';
 
-export interface ExpectationResult {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail: string;
-}
+export type { ExpectationResult, NodeResult } from './run-judgement.js';
 
 export interface RunProgress {
   readonly virtualMs: number;
@@ -57,18 +53,6 @@ export interface RunScenarioOptions {
   readonly onWorkload?: (index: number, driver: WorkloadDriver | ReplayDriver | HostileClients) => void;
 }
 
-export interface NodeResult {
-  readonly name: string;
-  readonly state: string;
-  readonly honest: boolean;
-  readonly roles: string;
-  /** Height per group id. */
-  readonly heights: Readonly<Record<number, number>>;
-  readonly sent: number;
-  readonly received: number;
-  readonly dropped: number;
-}
-
 export interface ScenarioResult {
   readonly scenario: Scenario;
   readonly file: string;
@@ -91,7 +75,6 @@ export interface ScenarioResult {
   readonly replayCommand: string;
 }
 
-const WORKLOAD_KINDS = new Set(['helloworld', 'deploy', 'token', 'replay', 'hostile']);
 const DEFAULT_DRAIN_MS = 15_000;
 const RESEND_SWEEP_MS = 2_000;
 
@@ -110,43 +93,86 @@ export function replayCommand(file: string, seed: string | number, out?: string)
  * stored chains are audited and the expectations judged. Deterministic for a (scenario, seed).
  */
 export async function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
-  const seed = options.seed ?? scenario.seed;
-  const file = options.file ?? `${scenario.name}.yaml`;
-  const started = performance.now();
-  const endMs = durationMs(scenario.duration);
-  const liveness = scenario.expect.liveness === false ? undefined : durationMs(scenario.expect.liveness.within);
-  const deadline = endMs + (liveness ?? DEFAULT_DRAIN_MS);
-  const groups = resolveGroups(scenario);
-  const groupIds = groups.map((g) => g.id);
+  const run = new ScenarioRun(scenario, options);
+  run.start();
+  await run.play();
+  return run.result();
+}
 
-  const safety = new SafetyMonitor(honestNodes(scenario));
-  const metrics = new RunMetrics((n) => safety.isHonest(n), new Set(groups.filter((g) => g.consensus === 'pbft').map((g) => g.id)));
-  for (const g of groups) if (g.consensus === 'pbft') metrics.startViews(g.id, g.sealers);
-  const tracker = new TxTracker();
+/**
+ * One run, in the order its parts must be set up (the order of scheduled events is part of the
+ * trace): the chain and its monitors, the timeline and workloads, the end phases, then the play.
+ */
+class ScenarioRun {
+  private readonly seed: string | number;
+  private readonly started = performance.now();
+  private readonly endMs: number;
+  /** The liveness bound (ms), undefined when the scenario has none. */
+  private readonly liveness: number | undefined;
+  private readonly deadline: number;
+  private readonly groups: readonly ResolvedGroup[];
+  private readonly groupIds: readonly number[];
+  private readonly safety: SafetyMonitor;
+  private readonly metrics: RunMetrics;
+  private readonly tracker = new TxTracker();
+  private readonly sink: TraceFileSink | undefined;
+  private readonly chain: SimChain;
+  private readonly invariants: InvariantMonitor;
+  private readonly rpc: NodeRpc;
+  private readonly client: TxClient;
+  private timeline!: TimelinePlayer;
+  private workloads: Array<WorkloadDriver | ReplayDriver | HostileClients> = [];
   /** Something that may settle the liveness phase happened since the last look. */
-  let committedSince = true;
-  const sink = options.tracePath ? new TraceFileSink(options.tracePath) : undefined;
-  /** Monitors that need the chain before they can listen (see InvariantMonitor below). */
-  const listeners: Array<(node: string, kind: string, fields: Readonly<Record<string, unknown>>, atMs: number) => void> = [];
-  const chain = new SimChain({
-    ...simChainOptions(scenario, seed),
-    ...(sink ? { trace: { sink } } : {}),
-    ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
-    onNodeEvent: (node, kind, fields, atMs) => {
-      safety.onNodeEvent(node, kind, fields, atMs);
-      for (const listen of listeners) listen(node, kind, fields, atMs);
-      metrics.onNodeEvent(node, kind, fields, atMs);
-      if (kind === 'block-committed') committedSince = true;
-    },
-  });
-  const { sim } = chain;
-  const invariants = new InvariantMonitor({ chain, isHonest: (n) => safety.isHonest(n), report: (v) => safety.violate(v) });
-  listeners.push(invariants.onNodeEvent);
-  const rpc = new NodeRpc(chain);
-  const client = new TxClient(chain, rpc, tracker);
+  private committedSince = true;
+  private phase: RunProgress['phase'] = 'faults';
+  private readonly probes: TxRecord[] = [];
+  private livenessMs: number | undefined;
+  private finished = false;
+  private finishing = false;
+  private workloadChecks: WorkloadCheck[] = [];
+  private timelineChecks: ExpectationResult[] = [];
 
-  const members = (group: number, honestOnly: boolean): string[] =>
-    sim
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly options: RunScenarioOptions,
+  ) {
+    this.seed = options.seed ?? scenario.seed;
+    this.endMs = durationMs(scenario.duration);
+    this.liveness = scenario.expect.liveness === false ? undefined : durationMs(scenario.expect.liveness.within);
+    this.deadline = this.endMs + (this.liveness ?? DEFAULT_DRAIN_MS);
+    this.groups = resolveGroups(scenario);
+    this.groupIds = this.groups.map((g) => g.id);
+    const safety = (this.safety = new SafetyMonitor(honestNodes(scenario)));
+    const metrics = (this.metrics = new RunMetrics((n) => safety.isHonest(n), new Set(this.groups.filter((g) => g.consensus === 'pbft').map((g) => g.id))));
+    for (const g of this.groups) if (g.consensus === 'pbft') metrics.startViews(g.id, g.sealers);
+    this.sink = options.tracePath ? new TraceFileSink(options.tracePath) : undefined;
+    /** Monitors that need the chain before they can listen (see InvariantMonitor below). */
+    const listeners: Array<(node: string, kind: string, fields: Readonly<Record<string, unknown>>, atMs: number) => void> = [];
+    this.chain = new SimChain({
+      ...simChainOptions(scenario, this.seed),
+      ...(this.sink ? { trace: { sink: this.sink } } : {}),
+      ...(options.consensusFactories ? { consensusFactories: options.consensusFactories } : {}),
+      onNodeEvent: (node, kind, fields, atMs) => {
+        safety.onNodeEvent(node, kind, fields, atMs);
+        for (const listen of listeners) listen(node, kind, fields, atMs);
+        metrics.onNodeEvent(node, kind, fields, atMs);
+        if (kind === 'block-committed') this.committedSince = true;
+      },
+    });
+    this.invariants = new InvariantMonitor({ chain: this.chain, isHonest: (n) => safety.isHonest(n), report: (v) => safety.violate(v) });
+    listeners.push(this.invariants.onNodeEvent);
+    this.rpc = new NodeRpc(this.chain);
+    this.client = new TxClient(this.chain, this.rpc, this.tracker);
+  }
+
+  private get sim() {
+    return this.chain.sim;
+  }
+
+  /** The live members of a group (honest ones only, or all). */
+  private members(group: number, honestOnly: boolean): string[] {
+    const { sim, chain, safety } = this;
+    return sim
       .nodes()
       .map((n) => n.name)
       .filter((n) => {
@@ -154,249 +180,164 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
         const g = chain.group(n, group);
         return g !== undefined && g.membership() !== 'none';
       });
-  client.candidates = (group, targets) => members(group, false).filter((n) => !targets || targets.includes(n));
+  }
 
-  // Each block once, from the first honest node that committed it: its transactions and receipts.
-  safety.onFirstCommit = (group, height, block) => {
-    sim.at(sim.now, async () => {
-      const readers = [block.node, ...members(group, true)];
-      for (const name of readers) {
-        const stored = sim.node(name).state === 'up' ? await chain.group(name, group)?.blockByNumber(height) : undefined;
-        if (!stored) continue;
-        const txs = stored.block.transactions.map((tx, i) => {
-          const receipt = stored.block.receipts[i]!;
-          return { hash: `0x${Buffer.from(tx.hash).toString('hex')}`, status: receipt.status, contractAddress: `0x${Buffer.from(receipt.contractAddress).toString('hex')}` };
-        });
-        tracker.onBlock(group, height, block.atMs, txs);
-        metrics.onBlock(group, block.atMs, txs.length);
-        committedSince = true;
-        return;
+  /** Sets up the clients, the block observer, the timeline, the workloads and the end phases. */
+  start(): void {
+    const { sim, chain, client, tracker, metrics, options } = this;
+    client.candidates = (group, targets) => this.members(group, false).filter((n) => !targets || targets.includes(n));
+
+    // Each block once, from the first honest node that committed it: its transactions and receipts.
+    this.safety.onFirstCommit = (group, height, block) => {
+      sim.at(sim.now, async () => {
+        const readers = [block.node, ...this.members(group, true)];
+        for (const name of readers) {
+          const stored = sim.node(name).state === 'up' ? await chain.group(name, group)?.blockByNumber(height) : undefined;
+          if (!stored) continue;
+          const txs = stored.block.transactions.map((tx, i) => {
+            const receipt = stored.block.receipts[i]!;
+            return { hash: `0x${Buffer.from(tx.hash).toString('hex')}`, status: receipt.status, contractAddress: `0x${Buffer.from(receipt.contractAddress).toString('hex')}` };
+          });
+          tracker.onBlock(group, height, block.atMs, txs);
+          metrics.onBlock(group, block.atMs, txs.length);
+          this.committedSince = true;
+          return;
+        }
+      }, 'observe block');
+    };
+
+    this.timeline = new TimelinePlayer(this.scenario, chain, client);
+    this.timeline.schedule();
+    const readable = (group: number) => this.members(group, true)[0];
+    const context = { chain, client, rpc: this.rpc, endMs: this.endMs, readable, readers: (group: number) => this.members(group, true) };
+    const poolLimit = this.scenario.chain.txPoolLimit ?? DEFAULT_POOL_LIMIT;
+    this.workloads = this.scenario.workloads.map((w, i) =>
+      w.kind === 'replay' ? new ReplayDriver(context, w, i) : w.kind === 'hostile' ? new HostileClients(context, w, i, poolLimit) : new WorkloadDriver(context, w, i),
+    );
+    this.workloads.forEach((w, i) => options.onWorkload?.(i, w));
+    for (const w of this.workloads) w.start();
+    const sweep = async () => {
+      await client.resendOverdue();
+      if (sim.now + RESEND_SWEEP_MS < this.deadline) sim.after(RESEND_SWEEP_MS, sweep, 'resend sweep');
+    };
+    sim.at(RESEND_SWEEP_MS, sweep, 'resend sweep');
+    options.onChain?.(chain);
+
+    sim.at(this.endMs, async () => {
+      this.phase = 'liveness';
+      if (this.liveness !== undefined) {
+        this.timeline.freeze(this.endMs);
+        for (const g of this.groupIds) await this.sendProbe(g);
       }
-    }, 'observe block');
-  };
+    }, 'liveness phase');
+    sim.at(this.deadline, () => this.finish(), 'deadline');
+  }
 
-  const timeline = new TimelinePlayer(scenario, chain, client);
-  timeline.schedule();
-  const readable = (group: number) => members(group, true)[0];
-  const context = { chain, client, rpc, endMs, readable, readers: (group: number) => members(group, true) };
-  const poolLimit = scenario.chain.txPoolLimit ?? DEFAULT_POOL_LIMIT;
-  const workloads = scenario.workloads.map((w, i) =>
-    w.kind === 'replay' ? new ReplayDriver(context, w, i) : w.kind === 'hostile' ? new HostileClients(context, w, i, poolLimit) : new WorkloadDriver(context, w, i),
-  );
-  workloads.forEach((w, i) => options.onWorkload?.(i, w));
-  for (const w of workloads) w.start();
-  const sweep = async () => {
-    await client.resendOverdue();
-    if (sim.now + RESEND_SWEEP_MS < deadline) sim.after(RESEND_SWEEP_MS, sweep, 'resend sweep');
-  };
-  sim.at(RESEND_SWEEP_MS, sweep, 'resend sweep');
-  options.onChain?.(chain);
+  private async sendProbe(group: number): Promise<void> {
+    const record = await this.client.send('probe', group, 'probe', { to: null, data: helloWorldCode() });
+    if (record) this.probes.push(record);
+    else if (this.sim.now + 1000 < this.deadline) this.sim.after(1000, () => this.sendProbe(group), 'liveness probe');
+  }
 
-  // --- the liveness phase and the end ---------------------------------------------------
-  let phase: RunProgress['phase'] = 'faults';
-  const probes: TxRecord[] = [];
-  let livenessMs: number | undefined;
-  let finished = false;
-  let finishing = false;
-  let workloadChecks: WorkloadCheck[] = [];
-  let timelineChecks: ExpectationResult[] = [];
-
-  const sendProbe = async (group: number): Promise<void> => {
-    const record = await client.send('probe', group, 'probe', { to: null, data: helloWorldCode() });
-    if (record) probes.push(record);
-    else if (sim.now + 1000 < deadline) sim.after(1000, () => sendProbe(group), 'liveness probe');
-  };
   /** The probes reached every live honest member of their group. */
-  const probesArrived = (): boolean => {
-    if (probes.length < groupIds.length) return false;
-    for (const probe of probes) {
+  private probesArrived(): boolean {
+    if (this.probes.length < this.groupIds.length) return false;
+    for (const probe of this.probes) {
       if (probe.height === undefined) return false;
-      for (const n of members(probe.group, true)) if (chain.group(n, probe.group)!.blockNumber() < probe.height) return false;
+      for (const n of this.members(probe.group, true)) if (this.chain.group(n, probe.group)!.blockNumber() < probe.height) return false;
     }
     return true;
-  };
-  const finish = async (): Promise<void> => {
-    if (finishing) return;
-    finishing = true;
-    await safety.audit(chain, groupIds, sim.now);
-    await invariants.audit(groupIds, sim.now);
-    for (const w of workloads) workloadChecks = [...workloadChecks, ...(await w.checks())];
-    timelineChecks = await timeline.verify(rpc, (g) => members(g, true));
-    phase = 'done';
-    finished = true;
-  };
-  const allReceipted = (): ExpectationResult => {
-    const pending = tracker.pending();
-    const accepted = tracker.totals((r) => r.kind !== 'probe').accepted;
-    const name = 'every accepted transaction has a receipt on every live honest node';
-    if (pending.length > 0) {
-      const sample = pending[0]!;
-      return { name, ok: false, detail: `${pending.length} of ${accepted + probes.length} accepted transactions have no receipt, e.g. ${sample.hash} (sent ${sample.attempts}×, last to ${sample.node})` };
-    }
-    const highestByGroup = new Map<number, number>();
-    // a loop, not Math.max(...heights): a long run has more records than a call takes arguments
-    for (const r of tracker.records.values()) if (r.height !== undefined && r.height > (highestByGroup.get(r.group) ?? 0)) highestByGroup.set(r.group, r.height);
-    for (const g of groupIds) {
-      const highest = highestByGroup.get(g) ?? 0;
-      const behind = members(g, true).filter((n) => chain.group(n, g)!.blockNumber() < highest);
-      if (behind.length > 0) return { name, ok: false, detail: `group ${g}: ${behind.join(', ')} ${behind.length === 1 ? 'is' : 'are'} below height ${highest}, the last with a workload transaction` };
-    }
-    return { name, ok: true, detail: `${accepted.toLocaleString('en-US')} transactions (workloads and their setup), all receipted everywhere` };
-  };
+  }
 
-  sim.at(endMs, async () => {
-    phase = 'liveness';
-    if (liveness !== undefined) {
-      timeline.freeze(endMs);
-      for (const g of groupIds) await sendProbe(g);
-    }
-  }, 'liveness phase');
-  sim.at(deadline, finish, 'deadline');
+  private async finish(): Promise<void> {
+    if (this.finishing) return;
+    this.finishing = true;
+    await this.safety.audit(this.chain, this.groupIds, this.sim.now);
+    await this.invariants.audit(this.groupIds, this.sim.now);
+    for (const w of this.workloads) this.workloadChecks = [...this.workloadChecks, ...(await w.checks())];
+    this.timelineChecks = await this.timeline.verify(this.rpc, (g) => this.members(g, true));
+    this.phase = 'done';
+    this.finished = true;
+  }
 
-  const every = options.progressEvery ?? 500;
-  let sinceProgress = 0;
-  const progress = (): RunProgress => {
+  private allReceipted(): ExpectationResult {
+    return receiptExpectation({ tracker: this.tracker, probes: this.probes, groupIds: this.groupIds, chain: this.chain, members: (g) => this.members(g, true) });
+  }
+
+  private progress(): RunProgress {
     let min = Infinity;
     let max = 0;
-    for (const n of sim.nodes()) {
-      if (!safety.isHonest(n.name)) continue;
-      for (const g of groupIds) {
-        const h = safety.heightOf(n.name, g);
+    for (const n of this.sim.nodes()) {
+      if (!this.safety.isHonest(n.name)) continue;
+      for (const g of this.groupIds) {
+        const h = this.safety.heightOf(n.name, g);
         min = Math.min(min, h);
         max = Math.max(max, h);
       }
     }
-    return { virtualMs: sim.now, totalMs: deadline, phase, minHeight: min === Infinity ? 0 : min, maxHeight: max, committed: tracker.totals().committed, violations: safety.violations.length };
-  };
-  if (options.onProgress) {
-    sim.afterEvent(() => {
-      if (++sinceProgress >= every) {
-        sinceProgress = 0;
-        options.onProgress!(progress());
-      }
-    });
+    return { virtualMs: this.sim.now, totalMs: this.deadline, phase: this.phase, minHeight: min === Infinity ? 0 : min, maxHeight: max, committed: this.tracker.totals().committed, violations: this.safety.violations.length };
   }
 
-  try {
-    await sim.run({
-      until: deadline,
-      stopWhen: () => {
-        if (finished) return true;
-        if (phase === 'liveness' && !finishing && committedSince) {
-          committedSince = false;
-          if (liveness !== undefined && livenessMs === undefined && probesArrived()) livenessMs = sim.now - endMs;
-          if ((liveness === undefined || livenessMs !== undefined) && (!scenario.expect.allReceipted || allReceipted().ok)) sim.at(sim.now, finish, 'settled');
+  /** Runs the simulation until the end checks have run (or the deadline passed). */
+  async play(): Promise<void> {
+    const { sim, options } = this;
+    const every = options.progressEvery ?? 500;
+    let sinceProgress = 0;
+    if (options.onProgress) {
+      sim.afterEvent(() => {
+        if (++sinceProgress >= every) {
+          sinceProgress = 0;
+          options.onProgress!(this.progress());
         }
-        return false;
-      },
-    });
-  } finally {
-    sink?.close();
+      });
+    }
+    try {
+      await sim.run({
+        until: this.deadline,
+        stopWhen: () => {
+          if (this.finished) return true;
+          if (this.phase === 'liveness' && !this.finishing && this.committedSince) {
+            this.committedSince = false;
+            if (this.liveness !== undefined && this.livenessMs === undefined && this.probesArrived()) this.livenessMs = sim.now - this.endMs;
+            if ((this.liveness === undefined || this.livenessMs !== undefined) && (!this.scenario.expect.allReceipted || this.allReceipted().ok)) sim.at(sim.now, () => this.finish(), 'settled');
+          }
+          return false;
+        },
+      });
+    } finally {
+      this.sink?.close();
+    }
+    options.onProgress?.(this.progress());
   }
-  options.onProgress?.(progress());
 
-  // --- judgement ----------------------------------------------------------------------
-  const expectations: ExpectationResult[] = [];
-  const violations = safety.violations;
-  expectations.push({
-    name: 'safety: one block per height, matching roots, parent links, heights only grow, stored history intact, and the protocol invariants (quorum signatures, valid blocks, PBFT locks and quorums, Raft votes and leaders)',
-    ok: violations.length === 0,
-    detail:
-      violations.length === 0
-        ? `${safety.blocks.size} blocks checked on every honest commit and in the final audit; ${invariants.counts.wireMessages.toLocaleString('en-US')} consensus messages read off the wire, ${invariants.counts.signatureChecks.toLocaleString('en-US')} block signatures verified`
-        : `${violations.length} violation(s); first at ${violations[0]!.atMs} ms: ${violations[0]!.invariant}: ${violations[0]!.detail}`,
-  });
-  if (liveness !== undefined) {
-    const lagging = probes.flatMap((p) => members(p.group, true).filter((n) => p.height === undefined || chain.group(n, p.group)!.blockNumber() < p.height).map((n) => `${n} (g${p.group})`));
-    expectations.push({
-      name: `liveness: after the faults stop, a probe transaction reaches every live honest node within ${liveness} ms`,
-      ok: livenessMs !== undefined,
-      detail:
-        livenessMs !== undefined
-          ? `took ${Math.round(livenessMs)} ms on ${groupIds.map((g) => members(g, true).length).reduce((a, b) => a + b, 0)} live honest member(s)`
-          : probes.length < groupIds.length
-            ? 'no node would take the probe transaction'
-            : probes.some((p) => p.height === undefined)
-              ? `the probe was not committed within ${liveness} ms`
-              : `not reached within ${liveness} ms by ${lagging.join(', ')}`,
+  result(): ScenarioResult {
+    const { scenario, chain, sim, safety, metrics, tracker, options } = this;
+    const { expectations, viewChanges, latenciesMs } = judgeRun({
+      scenario, chain, groupIds: this.groupIds, safety, invariants: this.invariants, metrics, tracker, probes: this.probes, endMs: this.endMs,
+      livenessBoundMs: this.liveness, livenessMs: this.livenessMs, members: (g) => this.members(g, true),
+      laterChecks: [...this.timelineChecks, ...this.workloadChecks], finished: this.finished,
     });
-  }
-  const expect = scenario.expect;
-  if (expect.minHeight !== undefined) {
-    const lows = groupIds.flatMap((g) => members(g, true).map((n) => ({ n, g, h: chain.group(n, g)!.blockNumber() })));
-    const lowest = lows.reduce((a, b) => (b.h < a.h ? b : a), lows[0] ?? { n: '-', g: 0, h: 0 });
-    expectations.push({
-      name: `every live honest node reached height ${expect.minHeight}`,
-      ok: lows.length > 0 && lowest.h >= expect.minHeight,
-      detail: lows.length === 0 ? 'no live honest node' : `lowest: ${lowest.n} at ${lowest.h} (group ${lowest.g})`,
-    });
-  }
-  if (expect.allReceipted) expectations.push(allReceipted());
-  const viewChanges = groupIds.reduce((n, g) => n + metrics.viewChanges(g), 0);
-  if (expect.maxViewChanges !== undefined) {
-    expectations.push({ name: `at most ${expect.maxViewChanges} view changes or elections`, ok: viewChanges <= expect.maxViewChanges, detail: `${viewChanges}` });
-  }
-  const work = tracker.totals((r) => WORKLOAD_KINDS.has(r.kind));
-  if (expect.minThroughput !== undefined) {
-    const tps = work.committed / (endMs / 1000);
-    expectations.push({ name: `at least ${expect.minThroughput} committed workload tx per virtual second`, ok: tps >= expect.minThroughput, detail: `${tps.toFixed(2)} tx/s (${work.committed.toLocaleString('en-US')} workload transactions committed by ${endMs / 1000} s)` });
-  }
-  if (expect.minCommitted !== undefined) {
-    expectations.push({ name: `at least ${expect.minCommitted} workload transactions committed`, ok: work.committed >= expect.minCommitted, detail: `${work.committed} committed of ${work.submitted} submitted` });
-  }
-  if (expect.maxFailedRatio !== undefined) {
-    const ratio = work.committed === 0 ? 0 : work.failed / work.committed;
-    expectations.push({ name: `at most ${expect.maxFailedRatio * 100}% of committed workload transactions failed`, ok: ratio <= expect.maxFailedRatio, detail: `${work.failed} of ${work.committed} (${(ratio * 100).toFixed(1)}%)` });
-  }
-  const latenciesMs = [...tracker.records.values()].filter((r) => WORKLOAD_KINDS.has(r.kind) && r.committedAt !== undefined).map((r) => r.committedAt! - r.createdAt);
-  if (expect.maxLatencyP99 !== undefined) {
-    const bound = durationMs(expect.maxLatencyP99);
-    const p99 = latenciesMs.length === 0 ? undefined : percentile(Float64Array.from(latenciesMs).sort(), 0.99);
-    expectations.push({ name: `99% of workload transactions committed within ${bound} ms`, ok: p99 !== undefined && p99 <= bound, detail: p99 === undefined ? 'no transaction committed' : `p99 ${p99} ms over ${latenciesMs.length} transactions` });
-  }
-  expectations.push(...timelineChecks);
-  expectations.push(...workloadChecks);
-  if (!finished) expectations.push({ name: 'the run ended with its final checks', ok: false, detail: `the simulation stopped at ${sim.now} ms before the end checks ran` });
-
-  const nodes: NodeResult[] = sim.nodes().map((info) => {
-    const stats = sim.network.nodeStats(info.name);
-    const d = stats.droppedOutbound;
-    const roles = groups.flatMap((g) => {
-      const group = chain.group(info.name, g.id);
-      const role = group ? group.membership() : g.sealers.includes(info.name) ? 'sealer' : g.observers.includes(info.name) ? 'observer' : undefined;
-      return role === undefined || (role === 'none' && !group) ? [] : [`g${g.id} ${role === 'none' ? 'no role' : role}`];
-    });
-    const original = chain.twinOf.get(info.name);
+    const file = options.file ?? `${scenario.name}.yaml`;
+    const all = tracker.totals();
     return {
-      name: info.name,
-      state: info.state,
-      honest: safety.isHonest(info.name),
-      roles: [...roles, ...(original ? [`twin of ${original}`] : [])].join(', ') || 'no group',
-      heights: Object.fromEntries(groupIds.map((g) => [g, chain.group(info.name, g)?.blockNumber() ?? metrics.heights.get(`${g}/${info.name}`)?.points.at(-1)?.[1] ?? 0])),
-      sent: stats.sent,
-      received: stats.received,
-      dropped: d.total,
+      scenario,
+      file,
+      seed: this.seed,
+      verdict: expectations.every((e) => e.ok) ? 'pass' : 'fail',
+      expectations,
+      violations: safety.violations,
+      virtualMs: sim.now,
+      wallMs: performance.now() - this.started,
+      events: sim.eventCount,
+      digest: sim.trace.digest,
+      livenessMs: this.livenessMs,
+      totals: { ...all, blocks: [...metrics.blocks.values()].reduce((a, b) => a + b, 0), viewChanges, skipped: this.workloads.reduce((n, w) => n + w.skipped, 0) },
+      groups: this.groups,
+      nodes: nodeResults(chain, this.groups, safety, metrics),
+      faults: this.timeline.faults,
+      metrics,
+      latenciesMs,
+      replayCommand: options.replayCommand ?? replayCommand(file, this.seed),
     };
-  });
-  const all = tracker.totals();
-  return {
-    scenario,
-    file,
-    seed,
-    verdict: expectations.every((e) => e.ok) ? 'pass' : 'fail',
-    expectations,
-    violations,
-    virtualMs: sim.now,
-    wallMs: performance.now() - started,
-    events: sim.eventCount,
-    digest: sim.trace.digest,
-    livenessMs,
-    totals: { ...all, blocks: [...metrics.blocks.values()].reduce((a, b) => a + b, 0), viewChanges, skipped: workloads.reduce((n, w) => n + w.skipped, 0) },
-    groups,
-    nodes,
-    faults: timeline.faults,
-    metrics,
-    latenciesMs,
-    replayCommand: options.replayCommand ?? replayCommand(file, seed),
-  };
+  }
 }
