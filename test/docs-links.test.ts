@@ -1,5 +1,6 @@
 // Every relative link of README.md and docs/*.md leads somewhere: to a file or folder of the
 // repository, and where it has a #fragment, to a heading (or an explicit id) of the page it names.
+// The index (docs/README.md) links every page, and the README stays within 25 KB.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,8 +131,17 @@ describe('links of the README and docs/', () => {
 
   for (const page of PAGES) {
     it(`${page}: every relative link resolves`, () => {
-      expect(linksOf(read(page)!).length, `${page} has no links at all`).toBeGreaterThan(0);
       expect(brokenLinks(page, read, isFile)).toEqual([]);
     });
   }
+
+  it('the README stays a front door: at most 25 KB (reference material goes to docs/)', () => {
+    expect(Buffer.byteLength(read('README.md')!)).toBeLessThanOrEqual(25 * 1024);
+  });
+
+  it('docs/README.md, the index, links every page of docs/, and the README links the index', () => {
+    const indexed = new Set(linksOf(read('docs/README.md')!).map((l) => `docs/${l.target.split('#')[0]}`));
+    expect(PAGES.filter((page) => page.startsWith('docs/') && page !== 'docs/README.md' && !indexed.has(page))).toEqual([]);
+    expect(linksOf(read('README.md')!).map((l) => l.target)).toContain('docs/README.md');
+  });
 });
