@@ -1,5 +1,5 @@
 // Entry point `twinchain/simulation` of the package: the deterministic simulation kernel
-// (README "The simulation kernel") and simulated chains of Twinchain nodes (SimChain, cluster,
+// (docs/architecture.md, "The simulation kernel") and simulated chains of Twinchain nodes (SimChain, cluster,
 // the dev server behind `twinchain serve`) with their monitors.
 export {
   Simulation,

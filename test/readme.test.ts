@@ -1,11 +1,11 @@
-// The README's examples, run. Every fenced block (```sh or ```text) with `$ ` command lines is a
-// command block: each command is run from the repository root (`npx twinchain` as the package's
+// The examples of README.md and of every docs/*.md page, run. Every fenced block (```sh or ```text)
+// with `$ ` command lines is a command block: each command is run from the repository root (`npx twinchain` as the package's
 // `bin` entry under node, `npm start` as npm's script) and what it prints must match the lines
-// the README shows under it, in substance:
+// the page shows under it, in substance:
 //   - a line `…` stands for any number of lines, a `…` inside a line for any text;
 //   - runs of blanks count as one blank (tables are padded to their content);
 //   - wall-clock figures are masked on both sides (`2.3 s wall`, `26.6×`, `63.5 blocks/s`,
-//     `in 0.8 s`, mutants' `after 7.3 s` and child `--budget 299s`); others the README writes as `…`;
+//     `in 0.8 s`, mutants' `after 7.3 s` and child `--budget 299s`); others the page writes as `…`;
 //     everything else — simulated heights, trace digests, counts, verdicts — must be equal.
 // HTML comments right before a fence tell this test how to run the block:
 //   <!-- readme-test: skip: <reason> -->      not run; the reason is printed as the test's name
@@ -28,10 +28,16 @@
 //   <!-- readme-test: file: scenarios/x.yaml --> (on any fence) the block's text is saved as that
 //                                             file (in a temporary tree beside the repository's
 //                                             fixtures/), and commands naming it get that copy
+//   <!-- readme-test: excerpt: docs/x.md -->  not run: part of an example that page runs. Its
+//                                             commands must be commands of that page (in order, the
+//                                             same text, in blocks that run) and its lines must
+//                                             match what the page shows for each (`…` as above)
+// The files are read in order (README.md, then docs/*.md by name) and share one temporary tree:
+// ports and tmp folders are shared by name across files too.
 // A `twinchain serve` command in a block runs in the background until the block's other commands
 // are done; its printed lines are compared last. A command block without a marker is run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,7 +46,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePortBlock } from '../src/bench/free-ports.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const README = path.join(ROOT, 'README.md');
+/** The files whose examples are run: the README, then every page of docs/ by name. */
+export const PAGES = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
 const BIN = path.join(ROOT, typeof pkg.bin === 'string' ? pkg.bin : pkg.bin['twinchain']!);
 
@@ -51,6 +58,8 @@ interface Command {
 }
 
 interface Block {
+  /** The page it is in, relative to the repository: README.md or docs/x.md. */
+  readonly page: string;
   readonly line: number;
   readonly lang: string;
   readonly directives: Map<string, string>;
@@ -58,10 +67,10 @@ interface Block {
   readonly commands: Command[];
 }
 
-const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file']);
+const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file', 'excerpt']);
 
-/** Every fenced block of the README with the readme-test markers right above it. */
-export function parseReadme(text: string): Block[] {
+/** Every fenced block of a page (README.md or docs/x.md) with the readme-test markers right above it. */
+export function parseReadme(text: string, page = 'README.md'): Block[] {
   const lines = text.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -75,10 +84,10 @@ export function parseReadme(text: string): Block[] {
     for (let j = start - 1; j >= 0; j--) {
       const marker = /^\s*<!--\s*readme-test:\s*([a-z]+)\s*:?\s*(.*?)\s*-->\s*$/.exec(lines[j]!);
       if (!marker) break;
-      if (!DIRECTIVES.has(marker[1]!)) throw new Error(`README.md:${j + 1}: unknown readme-test directive "${marker[1]}" (known: ${[...DIRECTIVES].join(', ')})`);
+      if (!DIRECTIVES.has(marker[1]!)) throw new Error(`${page}:${j + 1}: unknown readme-test directive "${marker[1]}" (known: ${[...DIRECTIVES].join(', ')})`);
       directives.set(marker[1]!, marker[2]!);
     }
-    blocks.push({ line: start + 1, lang: open[2]!, directives, body, commands: commandsOf(body, start + 2) });
+    blocks.push({ page, line: start + 1, lang: open[2]!, directives, body, commands: commandsOf(body, start + 2) });
   }
   return blocks;
 }
@@ -161,7 +170,7 @@ export function matchLines(expectedRaw: string[], actualRaw: string[], masks: Ma
   return { ok: go(0, 0), at: furthest };
 }
 
-/** Literal substitutions from the README's text to this run's (ports, paths) and back. */
+/** Literal substitutions from the page's text to this run's (ports, paths) and back. */
 class Substitutions {
   private readonly pairs: [string, string][] = [];
   add(readme: string, actual: string): void {
@@ -252,7 +261,7 @@ function lines(text: string): string[] {
 
 /**
  * record's and replay's plain progress lines (stderr no terminal, one every 5 s): how many a run
- * prints depends on how fast the machine is, so the README shows none and none are compared.
+ * prints depends on how fast the machine is, so the pages show none and none are compared.
  */
 const PROGRESS_LINE = /^(recorded|replayed) \d+\/\d+ blocks {2}\d+% {2}/;
 
@@ -261,13 +270,52 @@ function compare(where: string, command: string, expected: string[], actual: str
   const { ok, at } = matchLines(expected, got, masks);
   if (ok) return;
   throw new Error(
-    `${where}: the output of \`${command}\` no longer matches the README (from the README's line ${at + 1} of this output on)\n` +
-      `--- README\n${expected.join('\n')}\n--- printed now (ports and temporary paths mapped back)\n${got.join('\n')}`,
+    `${where}: the output of \`${command}\` no longer matches the page (from the page's line ${at + 1} of this output on)\n` +
+      `--- the page\n${expected.join('\n')}\n--- printed now (ports and temporary paths mapped back)\n${got.join('\n')}`,
   );
 }
 
-const blocks = parseReadme(readFileSync(README, 'utf8'));
-const commandBlocks = blocks.filter((b) => b.commands.length > 0 && (b.lang === 'sh' || b.lang === 'text'));
+const blocks = PAGES.flatMap((page) => parseReadme(readFileSync(path.join(ROOT, page), 'utf8'), page));
+const isCommandBlock = (b: Block): boolean => b.commands.length > 0 && (b.lang === 'sh' || b.lang === 'text');
+const excerpts = blocks.filter((b) => isCommandBlock(b) && b.directives.has('excerpt'));
+const commandBlocks = blocks.filter((b) => isCommandBlock(b) && !b.directives.has('excerpt'));
+
+/**
+ * Checks an excerpt against the page it names: each of its commands must be a command of that
+ * page (in the page's order, with the same text, in a block that runs), and its lines must match
+ * the lines the page shows for that command (the page's lines read as output: `…` in the excerpt
+ * stands for any lines or text of the page's). Returns the problems, none when it holds.
+ */
+export function checkExcerpt(excerpt: Block, all: readonly Block[]): string[] {
+  const page = excerpt.directives.get('excerpt')!;
+  const where = `${excerpt.page}:${excerpt.line}`;
+  const source = all.filter((b) => b.page === page && isCommandBlock(b) && !b.directives.has('excerpt'));
+  if (source.length === 0) return [`${where}: excerpt of ${page}, which has no command blocks (or is not one of ${PAGES.join(', ')})`];
+  const shown = source.flatMap((b) => b.commands.map((command) => ({ block: b, command })));
+  const problems: string[] = [];
+  let next = 0;
+  for (const command of excerpt.commands) {
+    const text = command.text.replace(/\s+/g, ' ').trim();
+    let found = -1;
+    for (let i = next; i < shown.length && found < 0; i++) {
+      if (shown[i]!.command.text.replace(/\s+/g, ' ').trim() !== text) continue;
+      if (matchLines(command.expected, shown[i]!.command.expected).ok) found = i;
+    }
+    if (found < 0) {
+      const same = shown.slice(next).filter((s) => s.command.text.replace(/\s+/g, ' ').trim() === text);
+      problems.push(
+        same.length === 0
+          ? `${excerpt.page}:${command.line}: \`${command.text}\` is not a command of ${page}${next > 0 ? " (after the excerpt's earlier commands)" : ''}`
+          : `${excerpt.page}:${command.line}: the lines under \`${command.text}\` do not match ${page}:${same.map((s) => s.command.line).join(', ')}, the same command's output there`,
+      );
+      continue;
+    }
+    const { block } = shown[found]!;
+    if (block.directives.has('skip')) problems.push(`${excerpt.page}:${command.line}: ${page}:${shown[found]!.command.line} is in a block that is not run (${block.directives.get('skip')}), so the excerpt would check nothing`);
+    next = found + 1;
+  }
+  return problems;
+}
 const work = mkdtempSync(path.join(tmpdir(), 'twinchain-readme-'));
 symlinkSync(path.join(ROOT, 'fixtures'), path.join(work, 'fixtures'));
 // saved scripts import the repository's dependencies
@@ -282,7 +330,7 @@ for (const block of blocks) {
   files.add(file, target);
 }
 const openTemps: string[] = [work];
-/** Ports and temporary folders by the README's text, shared by the blocks that name them. */
+/** Ports and temporary folders by the pages' text, shared by the blocks that name them. */
 const sharedPorts = new Map<string, number>();
 const sharedTmp = new Map<string, string>();
 /** `after` commands of blocks that ran, with their substitutions: run again when the file ends. */
@@ -293,7 +341,7 @@ afterAll(async () => {
   for (const dir of openTemps) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
-describe('the README matcher', () => {
+describe('the README and docs matcher', () => {
   it('fails on a changed number and passes with wildcards and masked wall-clock figures', () => {
     const readme = ['run: PASS (26.6× real time), trace digest 92f2275386a80d3a', '…', 'done in 2.3 s wall'];
     expect(matchLines(['[2026-11-25 03:25:32] node id 48c5c637f05abe44…'], ['[2026-11-26 01:00:00] node id 0123456789abcdef…'], { hex: true, time: true }).ok).toBe(true);
@@ -303,18 +351,41 @@ describe('the README matcher', () => {
     expect(matchLines(['block 1  1 tx  0x820c58'], ['block 1 1 tx 0xabcdef12'], { hex: true }).ok).toBe(true);
   });
 
-  it('finds the README command blocks and their markers', () => {
-    expect(commandBlocks.length).toBeGreaterThan(5);
+  it('finds the command blocks of the README and of docs/, and their markers', () => {
+    expect(PAGES).toContain('docs/README.md');
+    expect(commandBlocks.filter((b) => b.page === 'README.md').length).toBeGreaterThan(2);
+    expect(commandBlocks.filter((b) => b.page.startsWith('docs/')).length).toBeGreaterThan(10);
     for (const block of commandBlocks) {
       const reason = block.directives.get('skip');
-      if (reason !== undefined) expect(reason, `README.md:${block.line}: a skip marker needs a reason`).not.toBe('');
+      if (reason !== undefined) expect(reason, `${block.page}:${block.line}: a skip marker needs a reason`).not.toBe('');
     }
+  });
+
+  it('takes an excerpt only as it stands on its page', () => {
+    const page = parseReadme(['<!-- readme-test: tmp: /tmp/x -->', '```sh', '$ npx twinchain run a.yaml', 'line 1', 'line 2', 'verdict PASS', '$ echo done', 'done', '```'].join('\n'), 'docs/a.md');
+    const excerpt = (lines: string[]): Block => parseReadme(['<!-- readme-test: excerpt: docs/a.md -->', '```sh', ...lines, '```'].join('\n'))[0]!;
+    expect(checkExcerpt(excerpt(['$ npx twinchain run a.yaml', '…', 'verdict PASS', '$ echo done', 'done']), page)).toEqual([]);
+    expect(checkExcerpt(excerpt(['$ npx twinchain run a.yaml', 'line 1', '…']), page)).toEqual([]);
+    expect(checkExcerpt(excerpt(['$ npx twinchain run a.yaml', '…', 'verdict FAIL']), page)[0]).toMatch(/do not match docs\/a\.md:3/);
+    expect(checkExcerpt(excerpt(['$ npx twinchain run b.yaml']), page)[0]).toMatch(/is not a command of docs\/a\.md/);
+    expect(checkExcerpt(excerpt(['$ echo done', 'done', '$ npx twinchain run a.yaml', '…']), page)[0]).toMatch(/is not a command of docs\/a\.md \(after/);
+    const skipped = parseReadme(['<!-- readme-test: skip: too slow -->', '```sh', '$ npx twinchain run a.yaml', 'ok', '```'].join('\n'), 'docs/a.md');
+    expect(checkExcerpt(excerpt(['$ npx twinchain run a.yaml', 'ok']), skipped)[0]).toMatch(/not run \(too slow\)/);
+    expect(checkExcerpt(excerpt(['$ npx twinchain run a.yaml']), [])[0]).toMatch(/has no command blocks/);
   });
 });
 
-describe.sequential('README command blocks', () => {
+describe('excerpts of the examples docs/ runs', () => {
+  for (const block of excerpts) {
+    it(`${block.page}:${block.line}: excerpt of ${block.directives.get('excerpt')}: ${block.commands.map((c) => `$ ${c.text.split('\n')[0]}`).join(' ; ').slice(0, 120)}`, () => {
+      expect(checkExcerpt(block, blocks)).toEqual([]);
+    });
+  }
+});
+
+describe.sequential('command blocks of the README and docs/', () => {
   for (const block of commandBlocks) {
-    const name = `README.md:${block.line}: ${block.commands.map((c) => `$ ${c.text.split('\n')[0]}`).join(' ; ').slice(0, 140)}`;
+    const name = `${block.page}:${block.line}: ${block.commands.map((c) => `$ ${c.text.split('\n')[0]}`).join(' ; ').slice(0, 140)}`;
     const reason = block.directives.get('skip');
     if (reason !== undefined) {
       it.skip(`${name} — not run: ${reason}`, () => undefined);
@@ -354,7 +425,7 @@ describe.sequential('README command blocks', () => {
         }
         const cwdName = block.directives.get('cwd');
         const cwd = cwdName === undefined ? ROOT : sharedTmp.get(cwdName);
-        if (cwd === undefined) throw new Error(`README.md:${block.line}: cwd ${cwdName} is not a tmp folder of this or an earlier block`);
+        if (cwd === undefined) throw new Error(`${block.page}:${block.line}: cwd ${cwdName} is not a tmp folder of this or an earlier block`);
         const after = block.directives.get('after');
         if (after) {
           afterCommand = { command: shellCommand(subs.forward(after)), cwd };
@@ -375,7 +446,7 @@ describe.sequential('README command blocks', () => {
         const masks: Masks = { hex: maskWords.includes('hex'), time: maskWords.includes('time') };
         for (const command of block.commands) {
           const shell = shellCommand(files.forward(subs.forward(command.text)));
-          const where = `README.md:${command.line}`;
+          const where = `${block.page}:${command.line}`;
           if (/twinchain\.js'? serve\b/.test(shell)) {
             const out = start(shell, cwd);
             background.push({ out, command });
@@ -387,7 +458,7 @@ describe.sequential('README command blocks', () => {
         }
         for (const { out, command } of background) {
           if (command.expected.length === 0) continue;
-          const where = `README.md:${command.line}`;
+          const where = `${block.page}:${command.line}`;
           // Block lines may follow the commands that caused them by a moment.
           await waitFor(`${where}: serve's output`, () => matchLines(command.expected, lines(subs.back(out.text)), masks).ok, 10_000).catch(() => undefined);
           compare(where, command.text, command.expected, out.text, subs, masks);

@@ -8,7 +8,7 @@ export const commands: readonly CommandSpec[] = [
     help: `Usage: twinchain run <scenario.yaml> [--seed N] [--out dir] [--check-determinism] [--quiet]
 
 Runs a scenario file (a chain, workloads, a timeline of faults and expectations; see
-scenarios/ and the README) in one deterministic simulation. Safety is checked on every
+scenarios/ and docs/scenarios.md) in one deterministic simulation. Safety is checked on every
 commit; after the timeline, faults are frozen and a probe transaction must reach every
 live honest node within the liveness bound. Prints a progress bar (on a terminal), then a
 summary, and writes summary.json, trace.jsonl and report.html.

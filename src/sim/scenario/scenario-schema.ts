@@ -193,7 +193,7 @@ const byzantineSchema = z.union([
     .object({
       node: nodeName,
       behaviour: z.enum(BYZANTINE_KINDS),
-      /** bad-block and forge-sync: which bad contents (see the README's table). */
+      /** bad-block and forge-sync: which bad contents (see the table in docs/scenarios.md). */
       variant: z.string().optional(),
       /** mutate: the mutations it may make (default: those swarm draws for the group's consensus). */
       mutations: z.array(z.string()).optional(),
