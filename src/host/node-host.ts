@@ -107,14 +107,17 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
     const write = (level: LogLevel, message: string) => log.write(level, clock.now(), message);
 
     const identities = new Map<string, { agency: string; nodeName: string }>();
+    const nodeRef: { node?: Node } = {};
     const identify = peerNodeId(suite.name);
     const transport = TlsTransport.create({
       listen: config.p2p.listen,
       peers: config.p2p.peers,
       tls: { key: tlsKey!, cert: tlsCert!, ca: tlsCa! },
       selfId: nodeId,
-      // room for both directions of every allowed peer, and for handshakes that will fail
+      // room for both directions of every allowed peer; handshakes have a bound of their own
       maxInbound: 2 * config.p2p.maxNodes,
+      // the members of this node's groups always get in, whoever else holds connections
+      preferred: (id) => nodeRef.node?.groupIds().some((g) => nodeRef.node?.groupById(g)?.isMember(id)) === true,
       identify: (cert) => {
         const id = identify(cert);
         // getPeers' Agency is the agency that issued the node certificate (build-chain: CN=agency), Node its own CN
@@ -184,6 +187,7 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       if (error instanceof StorageFailure) write('error', `[INITIALIZER] storage failure, the node cannot start,operation=${error.operation},file=${error.location},error=${error.message}`);
       throw error;
     });
+    nodeRef.node = node;
     const drain = async () => {
       node.stop();
       await Promise.all(node.groupIds().map((id) => node.groupById(id)!.queue.run(() => undefined)));
