@@ -24,6 +24,7 @@ export const RPC_LIMITS = {
   requestTimeoutMs: 8_000,
   /** Idle keep-alive connections are closed after this long. */
   keepAliveTimeoutMs: 5_000,
+  /** Past this the oldest silent, then the slowest incomplete, then the oldest idle connection makes room (see startHttpServer). */
   maxConnections: 1_000,
 } as const;
 
@@ -203,6 +204,7 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       port: config.rpc.jsonrpc.port,
       ...RPC_LIMITS,
       headersTimeoutMs: RPC_LIMITS.requestTimeoutMs,
+      log: (message) => write('warning', message),
     }).catch((error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the address is already in use (EADDRINUSE)' : error.message;
       throw new StartError(`cannot listen for JSON-RPC on ${config.rpc.jsonrpc.host}:${config.rpc.jsonrpc.port}: ${why} ([rpc] jsonrpc_listen_ip, jsonrpc_listen_port in ${config.file})`);

@@ -2,6 +2,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { connect, createSecureContext, createServer, type DetailedPeerCertificate, type SecureContext, type Server, type TLSSocket } from 'node:tls';
 import type { LogLevel, NodeId, Transport } from '../env.js';
 import { encodeFrame, FrameDecoder } from './frame-decoder.js';
+import { PendingHandshakes } from '../connections/index.js';
 
 /** Limits and defaults of the p2p transport. */
 export const TLS_TRANSPORT_DEFAULTS = {
@@ -236,8 +237,8 @@ export class TlsTransport implements Transport {
   private readonly links = new Set<Link>();
   /** Inbound TCP sockets, from accept until they close. */
   private readonly rawInbound = new Set<Socket>();
-  /** Inbound TCP sockets whose TLS handshake is not done, oldest first, by remote endpoint. */
-  private readonly pending = new Map<string, Socket>();
+  /** Inbound TCP sockets whose TLS handshake is not done. */
+  private readonly pending: PendingHandshakes;
   /** Where a node id was reached by dialing (a configured address), for peerAddress(). */
   private readonly learned = new Map<NodeId, string>();
   private readonly rateLimit = new Map<string, { until: number; suppressed: number }>();
@@ -252,7 +253,6 @@ export class TlsTransport implements Transport {
   private handshakesFailed = 0;
   private handshakesRefused = 0;
   private malformedStreams = 0;
-  private pendingEvicted = 0;
   private peersEvicted = 0;
   private peersRefusedFull = 0;
   private readonly maxInbound: number;
@@ -281,6 +281,13 @@ export class TlsTransport implements Transport {
     positive('idleTimeoutMs', this.idleTimeoutMs);
     positive('maxInbound', this.maxInbound);
     positive('maxPendingInbound', this.maxPendingInbound);
+    this.pending = new PendingHandshakes(this.maxPendingInbound, (socket, silent) =>
+      this.logLimited(
+        'pending-full',
+        'warning',
+        `[P2P][Host] too many connections in their handshake, the oldest ${silent ? 'silent ' : ''}one closed,endpoint=${formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0)},limit=${this.maxPendingInbound},closed=${this.pending.evicted}`,
+      ),
+    );
     // one context for every outbound connection; the server builds its own from the same options
     // (tls.createServer ignores a `secureContext` option and would have no certificate)
     this.context = createSecureContext(this.tlsOptions());
@@ -311,17 +318,12 @@ export class TlsTransport implements Transport {
     server.on('connection', (raw: Socket) => {
       this.rawInbound.add(raw);
       raw.on('error', () => undefined); // reported through tlsClientError / the TLS socket
-      const endpoint = formatAddress(raw.remoteAddress ?? '?', raw.remotePort ?? 0);
-      raw.once('close', () => {
-        this.rawInbound.delete(raw);
-        if (this.pending.get(endpoint) === raw) this.pending.delete(endpoint);
-      });
+      raw.once('close', () => this.rawInbound.delete(raw));
       if (this.state !== 'started') {
         raw.destroy();
         return;
       }
-      this.pending.set(endpoint, raw);
-      if (this.pending.size > this.maxPendingInbound) this.evictPending();
+      this.pending.add(raw);
     });
     server.on('secureConnection', (socket: TLSSocket) => this.onInbound(socket));
     server.on('tlsClientError', (error: Error, socket: TLSSocket) => {
@@ -445,7 +447,7 @@ export class TlsTransport implements Transport {
       handshakesRefused: this.handshakesRefused,
       malformedStreams: this.malformedStreams,
       pendingInbound: this.pending.size,
-      pendingEvicted: this.pendingEvicted,
+      pendingEvicted: this.pending.evicted,
       peersEvicted: this.peersEvicted,
       peersRefusedFull: this.peersRefusedFull,
       addresses: [...this.addresses.values()].map((a) => ({
@@ -575,33 +577,9 @@ export class TlsTransport implements Transport {
     });
   }
 
-  /**
-   * Past `maxPendingInbound` handshakes: closes the oldest connection that has sent nothing (a
-   * peer sends its ClientHello the moment it connects), or, when every one has, the oldest.
-   */
-  private evictPending(): void {
-    let victim: [string, Socket] | undefined;
-    for (const entry of this.pending) {
-      if (entry[1].bytesRead === 0) {
-        victim = entry;
-        break;
-      }
-      victim ??= entry;
-    }
-    if (victim === undefined) return;
-    this.pending.delete(victim[0]);
-    this.pendingEvicted++;
-    this.logLimited(
-      'pending-full',
-      'warning',
-      `[P2P][Host] too many connections in their handshake, the oldest ${victim[1].bytesRead === 0 ? 'silent ' : ''}one closed,endpoint=${victim[0]},limit=${this.maxPendingInbound},closed=${this.pendingEvicted}`,
-    );
-    victim[1].destroy();
-  }
-
   private onInbound(socket: TLSSocket): void {
     const endpoint = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    this.pending.delete(endpoint);
+    this.pending.done(socket);
     const link = new Link(socket, 'in', endpoint, undefined, this.maxFrameBytes);
     this.track(link);
     if (this.state !== 'started') {
