@@ -19,6 +19,8 @@ export async function run(args: string[], io: CliIo, options: NodeRunOptions = {
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
   if (values.config === undefined) throw new CliError('-c config.ini is required (the node directory\'s config.ini that build-chain wrote)');
   const until = options.until ?? firstSignal();
+  // the node's data and logs (LevelDB's files follow the umask) are its user's alone
+  if (options.until === undefined) process.umask(0o077);
   io.out(`${stdoutStamp()} Initializing...`);
 
   let failure: unknown;

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { StorageError, StorageFailure, type KvOperation, type KvRange, type KvStore, type KvStoreFactory, type StorageOperation } from './kv-store.js';
@@ -22,7 +22,9 @@ export class LevelStore implements KvStore {
   /** Opens (creating it if needed, mode 0700) the database in `location`. */
   static async open(location: string): Promise<LevelStore> {
     try {
+      // the node's data is its user's alone, whatever the umask (LevelDB's files follow the process umask)
       await mkdir(location, { recursive: true, mode: 0o700 });
+      await chmod(location, 0o700);
     } catch (e) {
       throw new StorageFailure(location, 'open', e);
     }
