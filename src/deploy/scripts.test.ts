@@ -62,7 +62,7 @@ describe('start.sh / stop.sh', () => {
     expect(r).toEqual({ status: 0, stdout: ' node0 start successfully\n' });
     const pid = Number(readFileSync(path.join(ipDir, 'node0/node.pid'), 'utf8'));
     expect(alive(pid)).toBe(true);
-    expect(readFileSync(path.join(ipDir, 'node0/nohup.out'), 'utf8')).toContain('is running... (node0)');
+    expect(readFileSync(path.join(ipDir, 'node0/nohup.out'), 'utf8')).toContain('is running... (node0, umask 0077)');
   });
 
   it('under umask 000 too, nohup.out and node.pid are 0600 and the node runs with umask 077 (its data and logs its user\'s alone)', () => {
