@@ -6,7 +6,6 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -18,6 +17,8 @@ import { getSuite } from '../crypto/index.js';
 import { encodeFrame } from '../node/index.js';
 import { encodeSyncMessage, type SyncMessage } from '../sync/index.js';
 import { freePortBlock } from './free-ports.js';
+
+export { holdConnections } from './hostile-connections.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -342,45 +343,6 @@ export class LocalChain {
     live.delete(this);
     if (!process.env['TWINCHAIN_KEEP_E2E']) rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/**
- * `count` plain TCP connections to `port` that send nothing, each re-opened the moment it closes
- * (a stranger's flood); `stop` ends them all.
- */
-export function holdConnections(port: number, count: number, host = '127.0.0.1'): { open(): number; reopened(): number; stop(): void } {
-  let stopped = false;
-  let open = 0;
-  let reopened = 0;
-  const sockets = new Set<Socket>();
-  const one = () => {
-    if (stopped) return;
-    const socket = tcpConnect(port, host);
-    sockets.add(socket);
-    let connected = false;
-    socket.on('connect', () => {
-      connected = true;
-      open++;
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      sockets.delete(socket);
-      if (connected) open--;
-      if (stopped) return;
-      reopened++;
-      // a refused connect (the port closed while its node restarts) is retried a little later
-      setTimeout(one, connected ? 0 : 50);
-    });
-  };
-  for (let i = 0; i < count; i++) one();
-  return {
-    open: () => open,
-    reopened: () => reopened,
-    stop: () => {
-      stopped = true;
-      for (const socket of sockets) socket.destroy();
-    },
-  };
 }
 
 /**
