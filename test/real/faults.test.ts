@@ -157,18 +157,17 @@ describe.sequential('faults on a real 4-node PBFT chain, built and started under
     expect(chain.log(target)).toMatch(new RegExp(`^warning\\|.*\\[g:1\\]\\[SYNC\\] dropped messages from a node in neither the sealer nor the observer list,nodeID=${sdkId},modules=sync,dropped=1$`, 'm'));
   }, 30_000);
 
-  it('250 idle connections held on every p2p port: a node killed and restarted is back with its three peers within 10 s', async () => {
+  it('250 idle connections held on every p2p port: a node killed and restarted is back with its three peers within 10 s of being up', async () => {
     const floods = nodes.map((n) => holdConnections(n.p2pPort, 250));
     const victim = nodes[2]!;
     try {
       await waitFor('the floods in place', () => floods.every((f) => f.open() >= 240), 15_000, 100);
       await chain.kill9(victim);
       await chain.start(victim);
-      const started = Date.now();
+      // from the node being up ("is running"): how long its boot takes is not the flood's doing
+      const up = Date.now();
       await waitFor(`${victim.name} back with three peers`, async () => (await chain.peers(victim)) === 3, 20_000, 100);
-      const ms = Date.now() - started;
-      // the bench holds the 10 s target; here a loaded machine gets some slack
-      expect(ms).toBeLessThan(15_000);
+      expect(Date.now() - up).toBeLessThan(10_000);
       for (const n of others(victim)) expect(await chain.peers(n)).toBe(3);
     } finally {
       for (const f of floods) f.stop();
