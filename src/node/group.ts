@@ -95,7 +95,7 @@ export class Group implements GroupApi {
   private regossipTimer: TimerHandle | undefined;
   private stopped = false;
   /** The storage failure that stopped this group, if one did. */
-  failure: StorageFailure | undefined;
+  private failure: StorageFailure | undefined;
   /** Messages dropped because their sender is in neither list, per sender, for the rate-limited log line. */
   private readonly strangers = new Map<NodeId, { loggedAt: number; dropped: number; modules: Set<ModuleName> }>();
   /** Client transactions admitted and not yet gossiped, and submissions queued behind them. */
@@ -214,11 +214,6 @@ export class Group implements GroupApi {
     this.stop();
     this.env.log.write('error', this.env.clock.now(), logLines.storageFailure(this.groupId, failure.operation, failure.location, failure.message));
     this.trace('storage-failed', { operation: failure.operation, location: failure.location, error: failure.message });
-  }
-
-  /** Whether the group stopped (node stop or storage failure). */
-  get isStopped(): boolean {
-    return this.stopped;
   }
 
   // --- configuration -------------------------------------------------------------------
