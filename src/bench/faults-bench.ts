@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchIo } from './bench-io.js';
-import { holdConnections, LocalChain, sleep, strangerSession, waitFor, type LocalNode } from './local-chain.js';
+import { holdConnections, LocalChain, needOpenFiles, openFilesLimit, sleep, strangerSession, waitFor, type LocalNode } from './local-chain.js';
 import { table } from './measure.js';
 
 /** The flood process: the compiled module beside this one, or the source through tsx. */
@@ -228,6 +228,7 @@ async function p2pFlood(chain: LocalChain, io: BenchIo): Promise<Row[]> {
     return { peersMs: Date.now() - up, startMs: up - started };
   };
   const quiet = await measure(chain.nodes[1]!);
+  needOpenFiles(chain.nodes.length * P2P_FLOOD, `holding ${P2P_FLOOD} connections on each of ${chain.nodes.length} p2p ports`);
   const floods = chain.nodes.map((n) => holdConnections(n.p2pPort, P2P_FLOOD));
   const trials: Array<{ peersMs: number; startMs: number }> = [];
   try {
@@ -330,7 +331,7 @@ async function raftTrials(io: BenchIo): Promise<Row[]> {
 }
 
 export async function run(io: BenchIo): Promise<void> {
-  io.out('faults: real node processes on 127.0.0.1 (build-chain, start.sh), each fault under load; times are wall clock on this machine');
+  io.out(`faults: real node processes on 127.0.0.1 (build-chain, start.sh), each fault under load; times are wall clock on this machine (open files limit ${openFilesLimit() ?? 'unknown'})`);
   io.out(`catch-up: from the node being up again (start.sh returned, or SIGCONT) until its height reaches the others' at that moment; after every trial all nodes must agree on every block\n`);
   const rows = [...(await pbftTrials(io)), ...(await raftTrials(io))];
   io.out('');

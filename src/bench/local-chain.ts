@@ -66,6 +66,27 @@ process.on('exit', () => {
   for (const chain of live) chain.killEverything();
 });
 
+/** This process's limit of open files (Node raises the soft limit to the hard one at start), or undefined off Linux. */
+export function openFilesLimit(): number | undefined {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = line?.split(/\s{2,}/)[1];
+    return soft === undefined || soft === 'unlimited' ? undefined : Number(soft);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Throws a clear error when this process may not hold `needed` more open files. */
+export function needOpenFiles(needed: number, what: string): void {
+  const limit = openFilesLimit();
+  if (limit !== undefined && limit < needed + 256) {
+    throw new Error(`${what} needs about ${needed + 256} open files, and this process may hold ${limit}: raise the hard limit (ulimit -Hn ${needed + 1024})`);
+  }
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` until it gives a value other than undefined or false; throws after `timeoutMs` naming `what`. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdConnections, LocalChain, sleep, strangerSession, waitFor, type LocalNode } from '../../src/bench/local-chain.js';
+import { holdConnections, LocalChain, needOpenFiles, sleep, strangerSession, waitFor, type LocalNode } from '../../src/bench/local-chain.js';
 
 // The fault suite on one 4-node PBFT chain of real processes (quorum 3): kill -9 of the leader
 // under load, a frozen follower, two of four down, a failing disk, a peer outside the group, a
@@ -148,6 +148,7 @@ describe.sequential('faults on a real 4-node PBFT chain, built and started under
   }, 30_000);
 
   it('250 idle connections held on every p2p port: a node killed and restarted is back with its three peers within 10 s of being up', async () => {
+    needOpenFiles(4 * 250, 'holding 250 connections on each of 4 ports');
     const floods = nodes.map((n) => holdConnections(n.p2pPort, 250));
     const victim = nodes[2]!;
     try {
