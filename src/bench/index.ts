@@ -45,6 +45,10 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
     summary: "`console -e 'call HelloWorld <address> get'` as a new process with its artifact cached, next to node's start, the console's imports and a compiling call (target: median ≤ 600 ms)",
     load: () => import('./console-bench.js'),
   },
+  faults: {
+    summary: 'real 4-node PBFT and 3-node Raft chains under faults: kill -9, SIGSTOP, two of four down, failing disks, a non-member peer, p2p and JSON-RPC connection floods; catch-up times and the flood targets',
+    load: () => import('./faults-bench.js'),
+  },
   cli: {
     summary: "start-up time of `twinchain --help` as a new process next to `node -e ''` (target: median ≤ 250 ms)",
     load: () => import('./cli-bench.js'),

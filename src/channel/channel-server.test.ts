@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -383,6 +384,50 @@ describe('channel server over TLS', () => {
       if (!(d instanceof RawClient)) throw d;
       expect(frameText(await d.request(ChannelType.HEARTBEAT, seq(402), '0'))).toBe('1');
       d.socket.destroy();
+    });
+
+    it('silent connections are cut at the handshake deadline, and past maxPendingHandshakes the oldest silent one makes room for an SDK', async () => {
+      const sink: string[] = [];
+      const guarded = await start({ handshakeTimeoutMs: 500, maxPendingHandshakes: 10 }, sink);
+      let stopped = false;
+      let closed = 0;
+      const held = new Set<ReturnType<typeof tcpConnect>>();
+      const hold = () => {
+        if (stopped) return;
+        const socket = tcpConnect(guarded.port, '127.0.0.1');
+        held.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          held.delete(socket);
+          closed++;
+          setImmediate(hold);
+        });
+      };
+      for (let i = 0; i < 30; i++) hold();
+      try {
+        // 30 held past a bound of 10: the server closes the oldest silent ones as the rest arrive
+        for (const deadline = Date.now() + 5_000; closed < 20 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+        expect(closed).toBeGreaterThanOrEqual(20);
+        const started = Date.now();
+        const c = await connect(guarded.port, certs.sdk);
+        if (!(c instanceof RawClient)) throw c;
+        expect(frameText(await c.request(ChannelType.HEARTBEAT, seq(420), '0'))).toBe('1');
+        expect(Date.now() - started).toBeLessThan(1_000);
+        c.socket.destroy();
+        expect(sink.filter((l) => l.startsWith('channel: too many connections in their TLS handshake'))).toHaveLength(1);
+      } finally {
+        stopped = true;
+        for (const socket of held) socket.destroy();
+      }
+      // alone, a silent connection lasts until the deadline
+      const lone = await new Promise<number>((resolve) => {
+        const t0 = Date.now();
+        const socket = tcpConnect(guarded.port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(Date.now() - t0));
+      });
+      expect(lone).toBeGreaterThanOrEqual(400);
+      expect(lone).toBeLessThan(2_000);
     });
 
     it('closes a session whose unsent output passes maxBufferedBytes, with a log line', async () => {

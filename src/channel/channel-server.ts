@@ -3,7 +3,8 @@
 // per TLS record: the next write waits for the previous one).
 import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { PendingHandshakes } from '../runtime/connections/index.js';
 import type { NodeApi } from '../node/index.js';
 import { encodeFrame, type ChannelFrame } from './channel-frame.js';
 import { ChannelSession, type ChannelRpcHandler } from './channel-session.js';
@@ -14,6 +15,10 @@ import { blockNotifyFrame, blockNotifyTopic } from './block-notify.js';
 export const CHANNEL_ECDH_CURVES = 'secp256k1:X25519:prime256v1';
 /** FISCO's session idle time-out. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** TCP accept to TLS done: an SDK shakes hands in milliseconds; a connection that does not is a stranger's. */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
+/** Connections in their handshake at once, apart from the sessions (see PendingHandshakes). */
+export const DEFAULT_MAX_PENDING_HANDSHAKES = 512;
 /** Output a session may have waiting in its socket before it is closed (a reader that stopped reading). */
 export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
@@ -41,6 +46,13 @@ export interface ChannelServerOptions {
   checkCertIssuer?: boolean;
   /** A session whose socket holds more unsent bytes than this is closed (default 64 MiB). */
   maxBufferedBytes?: number;
+  /** The TLS handshake must be done this long after the TCP connection (default 5 s). */
+  handshakeTimeoutMs?: number;
+  /**
+   * Connections still in their handshake at once (default 512); past it the oldest that has
+   * sent nothing is closed, so strangers holding connections open never keep an SDK out.
+   */
+  maxPendingHandshakes?: number;
   /** Receipt registrations one session may have outstanding (default 10,000). */
   maxPendingReceipts?: number;
   /** Event-log filters one session may have (default 100). */
@@ -151,12 +163,21 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
     minVersion: 'TLSv1.2',
     maxVersion: 'TLSv1.2',
     ecdhCurve: CHANNEL_ECDH_CURVES,
+    handshakeTimeout: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
   });
 
+  let evictedLoggedAt = -Infinity;
+  const pending = new PendingHandshakes(options.maxPendingHandshakes ?? DEFAULT_MAX_PENDING_HANDSHAKES, () => {
+    if (Date.now() - evictedLoggedAt < 60_000) return;
+    evictedLoggedAt = Date.now();
+    log(`channel: too many connections in their TLS handshake; the oldest silent ones are closed (${pending.evicted} so far)`);
+  });
   // Remember peers by raw socket: a refused TLS socket has lost its address by the time it is reported.
   const peers = new WeakMap<object, string>();
-  server.on('connection', (raw: { remoteAddress?: string; remotePort?: number }) => {
+  server.on('connection', (raw: Socket) => {
     peers.set(raw, `${raw.remoteAddress ?? '?'}:${raw.remotePort ?? '?'}`);
+    raw.on('error', () => undefined);
+    pending.add(raw);
   });
   server.on('tlsClientError', (error, socket) => {
     // Node destroys a socket whose certificate fails verification without an error; the reason
@@ -169,6 +190,7 @@ export async function startChannelServer(options: ChannelServerOptions): Promise
   });
 
   server.on('secureConnection', (socket: tls.TLSSocket) => {
+    pending.done(socket);
     const peer = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     if (!socket.authorized) {
       // rejectUnauthorized already refuses these; kept as a second guard.

@@ -19,6 +19,8 @@ export async function run(args: string[], io: CliIo, options: NodeRunOptions = {
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
   if (values.config === undefined) throw new CliError('-c config.ini is required (the node directory\'s config.ini that build-chain wrote)');
   const until = options.until ?? firstSignal();
+  // the node's data and logs (LevelDB's files follow the umask) are its user's alone
+  if (options.until === undefined) process.umask(0o077);
   io.out(`${stdoutStamp()} Initializing...`);
 
   let failure: unknown;
@@ -28,6 +30,7 @@ export async function run(args: string[], io: CliIo, options: NodeRunOptions = {
   try {
     host = await startNodeHost(values.config, {
       say: (line) => io.err(line),
+      onStorageFailure: (groupId, failure) => io.out(`${stdoutStamp()} storage failure in group ${groupId}: ${failure.message}; the node stops`),
       onFatal: (error) => {
         failure ??= error;
         wake();
@@ -35,7 +38,12 @@ export async function run(args: string[], io: CliIo, options: NodeRunOptions = {
     });
   } catch (error) {
     // what a user can fix is one line; anything else is a bug and keeps its stack
-    const known = error instanceof ConfigError || error instanceof StartError || (error as NodeJS.ErrnoException).code !== undefined || (error as Error).name === 'StorageError';
+    const known =
+      error instanceof ConfigError ||
+      error instanceof StartError ||
+      (error as NodeJS.ErrnoException).code !== undefined ||
+      (error as Error).name === 'StorageError' ||
+      (error as Error).name === 'StorageFailure';
     const reason = known ? (error as Error).message : ((error as Error).stack ?? String(error));
     io.out(`${stdoutStamp()} Init failed!!! ${reason}`);
     return 1;
@@ -54,7 +62,9 @@ export async function run(args: string[], io: CliIo, options: NodeRunOptions = {
   // (not when a test runs the command in its own process and says when to stop)
   if (options.until === undefined) setTimeout(() => process.exit(failure === undefined ? 0 : 1), 1_000).unref();
   if (failure !== undefined) {
-    io.out(`${stdoutStamp()} Twinchain program exit with an error: ${(failure as Error)?.stack ?? String(failure)}`);
+    // a failed disk is one line that says what failed; anything else is a bug and keeps its stack
+    const why = (failure as Error)?.name === 'StorageFailure' ? (failure as Error).message : ((failure as Error)?.stack ?? String(failure));
+    io.out(`${stdoutStamp()} Twinchain program exit with an error: ${why}`);
     return 1;
   }
   io.out(`${stdoutStamp()} Twinchain program exit normally.`);

@@ -292,6 +292,31 @@ describe('buildChain: -g -i -c raft -C 7 -v 2.4.0 (SM2/SM3 certificates)', () =>
   });
 });
 
+describe('file modes, whatever the umask', () => {
+  it('under umask 000: keys 0600, scripts 0755, certificates, configs and node ids 0644, folders 0755', () => {
+    const out = path.join(scratch, 'umask000', 'nodes');
+    const bin = path.resolve(import.meta.dirname, '../../bin/twinchain.js');
+    const r = spawnSync('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, bin, 'build-chain', '-l', '127.0.0.1:1', '-g', '-o', out], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const modes: Record<string, string[]> = {};
+    const walk = (p: string) => {
+      const st = statSync(p);
+      const mode = (st.mode & 0o777).toString(8);
+      const rel = path.relative(out, p) || '.';
+      (modes[mode] ??= []).push(st.isDirectory() ? `${rel}/` : rel);
+      if (st.isDirectory()) for (const e of readdirSync(p)) walk(path.join(p, e));
+    };
+    walk(out);
+    expect(Object.keys(modes).sort()).toEqual(['600', '644', '755']);
+    expect(modes['600']!.every((f) => f.endsWith('.key'))).toBe(true);
+    expect(modes['600']).toEqual(expect.arrayContaining(['cert/ca.key', 'cert/agency/agency.key', '127.0.0.1/sdk/sdk.key', '127.0.0.1/node0/conf/node.key', '127.0.0.1/node0/conf/gmnode.key', 'gmcert/gmca.key']));
+    expect(modes['644']).toEqual(expect.arrayContaining(['127.0.0.1/node0/config.ini', '127.0.0.1/node0/conf/group.1.genesis', '127.0.0.1/node0/conf/group.1.ini', '127.0.0.1/node0/conf/node.crt', '127.0.0.1/node0/conf/ca.crt', '127.0.0.1/node0/conf/gmnode.nodeid', 'cert/ca.crt']));
+    expect(modes['644']!.some((f) => f.endsWith('/') || f.endsWith('.key') || f.endsWith('.sh'))).toBe(false);
+    expect(modes['755']!.every((f) => f.endsWith('/') || f.endsWith('.sh'))).toBe(true);
+    expect(modes['755']).toEqual(expect.arrayContaining(['./', '127.0.0.1/node0/conf/', '127.0.0.1/node0/start.sh', '127.0.0.1/start_all.sh']));
+  }, 60_000);
+});
+
 describe('buildChain refusals and failures', () => {
   it('refuses an existing output directory and touches nothing', async () => {
     const dir = path.join(scratch, 'exists', 'nodes');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { generateKey, gmCertCnf, issueCertificate } from './certificates.js';
 import { ecdsaRootSpec, issueChained, issueNodeCertificate, issueSdkCertificate, makeRoot, readEcdsaAgency } from './chain-certs.js';
 import { configIni, groupGenesis, groupIni, planNodes, type PlannedNode } from './config-files.js';
+import { applyFileModes } from './file-modes.js';
 import { OpensslError, systemOpenssl, type OpensslRunner } from './openssl.js';
 import { BuildChainUsageError, checkBuildChainOptions, type BuildChainOptions } from './options.js';
 import { defaultScriptTargets, startAllSh, startSh, stopAllSh, stopSh, type ScriptTargets } from './scripts.js';
@@ -114,7 +115,8 @@ export async function buildChain(options: BuildChainOptions, env: BuildChainEnv 
     work = await mkdtemp(`${outputDir}.building-${process.pid}-`);
     const nodes = await generate(options, work, outputDir, openssl, out, (line) => trail.push(line), env);
     if (await exists(outputDir)) throw new Error(`${outputDir} appeared while the chain was being built; the build is discarded`);
-    await chmod(work, 0o755);
+    // explicit modes whatever the umask (the folder is mkdtemp's 0700 until now, so nobody else saw it)
+    await applyFileModes(work);
     await rename(work, outputDir);
     work = undefined;
     await rm(logFile, { force: true }); // a failed earlier build's log no longer applies
@@ -127,6 +129,7 @@ export async function buildChain(options: BuildChainOptions, env: BuildChainEnv 
     let logged: string | undefined = logFile;
     try {
       await writeFile(logFile, buildLog(options, outputDir, partial, error, trail));
+      await chmod(logFile, 0o644);
     } catch {
       logged = undefined;
     }

@@ -3,6 +3,7 @@
 import { appendFile, copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { certCnf, generateKey, issueCertificate, type GeneratedKey, type IssueRequest } from './certificates.js';
+import { applyFileModes } from './file-modes.js';
 import { systemOpenssl, type OpensslRunner } from './openssl.js';
 
 export interface RootSpec {
@@ -181,6 +182,7 @@ export async function ensureChannelCertificates(dir: string, nodeNames: readonly
   const settled = await Promise.allSettled(jobs);
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+  if (!reused) for (const folder of [path.join(dir, 'cert'), sdkDir, ...nodeNames.map((name) => path.join(dir, name))]) await applyFileModes(folder);
   const nodes = [];
   for (const name of nodeNames) {
     const conf = path.join(dir, name, 'conf');

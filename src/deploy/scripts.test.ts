@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ const FAKE_NODE = `#!/bin/bash
 echo "[2024-01-01 00:00:00] Initializing..."
 if [ "$(basename "$PWD")" = "$FAKE_FAILING_NODE" ]; then echo "Init failed!!! boom"; exit 1; fi
 trap 'echo "[2024-01-01 00:00:01] Twinchain program exit normally."; exit 0' TERM
-echo "[2024-01-01 00:00:00] The Twinchain node is running... ($(basename "$PWD"))"
+echo "[2024-01-01 00:00:00] The Twinchain node is running... ($(basename "$PWD"), umask $(umask))"
 while true; do sleep 0.05; done
 `;
 
@@ -23,9 +23,10 @@ const ipDir = path.join(out, '127.0.0.1');
 const fake = path.join(scratch, 'fake-twinchain.sh');
 const started = new Set<number>();
 
-function sh(script: string, extraEnv: Record<string, string> = {}): { status: number | null; stdout: string } {
+function sh(script: string, extraEnv: Record<string, string> = {}, umask?: string): { status: number | null; stdout: string } {
   // run from an unrelated folder: the scripts must find their own
-  const r = spawnSync('bash', [script], { cwd: scratch, encoding: 'utf8', env: { ...process.env, TWINCHAIN_NODE_EXE: '/bin/bash', TWINCHAIN_BIN: fake, ...extraEnv } });
+  const args = umask === undefined ? [script] : ['-c', `umask ${umask} && exec bash "$0"`, script];
+  const r = spawnSync('bash', args, { cwd: scratch, encoding: 'utf8', env: { ...process.env, TWINCHAIN_NODE_EXE: '/bin/bash', TWINCHAIN_BIN: fake, ...extraEnv } });
   for (const n of ['node0', 'node1']) {
     const pidFile = path.join(ipDir, n, 'node.pid');
     if (existsSync(pidFile)) started.add(Number(readFileSync(pidFile, 'utf8')));
@@ -61,7 +62,17 @@ describe('start.sh / stop.sh', () => {
     expect(r).toEqual({ status: 0, stdout: ' node0 start successfully\n' });
     const pid = Number(readFileSync(path.join(ipDir, 'node0/node.pid'), 'utf8'));
     expect(alive(pid)).toBe(true);
-    expect(readFileSync(path.join(ipDir, 'node0/nohup.out'), 'utf8')).toContain('is running... (node0)');
+    expect(readFileSync(path.join(ipDir, 'node0/nohup.out'), 'utf8')).toContain('is running... (node0, umask 0077)');
+  });
+
+  it('under umask 000 too, nohup.out and node.pid are 0600 and the node runs with umask 077 (its data and logs its user\'s alone)', () => {
+    for (const f of ['nohup.out', 'node.pid']) rmSync(path.join(ipDir, 'node1', f), { force: true });
+    const r = sh(path.join(ipDir, 'node1/start.sh'), {}, '000');
+    expect(r).toEqual({ status: 0, stdout: ' node1 start successfully\n' });
+    for (const f of ['nohup.out', 'node.pid']) expect((statSync(path.join(ipDir, 'node1', f)).mode & 0o777).toString(8), f).toBe('600');
+    expect(readFileSync(path.join(ipDir, 'node1/nohup.out'), 'utf8')).toContain('is running... (node1, umask 0077)');
+    expect(sh(path.join(ipDir, 'node1/stop.sh'))).toEqual({ status: 0, stdout: ' stop node1 success.\n' });
+    rmSync(path.join(ipDir, 'node1/nohup.out'));
   });
 
   it('start.sh of a running node says so and starts nothing', () => {

@@ -93,6 +93,9 @@ if [ ! -f "\${twinchain_bin}" ]; then
     exit 1
 fi
 
+# what the node writes (nohup.out, node.pid, data/, log/) is its user's alone, whatever the caller's umask
+umask 077
+
 # only what this start appends to nohup.out counts
 offset=0
 [ -f nohup.out ] && offset=$(wc -c < nohup.out)
@@ -101,6 +104,7 @@ this_start() { tail -c +$((offset + 1)) nohup.out 2>/dev/null; }
 nohup "\${node_exe}" "\${twinchain_bin}" node -c config.ini < /dev/null >> nohup.out 2>&1 &
 pid=$!
 echo "\${pid}" > node.pid
+chmod 600 nohup.out node.pid
 
 for ((i = 0; i < 600; i++)); do
     if this_start | grep -q "is running"; then

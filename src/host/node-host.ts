@@ -5,7 +5,9 @@ import { Node } from '../node/index.js';
 import { startChannelServer, type ChannelServer } from '../channel/index.js';
 import { createRpcService, startHttpServer, type RpcHttpServer } from '../rpc/index.js';
 import { FileLogSink, RealClock, RealRandomness, TlsTransport, type Env, type LogLevel, type Tracer } from '../runtime/index.js';
+import { StorageFailure } from '../storage/index.js';
 import { ClosingStoreFactory } from './closing-store-factory.js';
+import { parseStorageFault, STORAGE_FAULT_VARIABLE } from './storage-faults.js';
 import { readGroupFiles } from './group-files.js';
 import { ConfigError } from './ini-file.js';
 import { readNodeConfig, type NodeConfig } from './node-config.js';
@@ -22,14 +24,22 @@ export const RPC_LIMITS = {
   requestTimeoutMs: 8_000,
   /** Idle keep-alive connections are closed after this long. */
   keepAliveTimeoutMs: 5_000,
+  /** Past this the oldest silent, then the slowest incomplete, then the oldest idle connection makes room (see startHttpServer). */
   maxConnections: 1_000,
 } as const;
 
 export interface NodeHostOptions {
   /** Lines for stdout (start.sh waits for "is running"). */
   readonly say?: (line: string) => void;
-  /** A fault the node cannot go on after (a bug in a timer or handler); the host stops and the process should exit 1. */
+  /** A fault the node cannot go on after (a bug in a timer or handler, a failed store); the host stops and the process should exit 1. */
   readonly onFatal?: (error: unknown) => void;
+  /**
+   * A group's store failed. By then the group has stopped, the error line is in the log and the
+   * JSON-RPC and channel listeners are closed; `onFatal` follows, as FISCO raises SIGTERM.
+   */
+  readonly onStorageFailure?: (groupId: number, failure: StorageFailure) => void;
+  /** The process environment (default process.env), read for the fault-injection variable. */
+  readonly environment?: NodeJS.ProcessEnv;
 }
 
 /** A running node process: its node, servers and Env, and how to stop them. */
@@ -80,7 +90,9 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
   const undo = async () => {
     for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
-  let fatal: (error: unknown) => void = () => undefined;
+  // a fault before the node is up fails the start; after, it stops the node
+  let early: unknown;
+  let fatal: (error: unknown) => void = (error) => (early ??= error);
   try {
     const log = new FileLogSink({
       dir: config.log.path,
@@ -96,14 +108,17 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
     const write = (level: LogLevel, message: string) => log.write(level, clock.now(), message);
 
     const identities = new Map<string, { agency: string; nodeName: string }>();
+    const nodeRef: { node?: Node } = {};
     const identify = peerNodeId(suite.name);
     const transport = TlsTransport.create({
       listen: config.p2p.listen,
       peers: config.p2p.peers,
       tls: { key: tlsKey!, cert: tlsCert!, ca: tlsCa! },
       selfId: nodeId,
-      // room for both directions of every allowed peer, and for handshakes that will fail
+      // room for both directions of every allowed peer; handshakes have a bound of their own
       maxInbound: 2 * config.p2p.maxNodes,
+      // the members of this node's groups always get in, whoever else holds connections
+      preferred: (id) => nodeRef.node?.groupIds().some((g) => nodeRef.node?.groupById(g)?.isMember(id)) === true,
       identify: (cert) => {
         const id = identify(cert);
         // getPeers' Agency is the agency that issued the node certificate (build-chain: CN=agency), Node its own CN
@@ -119,6 +134,7 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
     });
     // a real node keeps no trace; its commits reach the channel's block notify
     const channelRef: { server?: ChannelServer } = {};
+    const rpcRef: { server?: RpcHttpServer } = {};
     const trace: Tracer = {
       event: (kind, fields) => {
         const channel = channelRef.server;
@@ -127,7 +143,12 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       },
       probe: () => undefined,
     };
-    const storage = new ClosingStoreFactory(config.groupDataPath);
+    const faultSpec = parseStorageFault((options.environment ?? process.env)[STORAGE_FAULT_VARIABLE]);
+    if (faultSpec) write('warning', `[INITIALIZER] fault injection: a ${faultSpec.kind} write fails (number ${faultSpec.nth} after start),variable=${STORAGE_FAULT_VARIABLE}`);
+    const storage = new ClosingStoreFactory(
+      config.groupDataPath,
+      faultSpec && { spec: faultSpec, onInjected: (store) => write('warning', `[INITIALIZER] injected storage fault fired,kind=${faultSpec.kind},file=${store}`) },
+    );
     cleanup.push(() => storage.closeAll());
     const env: Env = {
       nodeName: name,
@@ -150,7 +171,24 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       poolMemoryLimit: Math.min(...groups.map((g) => g.poolMemoryLimit)),
       peerAddress: (id) => transport.peerAddress(id) ?? '',
       peerIdentity: (id) => identities.get(id) ?? { agency: '', nodeName: '' },
+      onStorageFailure: (groupId, failure) => {
+        // nothing more answers from this node: the client listeners close at once, then the node stops
+        const rpc = rpcRef.server;
+        if (rpc) {
+          rpc.server.close();
+          rpc.server.closeAllConnections();
+        }
+        void channelRef.server?.close();
+        write('error', `[INITIALIZER] storage failure, the node stops,group=${groupId},operation=${failure.operation},file=${failure.location},error=${failure.message}`);
+        options.onStorageFailure?.(groupId, failure);
+        fatal(failure);
+      },
+    }).catch((error: unknown) => {
+      // a store that cannot be opened (or fails while the groups load) is an error line too
+      if (error instanceof StorageFailure) write('error', `[INITIALIZER] storage failure, the node cannot start,operation=${error.operation},file=${error.location},error=${error.message}`);
+      throw error;
     });
+    nodeRef.node = node;
     const drain = async () => {
       node.stop();
       await Promise.all(node.groupIds().map((id) => node.groupById(id)!.queue.run(() => undefined)));
@@ -166,10 +204,12 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       port: config.rpc.jsonrpc.port,
       ...RPC_LIMITS,
       headersTimeoutMs: RPC_LIMITS.requestTimeoutMs,
+      log: (message) => write('warning', message),
     }).catch((error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'the address is already in use (EADDRINUSE)' : error.message;
       throw new StartError(`cannot listen for JSON-RPC on ${config.rpc.jsonrpc.host}:${config.rpc.jsonrpc.port}: ${why} ([rpc] jsonrpc_listen_ip, jsonrpc_listen_port in ${config.file})`);
     });
+    rpcRef.server = rpc;
     cleanup.push(() => rpc.close());
     const channelServer = await startChannelServer({
       host: config.rpc.channel.host,
@@ -197,10 +237,15 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
       })();
       return stopping;
     };
+    let fatalSeen = false;
     fatal = (error) => {
-      write('error', `[INITIALIZER] fatal error, the node stops,error=${(error as Error)?.stack ?? String(error)}`);
+      // a failed store stops the node once; its leftovers (a timer's job rejecting on the stopped store) say nothing new
+      if (fatalSeen && error instanceof StorageFailure) return;
+      fatalSeen = true;
+      if (!(error instanceof StorageFailure)) write('error', `[INITIALIZER] fatal error, the node stops,error=${(error as Error)?.stack ?? String(error)}`);
       options.onFatal?.(error);
     };
+    if (early !== undefined) throw early;
     return { config, node, name, rpc, channel: channelServer, transport, stop };
   } catch (error) {
     await undo();

@@ -20,7 +20,7 @@ import type { CryptoSuite, KeyPair } from '../crypto/index.js';
 import { DEFAULT_TX_COUNT_LIMIT, type ExecutionMemo } from '../exec/index.js';
 import { GroupChain, type StoredBlock, type TransactionRecord } from '../ledger/index.js';
 import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
-import type { KvStore } from '../storage/index.js';
+import { StorageFailure, type KvStore } from '../storage/index.js';
 import { BlockSync, decodeSyncMessage, encodeSyncMessage, type SyncOutput } from '../sync/index.js';
 import { BLOCK_LIMIT_RANGE, NONCE_WINDOW, TxPool, TxRejectedError } from '../txpool/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
@@ -61,6 +61,9 @@ export interface GroupOptions {
   readonly byzantine?: ByzantineBehaviour;
 }
 
+/** A node outside the group's lists that keeps sending is logged at most once per this interval. */
+const STRANGER_LOG_INTERVAL_MS = 60_000;
+
 /** How often the sync machine ticks (status and timeouts). */
 const SYNC_TICK_MS = 200;
 /**
@@ -91,6 +94,10 @@ export class Group implements GroupApi {
   private syncTimer: TimerHandle | undefined;
   private regossipTimer: TimerHandle | undefined;
   private stopped = false;
+  /** The storage failure that stopped this group, if one did. */
+  private failure: StorageFailure | undefined;
+  /** Messages dropped because their sender is in neither list, per sender, for the rate-limited log line. */
+  private readonly strangers = new Map<NodeId, { loggedAt: number; dropped: number; modules: Set<ModuleName> }>();
   /** Client transactions admitted and not yet gossiped, and submissions queued behind them. */
   private gossipBatch: Uint8Array[] = [];
   private submitsQueued = 0;
@@ -98,7 +105,7 @@ export class Group implements GroupApi {
   /** Set only while this node is a byzantine sync peer (forge-sync); the honest path never looks further. */
   syncAdversary: SyncAdversary | undefined;
   /** Statistics for traces and reports. */
-  readonly counters = { blocksByConsensus: 0, blocksBySync: 0, txsAdmitted: 0, txsRejected: 0, badMessages: 0 };
+  readonly counters = { blocksByConsensus: 0, blocksBySync: 0, txsAdmitted: 0, txsRejected: 0, badMessages: 0, nonMemberMessages: 0 };
 
   private constructor(
     readonly options: GroupOptions,
@@ -196,6 +203,19 @@ export class Group implements GroupApi {
     if (this.regossipTimer) this.env.clock.cancelTimer(this.regossipTimer);
   }
 
+  /**
+   * The group's store failed: the group stops at once (no timer, message or job of it runs on,
+   * nothing more is sent), says so in an error line naming the database and the operation, and
+   * keeps the failure for whoever asks why (the node refuses the group to JSON-RPC).
+   */
+  fail(failure: StorageFailure): void {
+    if (this.failure) return;
+    this.failure = failure;
+    this.stop();
+    this.env.log.write('error', this.env.clock.now(), logLines.storageFailure(this.groupId, failure.operation, failure.location, failure.message));
+    this.trace('storage-failed', { operation: failure.operation, location: failure.location, error: failure.message });
+  }
+
   // --- configuration -------------------------------------------------------------------
 
   async configFor(number: number): Promise<HeightConfig> {
@@ -214,23 +234,50 @@ export class Group implements GroupApi {
 
   /** Group members (sealers and observers) other than this node that we have a connection to. */
   connectedPeers(onlySealers = false): NodeId[] {
+    const sets = this.members();
+    const members = onlySealers ? sets.sealers : sets.all;
+    return this.env.transport.connectedPeers().filter((p) => p !== this.nodeId && members.has(p));
+  }
+
+  /** Member sets of `next`, for connectedPeers and the inbound filter. */
+  private memberSets: { config: HeightConfig; sealers: Set<string>; all: Set<string> } | undefined;
+
+  private members(): { sealers: Set<string>; all: Set<string> } {
     let sets = this.memberSets;
     if (sets?.config !== this.next) {
       sets = { config: this.next, sealers: new Set(this.next.sealers), all: new Set([...this.next.sealers, ...this.next.observers]) };
       this.memberSets = sets;
     }
-    const members = onlySealers ? sets.sealers : sets.all;
-    return this.env.transport.connectedPeers().filter((p) => p !== this.nodeId && members.has(p));
+    return sets;
   }
 
-  /** Member sets of `next`, for connectedPeers. */
-  private memberSets: { config: HeightConfig; sealers: Set<string>; all: Set<string> } | undefined;
+  private dropFromStranger(from: NodeId, module: ModuleName): void {
+    this.counters.nonMemberMessages++;
+    const now = this.env.clock.now();
+    let entry = this.strangers.get(from);
+    if (entry === undefined) {
+      // bounded: a flood of identities cannot grow it past this
+      if (this.strangers.size >= 256) this.strangers.clear();
+      entry = { loggedAt: -Infinity, dropped: 0, modules: new Set() };
+      this.strangers.set(from, entry);
+    }
+    entry.dropped++;
+    entry.modules.add(module);
+    if (now - entry.loggedAt < STRANGER_LOG_INTERVAL_MS) return;
+    this.log('warning', logLines.nonMemberDropped(this.groupId, from, [...entry.modules].join('|'), entry.dropped));
+    this.trace('non-member-dropped', { from, modules: [...entry.modules].join('|'), dropped: entry.dropped });
+    entry.loggedAt = now;
+    entry.dropped = 0;
+    entry.modules.clear();
+  }
 
   send(to: NodeId, module: ModuleName, payload: Uint8Array): void {
+    if (this.failure) return;
     if (to !== this.nodeId) this.env.transport.send(to, encodeFrame(this.groupId, module, payload));
   }
 
   broadcast(module: ModuleName, payload: Uint8Array, onlySealers = false): void {
+    if (this.failure) return;
     const frame = encodeFrame(this.groupId, module, payload);
     for (const peer of this.connectedPeers(onlySealers)) this.env.transport.send(peer, frame);
   }
@@ -245,13 +292,36 @@ export class Group implements GroupApi {
 
   // --- inbound -------------------------------------------------------------------------
 
-  /** A frame for this group from a peer. */
-  onFrame(from: NodeId, module: ModuleName, payload: Uint8Array): Promise<void> {
+  /** Whether `nodeId` is in this group's sealer or observer list for the next block. */
+  isMember(nodeId: NodeId): boolean {
+    return this.members().all.has(nodeId);
+  }
+
+  /**
+   * A frame for this group from a peer. Consensus and sync messages (status, block requests and
+   * blocks, transactions) are taken only from the nodes in the group's sealer and observer lists
+   * (FISCO: the p2p service's group node list and SyncMsgEngine's "Drop unknown peer" checks); a
+   * node outside them, one merely certified by the chain's CA (the SDK certificate, a node not yet
+   * added), is dropped with a rate-limited warning. A node being added is heard from the block
+   * that adds it.
+   */
+  onFrame(from: NodeId, module: ModuleName, payload: Uint8Array): Promise<void> | undefined {
+    if (this.stopped) return undefined;
+    if (!this.isMember(from)) {
+      this.dropFromStranger(from, module);
+      return undefined;
+    }
     return this.queue.run(async () => {
       if (this.stopped) return;
       const now = this.env.clock.now();
-      if (module === 'sync') return this.onSyncMessage(from, payload, now);
-      return this.consensus.onMessage(from, module, payload, now);
+      try {
+        if (module === 'sync') return await this.onSyncMessage(from, payload, now);
+        return await this.consensus.onMessage(from, module, payload, now);
+      } catch (error) {
+        // the failure stopped the group and was reported where it happened
+        if (error instanceof StorageFailure && this.failure) return;
+        throw error;
+      }
     });
   }
 

@@ -43,7 +43,7 @@ export {
   mutationsProblem,
   type MutationName,
 } from './message-mutation.js';
-export { PbftDriver, MIN_BLOCK_INTERVAL_MS, EMPTY_BLOCK_TIMEOUT_MS, RESEND_INTERVAL_MS } from './pbft-driver.js';
+export { PbftDriver, MIN_BLOCK_INTERVAL_MS, EMPTY_BLOCK_TIMEOUT_MS, RESEND_INTERVAL_MS, PBFT_LOCK_KEY } from './pbft-driver.js';
 export { RaftDriver, RAFT_EMPTY_SEAL_INTERVAL_MS, RAFT_STATE_KEY, decodeRaftState } from './raft-driver.js';
 export { MODULE, encodeFrame, decodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
 export { MESSAGE_KINDS, messageKind } from './message-kind.js';

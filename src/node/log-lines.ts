@@ -20,6 +20,12 @@ export const logLines = {
   /** `blockTime`: when this node took the block, in ms since the epoch (FISCO's m_lastBlockTime). */
   raftReport: (group: number, number: number, sealer: number, hash: Uint8Array, txs: number, blockTime: number) =>
     `[g:${group}][CONSENSUS][RAFTENGINE][#reportBlock]^^^^^^^^Report Block,num=${number},sealer=${sealer},hash=${abridged(hash)},next=${number + 1},txNum=${txs},blockTime=${blockTime}`,
+  /** A group's store failed: the node stops (FISCO: "CommitBlock: storage exception" and raise(SIGTERM)). */
+  storageFailure: (group: number, operation: string, location: string, error: string) =>
+    `[g:${group}][STORAGE] storage failure, the group stops,operation=${operation},file=${location},error=${error}`,
+  /** Messages of a node in neither of the group's lists (FISCO's SyncMsgEngine "Drop unknown peer ..."). */
+  nonMemberDropped: (group: number, nodeId: string, modules: string, dropped: number) =>
+    `[g:${group}][SYNC] dropped messages from a node in neither the sealer nor the observer list,nodeID=${nodeId},modules=${modules},dropped=${dropped}`,
   syncApplied: (group: number, number: number, hash: Uint8Array, peer: string) =>
     `[g:${group}][SYNC]Download block commit succ,number=${number},hash=${abridged(hash)},peer=${abridged(peer)}`,
 };

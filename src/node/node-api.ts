@@ -15,8 +15,10 @@ export interface NodeApi {
   clientVersion(): ClientVersion;
   /** Ids of the groups whose ledger this node keeps, ascending. */
   groupIds(): number[];
-  /** The group, or undefined when this node keeps no ledger for it (RPC error -40001). */
+  /** The group, or undefined when this node keeps no ledger for it (RPC error -40001) or the group stopped. */
   group(groupId: number): GroupApi | undefined;
+  /** Why a group this node kept has stopped (its storage failed), or undefined; JSON-RPC answers with it instead of data. */
+  stoppedGroup?(groupId: number): string | undefined;
   /** Connected p2p peers. */
   peers(): PeerInfo[];
 }

@@ -4,6 +4,7 @@ import { SimulatedSigner, SuiteSigner, type ConsensusSigner } from '../consensus
 import type { CryptoSuite, KeyPair } from '../crypto/index.js';
 import type { ExecutionMemo } from '../exec/index.js';
 import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
+import { FailStopStore, type StorageFailure } from '../storage/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
 import { Group } from './group.js';
 import { logLines } from './log-lines.js';
@@ -49,6 +50,12 @@ export interface NodeOptions {
   readonly executionMemo?: ExecutionMemo;
   /** Simulation and fault tests only: this node starts byzantine in these PBFT groups, by group id (see setBehaviour). */
   readonly byzantine?: Readonly<Record<number, ByzantineBehaviour>>;
+  /**
+   * A group's store failed (an I/O error, a full disk): the group has already stopped and logged
+   * it; the process should now stop as FISCO's does (it raises SIGTERM on a failed block or PBFT
+   * backup write). Called once per failed group.
+   */
+  readonly onStorageFailure?: (groupId: number, failure: StorageFailure) => void;
 }
 
 /**
@@ -58,6 +65,7 @@ export interface NodeOptions {
 export class Node implements NodeApi {
   readonly nodeId: string;
   private readonly groups = new Map<number, Group>();
+  private readonly failures = new Map<number, StorageFailure>();
   private heartbeatTimer: TimerHandle | undefined;
   private stopped = false;
 
@@ -76,9 +84,11 @@ export class Node implements NodeApi {
     for (const genesis of options.groups) {
       const factory = factories[genesis.consensusType];
       if (!factory) throw new Error(`group ${genesis.groupId}: no consensus engine for "${genesis.consensusType}"`);
+      // fail-stop: the first failing read or write stops the group before its caller goes on
+      const store = new FailStopStore(await options.env.storage.open(`group${genesis.groupId}`), (failure) => node.storageFailed(genesis.groupId, failure));
       const group = await Group.open({
         env: options.env,
-        store: await options.env.storage.open(`group${genesis.groupId}`),
+        store,
         genesis,
         suite: options.suite,
         version: options.version,
@@ -102,6 +112,20 @@ export class Node implements NodeApi {
     const mode = this.options.consensusSignatures ?? 'real';
     if (mode === 'real') return new SuiteSigner(this.options.suite, this.options.key);
     return new SimulatedSigner((d) => this.options.suite.hash(d), mode.simulated, this.options.key.publicKey);
+  }
+
+  /** A group's store failed: stop the group (it logs why), refuse it to clients, tell the host. */
+  private storageFailed(groupId: number, failure: StorageFailure): void {
+    if (this.failures.has(groupId)) return;
+    this.failures.set(groupId, failure);
+    this.groups.get(groupId)?.fail(failure);
+    this.options.onStorageFailure?.(groupId, failure);
+  }
+
+  /** Why a group this node keeps has stopped (its store failed), or undefined while it runs. */
+  stoppedGroup(groupId: number): string | undefined {
+    const failure = this.failures.get(groupId);
+    return failure === undefined ? undefined : `group ${groupId} stopped after a storage failure (${failure.message})`;
   }
 
   private onReceive(from: NodeId, frame: Uint8Array): Promise<void> | undefined {
@@ -163,8 +187,9 @@ export class Node implements NodeApi {
     return [...this.groups.keys()].sort((a, b) => a - b);
   }
 
+  /** The group, or undefined when this node keeps no ledger for it or its store failed. */
   group(groupId: number): GroupApi | undefined {
-    return this.groups.get(groupId);
+    return this.failures.has(groupId) ? undefined : this.groups.get(groupId);
   }
 
   peers(): PeerInfo[] {

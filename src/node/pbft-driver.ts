@@ -35,7 +35,9 @@ export const EMPTY_BLOCK_TIMEOUT_MS = 1000;
 /** How often a sealer re-sends its latest messages of the round (see Pbft.resend). */
 export const RESEND_INTERVAL_MS = 1000;
 
-const LOCK_KEY = new TextEncoder().encode('c/pbft/lock');
+/** Where a PBFT sealer keeps the block it is locked on (FISCO's PBFT backup database). */
+export const PBFT_LOCK_KEY = new TextEncoder().encode('c/pbft/lock');
+const LOCK_KEY = PBFT_LOCK_KEY;
 const ZERO_HASH = new Uint8Array(32);
 const EMPTY_CACHE: PbftCacheEntry = { blockHash: toHex(ZERO_HASH), height: -1, idx: 65535, view: 0 };
 

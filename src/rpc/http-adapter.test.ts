@@ -233,32 +233,120 @@ describe('the HTTP server against slow and greedy clients', async () => {
     }
   });
 
-  it('closes connections over the limit and keeps serving the others', async () => {
-    const server = await startHttpServer(h.service, { port: 0, maxConnections: 3 });
-    const idle = await Promise.all(
-      [0, 1, 2].map(
-        () =>
-          new Promise<ReturnType<typeof connect>>((resolve) => {
-            const s = connect(server.port, '127.0.0.1', () => resolve(s));
-            s.on('error', () => undefined);
-          }),
-      ),
-    );
-    try {
-      const fourth = await new Promise<string>((resolve) => {
-        const s = connect(server.port, '127.0.0.1', () => s.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n${JSON.stringify(getBlockNumber)}`));
-        let data = '';
-        s.on('data', (d: Buffer) => (data += d.toString()));
-        s.on('error', () => resolve(data === '' ? 'refused' : data));
-        s.on('close', () => resolve(data === '' ? 'refused' : data));
+  /** A connection that may send `first`, and a promise of its close. */
+  const openSocket = (port: number, first?: string) =>
+    new Promise<{ socket: ReturnType<typeof connect>; gone: Promise<void> }>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        if (first !== undefined) socket.write(first);
+        resolve({ socket, gone });
       });
-      expect(fourth).toBe('refused');
-      idle[0]!.destroy();
-      await new Promise((r) => setTimeout(r, 100));
-      const res = await fetch(server.url, { method: 'POST', body: JSON.stringify(getBlockNumber) });
-      expect(await res.json()).toMatchObject({ result: '0x0' });
+      const gone = new Promise<void>((done) => socket.on('close', () => done()));
+      socket.on('error', () => undefined);
+      socket.resume();
+    });
+  const rawRequest = (port: number) =>
+    new Promise<string>((resolve) => {
+      const body = JSON.stringify(getBlockNumber);
+      const s = connect(port, '127.0.0.1', () => s.write(`POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`));
+      let data = '';
+      s.on('data', (d: Buffer) => (data += d.toString()));
+      s.on('error', () => resolve(data === '' ? 'refused' : data));
+      s.on('close', () => resolve(data === '' ? 'refused' : data));
+    });
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('past maxConnections the oldest silent connection makes room: a complete request is served', async () => {
+    const server = await startHttpServer(h.service, { port: 0, maxConnections: 3 });
+    const idle = [await openSocket(server.port), await openSocket(server.port), await openSocket(server.port)];
+    try {
+      expect(await rawRequest(server.port)).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"result":"0x0"/);
+      await idle[0]!.gone;
+      expect(idle.map((s) => s.socket.destroyed)).toEqual([true, false, false]);
+      expect(server.stats()).toMatchObject({ closedSilent: 1, closedIncomplete: 0, closedIdle: 0, closedNewcomers: 0 });
     } finally {
-      for (const s of idle) s.destroy();
+      for (const s of idle) s.socket.destroy();
+      await server.close();
+    }
+  });
+
+  it('then the slowest incomplete request, then the oldest idle keep-alive connection', async () => {
+    const logs: string[] = [];
+    const server = await startHttpServer(h.service, { port: 0, maxConnections: 3, log: (m) => logs.push(m) });
+    // a keep-alive connection that was answered once, then two incomplete requests: 20 bytes in a second, and 500 at once
+    const kept = await openSocket(server.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${JSON.stringify(getBlockNumber).length}\r\n\r\n${JSON.stringify(getBlockNumber)}`);
+    await pause(100);
+    const slow = await openSocket(server.port, 'POST / HTTP/1.1\r\nHost:');
+    const fast = await openSocket(server.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n${'{'.repeat(450)}`);
+    await pause(300);
+    // each request stays open, answered (a keep-alive connection newer than `kept`)
+    const later: Array<ReturnType<typeof connect>> = [];
+    const request = async () => {
+      const { socket } = await openSocket(server.port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${JSON.stringify(getBlockNumber).length}\r\n\r\n${JSON.stringify(getBlockNumber)}`);
+      later.push(socket);
+      return new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString())));
+    };
+    try {
+      expect(await request()).toMatch(/^HTTP\/1\.1 200 OK/);
+      await slow.gone;
+      expect([kept.socket.destroyed, fast.socket.destroyed]).toEqual([false, false]);
+      expect(await request()).toMatch(/^HTTP\/1\.1 200 OK/);
+      await fast.gone;
+      expect(kept.socket.destroyed).toBe(false);
+      expect(await request()).toMatch(/^HTTP\/1\.1 200 OK/);
+      await kept.gone;
+      expect(later.map((l) => l.destroyed)).toEqual([false, false, false]);
+      expect(server.stats()).toMatchObject({ closedSilent: 0, closedIncomplete: 2, closedIdle: 1, closedNewcomers: 0 });
+      expect(logs).toHaveLength(1);
+      expect(logs[0]).toMatch(/^\[RPC\] too many connections \(limit 3\): closed 1 to make room/);
+    } finally {
+      for (const l of later) l.destroy();
+      for (const s of [kept, slow, fast]) s.socket.destroy();
+      await server.close();
+    }
+  });
+
+  it('never closes a connection whose complete request is being answered: a newcomer past the limit goes instead', async () => {
+    const slowService = { handle: (body: string) => pause(400).then(() => h.service.handle(body)) } as unknown as typeof h.service;
+    const server = await startHttpServer(slowService, { port: 0, maxConnections: 2 });
+    try {
+      const answers = Promise.all([rawRequest(server.port), rawRequest(server.port)]);
+      await pause(150);
+      expect(await rawRequest(server.port)).toBe('refused');
+      for (const a of await answers) expect(a).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"result":"0x0"/);
+      expect(server.stats()).toMatchObject({ closedNewcomers: 1, closedSilent: 0 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with 300 hostile connections held open (re-opened as they close) past a limit of 200, every request of a normal client succeeds', async () => {
+    const server = await startHttpServer(h.service, { port: 0, maxConnections: 200 });
+    let stopped = false;
+    const sockets = new Set<ReturnType<typeof connect>>();
+    const hostile = () => {
+      if (stopped) return;
+      const socket = connect(server.port, '127.0.0.1');
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        setImmediate(hostile);
+      });
+    };
+    for (let i = 0; i < 300; i++) hostile();
+    try {
+      await pause(300);
+      let ok = 0;
+      for (let i = 0; i < 50; i++) {
+        const res = await fetch(server.url, { method: 'POST', body: JSON.stringify(getBlockNumber), signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+        if (res && ((await res.json()) as { result?: string }).result === '0x0') ok++;
+      }
+      expect(ok).toBe(50);
+      expect(server.stats().connections).toBeLessThanOrEqual(201);
+      expect(server.stats().closedSilent).toBeGreaterThan(100);
+    } finally {
+      stopped = true;
+      for (const s of sockets) s.destroy();
       await server.close();
     }
   });

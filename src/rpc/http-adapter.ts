@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { DEFAULT_BODY_LIMIT, payloadTooLarge, refuseRoute, type HttpAnswer } from './http-exchange.js';
 import type { RpcService } from './rpc-service.js';
 
@@ -21,8 +21,27 @@ export interface HttpServerOptions extends HttpHandlerOptions {
   readonly requestTimeoutMs?: number;
   /** The request line and headers must arrive within this time (default: the request timeout). */
   readonly headersTimeoutMs?: number;
-  /** Open connections at most (default unlimited); more are closed as they arrive. */
+  /**
+   * Open connections at most (default unlimited). Past it, to make room for the newcomer, the
+   * server closes first the oldest connection that has sent nothing, then the slowest one with a
+   * request still arriving, then the oldest idle keep-alive one; never one whose request is
+   * complete and being answered. So strangers holding connections open cannot keep complete
+   * requests out.
+   */
   readonly maxConnections?: number;
+  /** Where a warning goes when connections are closed under pressure (at most one line a minute). */
+  readonly log?: (message: string) => void;
+}
+
+/** Connections closed under pressure, by what they were doing. */
+export interface HttpPressureStats {
+  /** Open now. */
+  readonly connections: number;
+  readonly closedSilent: number;
+  readonly closedIncomplete: number;
+  readonly closedIdle: number;
+  /** Newcomers closed because every other connection was answering a request. */
+  readonly closedNewcomers: number;
 }
 
 /** A listening JSON-RPC HTTP server. */
@@ -34,6 +53,8 @@ export interface RpcHttpServer {
   readonly url: string;
   /** Stop listening and close every connection, idle keep-alive ones included. */
   close(): Promise<void>;
+  /** Connections open and closed under pressure. */
+  stats(): HttpPressureStats;
 }
 
 function send(res: ServerResponse, answer: HttpAnswer): void {
@@ -96,6 +117,117 @@ export function createHttpHandler(service: RpcService, options: HttpHandlerOptio
   };
 }
 
+/** What a connection is doing, for choosing whom to close under pressure. */
+interface Connection {
+  readonly socket: Socket;
+  /** When it opened, or when its last response went out. */
+  since: number;
+  /** socket.bytesRead when its last response went out (0 before any). */
+  bytesAtIdle: number;
+  /** Requests answered on it. */
+  served: number;
+  /** A complete request is being answered: never closed for room. */
+  answering: boolean;
+}
+
+/**
+ * Tracks every connection of an HTTP server and, past `max`, closes one to make room: the oldest
+ * silent one (nothing ever sent), else the slowest incomplete one (fewest bytes per second of its
+ * request so far), else the oldest idle keep-alive one; else (all are answering) the newcomer.
+ */
+class ConnectionGuard {
+  private readonly open = new Map<Socket, Connection>();
+  private closedSilent = 0;
+  private closedIncomplete = 0;
+  private closedIdle = 0;
+  private closedNewcomers = 0;
+  private loggedAt = -Infinity;
+  private unlogged = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly log: ((message: string) => void) | undefined,
+  ) {}
+
+  onConnection(socket: Socket): void {
+    const connection: Connection = { socket, since: Date.now(), bytesAtIdle: 0, served: 0, answering: false };
+    this.open.set(socket, connection);
+    socket.once('close', () => this.open.delete(socket));
+    if (this.open.size > this.max) this.makeRoom(connection);
+  }
+
+  /** A request has fully arrived on `socket` and is being answered. */
+  answering(socket: Socket): void {
+    const c = this.open.get(socket);
+    if (c) c.answering = true;
+  }
+
+  /** The answer went out: the connection is idle (keep-alive) again. */
+  answered(socket: Socket): void {
+    const c = this.open.get(socket);
+    if (!c) return;
+    c.answering = false;
+    c.served++;
+    c.since = Date.now();
+    c.bytesAtIdle = socket.bytesRead;
+  }
+
+  stats(): HttpPressureStats {
+    return {
+      connections: this.open.size,
+      closedSilent: this.closedSilent,
+      closedIncomplete: this.closedIncomplete,
+      closedIdle: this.closedIdle,
+      closedNewcomers: this.closedNewcomers,
+    };
+  }
+
+  private makeRoom(newcomer: Connection): void {
+    const now = Date.now();
+    let silent: Connection | undefined;
+    let slowest: { c: Connection; rate: number } | undefined;
+    let idle: Connection | undefined;
+    for (const c of this.open.values()) {
+      // the newcomer has had no chance to send yet: it goes only when nothing else may
+      if (c.answering || c === newcomer) continue;
+      const arrived = c.socket.bytesRead - c.bytesAtIdle;
+      if (arrived === 0) {
+        // map order is age order: the first silent one is the oldest
+        if (c.served === 0) silent ??= c;
+        else idle ??= c;
+        continue;
+      }
+      const rate = arrived / Math.max(1, now - c.since);
+      if (slowest === undefined || rate < slowest.rate) slowest = { c, rate };
+    }
+    let victim: Connection;
+    if (silent !== undefined) {
+      victim = silent;
+      this.closedSilent++;
+    } else if (slowest !== undefined) {
+      victim = slowest.c;
+      this.closedIncomplete++;
+    } else if (idle !== undefined) {
+      victim = idle;
+      this.closedIdle++;
+    } else {
+      victim = newcomer;
+      this.closedNewcomers++;
+    }
+    this.open.delete(victim.socket);
+    victim.socket.destroy();
+    this.unlogged++;
+    if (this.log && now - this.loggedAt >= 60_000) {
+      this.loggedAt = now;
+      const s = this.stats();
+      this.log(
+        `[RPC] too many connections (limit ${this.max}): closed ${this.unlogged} to make room (so far: silent ${s.closedSilent}, incomplete ${s.closedIncomplete}, idle ${s.closedIdle}, newcomers ${s.closedNewcomers})`,
+      );
+      this.unlogged = 0;
+    }
+  }
+}
+
 /** Serve the service over HTTP; resolves once listening. */
 export async function startHttpServer(service: RpcService, options: HttpServerOptions = {}): Promise<RpcHttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -110,7 +242,14 @@ export async function startHttpServer(service: RpcService, options: HttpServerOp
     createHttpHandler(service, options),
   );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
-  if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
+  // Node's own maxConnections closes every newcomer past the limit, complete requests included
+  const guard = new ConnectionGuard(options.maxConnections ?? Number.POSITIVE_INFINITY, options.log);
+  server.on('connection', (socket: Socket) => guard.onConnection(socket));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    req.once('end', () => guard.answering(socket));
+    res.once('finish', () => guard.answered(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8545, host, () => {
@@ -125,6 +264,7 @@ export async function startHttpServer(service: RpcService, options: HttpServerOp
     host,
     port,
     url: `http://${urlHost}:${port}/`,
+    stats: () => guard.stats(),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

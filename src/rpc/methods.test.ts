@@ -281,6 +281,20 @@ describe('node and group information', () => {
     expect((await h.rpc('sendRawTransaction', [2, 'f8'])).error?.code).toBe(-40009);
   });
 
+  it('a group whose store failed answers nothing from memory: -32603 saying why, for every group method', async () => {
+    const h = await rpcHarness();
+    expect(await h.result('getBlockNumber', [1])).toBe('0x0');
+    const node = h.node as unknown as { group: (id: number) => unknown; stoppedGroup: (id: number) => string | undefined };
+    node.group = () => undefined;
+    node.stoppedGroup = (id) => (id === 1 ? 'group 1 stopped after a storage failure (write of /n/data/group1 failed: EIO)' : undefined);
+    for (const method of ['getBlockNumber', 'getSyncStatus', 'getPendingTxSize']) {
+      const { error } = await h.rpc(method, [1]);
+      expect(error?.code).toBe(-32603);
+      expect(error?.message).toMatch(/^INTERNAL ERROR: group 1 stopped after a storage failure \(write of \/n\/data\/group1 failed: EIO\); the node is stopping$/);
+    }
+    expect((await h.rpc('getBlockNumber', [2])).error?.code).toBe(-40001);
+  });
+
   it('call: -40006 without from; -32602 for a malformed request object', async () => {
     const h = await rpcHarness();
     const to = `0x${'11'.repeat(20)}`;

@@ -337,6 +337,9 @@ export async function invokeMethod(node: NodeApi, name: string, spec: MethodSpec
   }
   const groupId = groupIdParam(args[0]);
   const group = node.group(groupId);
+  const stopped = group ? undefined : node.stoppedGroup?.(groupId);
+  // a group whose store failed answers nothing from what it holds in memory
+  if (stopped !== undefined) throw rpcError('internalError', `${stopped}; the node is stopping`);
   if (!group) throw rpcError('groupNotFound', `this node keeps no group ${groupId} (its groups: ${node.groupIds().join(', ') || 'none'})`);
   if (group.membership() === 'none') {
     throw rpcError('notInGroup', `this node keeps group ${groupId}'s ledger but is neither sealer nor observer of it`);

@@ -68,3 +68,4 @@ export {
   type PeerAddress,
 } from './real/tls-transport.js';
 export { FileLogSink, logFileName, type FileLogSinkOptions } from './real/file-log-sink.js';
+export { PendingHandshakes } from './connections/index.js';

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fromHex, toHexNoPrefix } from '../codec/index.js';
 import { encodeFunctionCall } from '../abi/index.js';
 import { keccak256 } from '../crypto/index.js';
+import { encodeFrame, type Node } from '../node/index.js';
+import { encodeSyncMessage } from '../sync/index.js';
 import { cluster } from './sim-cluster.js';
 
 const lan = { latency: { kind: 'uniform' as const, minMs: 2, maxMs: 20 } };
@@ -80,5 +82,68 @@ describe('FISCO log lines (simulated)', () => {
     const reports = of('node2').filter((l) => l.includes('^^^^^^^^Report,'));
     expect(reports.length).toBe(c.group('node2')!.counters.blocksByConsensus);
     expect(reports[0]).toMatch(/\[g:1\]\[CONSENSUS\]\[PBFT\]\^{8}Report,num=1,sealerIdx=\d,hash=[0-9a-f]{8}\.\.\.,next=2,tx=\d+,nodeIdx=\d$/);
+  });
+});
+
+describe('a node in neither list (FISCO: a free node; an SDK certificate used as a node identity)', () => {
+  it('gets no blocks, cannot steer sync with a forged status, is logged once a minute; added as an observer it syncs', async () => {
+    const c = cluster({ seed: 'strangers', sealers: 4, spare: 1, network: lan });
+    const spare = 'node4';
+    const g = (n: string) => c.group(n)!;
+    // an intruder that speaks the wire itself: a forged status claiming height 2^40 and block requests
+    const intruderId = 'ab'.repeat(64);
+    const received: Uint8Array[] = [];
+    let sent = 0;
+    let send: (to: string, frame: Uint8Array) => void = () => undefined;
+    c.sim.addNode(
+      'intruder',
+      (env) => {
+        env.transport.onReceive((_from, frame) => void received.push(frame));
+        send = (to, frame) => env.transport.send(to, frame);
+        return undefined as unknown as Node;
+      },
+      { nodeId: intruderId },
+    );
+    c.startHelloWorldLoad(5, 12_000);
+    for (const t of [...Array.from({ length: 22 }, (_, i) => 1_000 + i * 500), 61_500]) {
+      c.sim.at(t, () => {
+        const status = { number: 2 ** 40, genesisHash: g('node0').genesisHash, latestHash: new Uint8Array(32).fill(7) };
+        if (t < 12_000) sent += 8;
+        for (const id of c.ids.slice(0, 4)) {
+          send(id, encodeFrame(1, 'sync', encodeSyncMessage({ type: 'status', status })));
+          send(id, encodeFrame(1, 'sync', encodeSyncMessage({ type: 'reqBlocks', from: 1, count: 5 })));
+        }
+      });
+    }
+    await c.sim.run({ until: 12_500 });
+    expect(g('node0').blockNumber()).toBeGreaterThan(5);
+    expect(sent).toBe(22 * 8);
+    // the free node stays where it was; nothing was sent back to the intruder
+    expect(g(spare).blockNumber()).toBe(0);
+    expect(received).toEqual([]);
+    for (const n of ['node0', 'node1', 'node2', 'node3']) {
+      const status = g(n).syncStatus();
+      expect(status.isSyncing).toBe(false);
+      expect(status.knownHighestNumber).toBeLessThan(1_000);
+      expect(status.peers.map((p) => p.nodeId)).not.toContain(intruderId);
+      expect(g(n).counters.nonMemberMessages).toBeGreaterThan(40);
+    }
+    // one warning per sender per minute, however many messages
+    const drops = (node: string, id: string) => c.logs.filter((l) => l.node === node && l.line.includes(`dropped messages from a node in neither the sealer nor the observer list,nodeID=${id}`));
+    expect(drops('node0', intruderId)).toHaveLength(1);
+    expect(drops('node0', intruderId)[0]!.line).toMatch(/^warning\|.*\[g:1\]\[SYNC\] dropped messages .*,modules=sync,dropped=1$/);
+    expect(drops('node0', c.ids[4]!)).toHaveLength(1);
+    await c.sim.run({ until: 62_000 });
+    expect(drops('node0', intruderId)).toHaveLength(2);
+    // the second line counts the 43 held back since the first and the one that brings it
+    expect(drops('node0', intruderId)[1]!.line).toMatch(/,modules=sync,dropped=44$/);
+
+    // once the Consensus precompile lists it, its requests are answered and it catches up
+    const tx = c.client.build({ to: CONSENSUS, data: encodeFunctionCall('addObserver(string)', [c.ids[4]!], keccak256), blockLimit: BigInt(g('node0').blockNumber() + 500) });
+    expect((await c.submit('node0', tx.raw))?.accepted).toBe(true);
+    await c.sim.run({ until: 72_000 });
+    expect(g(spare).membership()).toBe('observer');
+    expect(g(spare).blockNumber()).toBe(g('node0').blockNumber());
+    await c.checkAgreement(['node0', 'node1', 'node2', 'node3', spare]);
   });
 });

@@ -35,6 +35,36 @@ export interface KvStoreFactory {
   open(name: string): Promise<KvStore>;
 }
 
+/** A store used wrongly or after it was closed (a bug or a shutdown), not a failing disk. */
 export class StorageError extends Error {
-  override readonly name = 'StorageError';
+  override readonly name: string = 'StorageError';
+}
+
+/** What a store was doing when the disk or the database under it failed. */
+export type StorageOperation = 'open' | 'read' | 'write' | 'sync';
+
+/**
+ * The disk or the database under a store failed (an I/O error, a full disk, a corrupted or
+ * locked database): what the store holds on disk is no longer known, so nothing may go on using
+ * it. `location` names the database (for LevelDB its directory; the cause's text often names the
+ * file inside it).
+ */
+export class StorageFailure extends StorageError {
+  override readonly name = 'StorageFailure';
+  constructor(
+    readonly location: string,
+    readonly operation: StorageOperation,
+    cause: unknown,
+  ) {
+    super(`${operation} of ${location} failed: ${causeText(cause)}`, { cause });
+  }
+}
+
+function causeText(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  // classic-level wraps LevelDB's status ("IO error: …/000005.log: No space left on device") in `cause`
+  const inner = (cause as { cause?: unknown }).cause;
+  const text = inner instanceof Error && inner.message && !cause.message.includes(inner.message) ? `${cause.message}: ${inner.message}` : cause.message;
+  const code = (cause as NodeJS.ErrnoException).code;
+  return code && !text.includes(code) ? `${code}: ${text}` : text;
 }

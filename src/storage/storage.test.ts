@@ -1,10 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { KvStore } from './kv-store.js';
+import { StorageError, StorageFailure, type KvStore } from './kv-store.js';
 import { LevelStore, LevelStoreFactory } from './level-store.js';
 import { MemoryStore, MemoryStoreFactory } from './memory-store.js';
+import { FailStopStore } from './fail-stop-store.js';
+import { FaultyStore } from './faulty-store.js';
 
 const b = (s: string) => new TextEncoder().encode(s);
 const s = (x: Uint8Array | undefined) => (x ? new TextDecoder().decode(x) : undefined);
@@ -118,11 +120,85 @@ describe('LevelStore', () => {
     await second.close();
   });
 
-  it('explains why a store cannot be opened', async () => {
+  it('explains why a store cannot be opened: a StorageFailure naming the directory and the operation', async () => {
     const dir = await tempDir();
     const held = await LevelStore.open(dir);
-    await expect(LevelStore.open(dir)).rejects.toThrowError(`cannot open LevelDB at ${dir}`);
+    const refused = await LevelStore.open(dir).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StorageFailure);
+    expect(refused).toMatchObject({ operation: 'open', location: dir });
+    expect((refused as Error).message).toMatch(new RegExp(`^open of ${dir} failed: .*lock`, 'i'));
     await held.close();
     await expect(new LevelStoreFactory(dir).open('../escape')).rejects.toThrowError('invalid store name');
+    // a file where the database's folder should be
+    const file = path.join(dir, 'a-file');
+    await writeFile(file, 'x');
+    await expect(LevelStore.open(file)).rejects.toMatchObject({ name: 'StorageFailure', operation: 'open', location: file });
+  });
+
+  it('its folder is created 0700 whatever the umask', async () => {
+    const dir = path.join(await tempDir(), 'data', 'group1');
+    const old = process.umask(0);
+    try {
+      await (await LevelStore.open(dir)).close();
+    } finally {
+      process.umask(old);
+    }
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it('use after close is a plain StorageError, not a failure of the disk', async () => {
+    const store = await LevelStore.open(await tempDir());
+    await store.close();
+    const error = await store.put(b('k'), b('v')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect(error).not.toBeInstanceOf(StorageFailure);
+  });
+});
+
+describe('FaultyStore and FailStopStore', () => {
+  it('a FaultyStore fails the call a fault names, then every write and sync, as a dead disk; the write is not applied', async () => {
+    const disk = new MemoryStore();
+    const store = new FaultyStore(disk, '/data/group1');
+    await store.put(b('a'), b('1'));
+    const fired = store.failNext({ when: (call) => call.operations.some((op) => s(op.key) === 'head') });
+    await store.put(b('b'), b('2'));
+    const error = await store.batch([{ type: 'put', key: b('head'), value: b('9') }], { sync: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageFailure);
+    expect(error).toMatchObject({ operation: 'write', location: '/data/group1', message: 'write of /data/group1 failed: EIO: input/output error (injected fault)' });
+    expect((await fired).sync).toBe(true);
+    expect(await disk.get(b('head'))).toBeUndefined();
+    await expect(store.sync()).rejects.toMatchObject({ operation: 'sync' });
+    await expect(store.put(b('c'), b('3'))).rejects.toBeInstanceOf(StorageFailure);
+    expect(s(await store.get(b('b')))).toBe('2');
+  });
+
+  it('a FailStopStore reports the first failure once, before its caller sees it, then refuses every operation with it', async () => {
+    const faulty = new FaultyStore(new MemoryStore(), '/data/group1');
+    const order: string[] = [];
+    const seen: StorageFailure[] = [];
+    const store = new FailStopStore(faulty, (f) => {
+      order.push('reported');
+      seen.push(f);
+    });
+    await store.put(b('a'), b('1'));
+    void faulty.failNext();
+    await store.put(b('b'), b('2')).catch(() => order.push('caller'));
+    expect(order).toEqual(['reported', 'caller']);
+    await expect(store.get(b('a'))).rejects.toBe(seen[0]);
+    await expect(store.sync()).rejects.toBe(seen[0]);
+    await expect(collect(store)).rejects.toBe(seen[0]);
+    expect(seen).toHaveLength(1);
+    expect(store.failure).toBe(seen[0]);
+  });
+
+  it('plain StorageErrors (use after close) pass a FailStopStore without stopping it', async () => {
+    const inner = new MemoryStore();
+    const reported: unknown[] = [];
+    const store = new FailStopStore(inner, (f) => reported.push(f));
+    await inner.close();
+    await expect(store.get(b('a'))).rejects.toThrow('store is closed');
+    inner.reopen();
+    expect(await store.get(b('a'))).toBeUndefined();
+    expect(reported).toEqual([]);
   });
 });

@@ -19,11 +19,11 @@ import {
   type ChainNode,
   said,
 } from './real-chain.js';
-import { blockHashes, killAndRecover } from './chain-checks.js';
+import { blockHashes } from './chain-checks.js';
 
-// One chain for the whole file: build, start, transactions, conformance, kill -9 of a follower
-// and of the leader under load, stop and restart. Steps run in order and share the chain.
-describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -9, stop_all.sh)', () => {
+// One chain for the whole file: build, start, transactions, the channel port, the console,
+// conformance, stop and restart. Steps run in order and share the chain.
+describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, stop_all.sh)', () => {
   let tmp: Awaited<ReturnType<typeof tempChainDir>>;
   let out: string;
   let ipDir: string;
@@ -164,9 +164,7 @@ describe.sequential('a real 4-node PBFT chain (build-chain, start_all.sh, kill -
     expect(result.code, said(result)).toBe(0);
   }, 130_000);
 
-  for (const role of ['a follower', 'the leader'] as const) {
-    it(`under load, kill -9 of ${role}: the others keep committing; after start.sh it catches up with its earlier blocks unchanged`, () => killAndRecover(client, contract, nodes, role), 180_000);
-  }
+  // kill -9 under load, freezes, two of four down, failing disks: test/real/faults.test.ts
 
   it('stop_all.sh leaves no process behind; after start_all.sh the heights are kept', async () => {
     const heights = await Promise.all(nodes.map((n) => blockNumber(n.rpcUrl)));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -22,6 +22,19 @@ describe('FileLogSink', () => {
     expect(logFileName(T0)).toBe('log_2019062616.37.log');
     expect(logFileName(Date.UTC(2020, 0, 2, 3, 4)), 'zero padded').toBe('log_2020010203.04.log');
     expect(logFileName(T0, 2)).toBe('log_2019062616.37.2.log');
+  });
+
+  it('under umask 000 the folder is 0700 and the files 0600 (a node\'s log is its user\'s alone)', () => {
+    const old = process.umask(0);
+    try {
+      const sink = new FileLogSink({ dir });
+      sink.write('info', T0, 'one');
+      sink.close();
+    } finally {
+      process.umask(old);
+    }
+    expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
+    expect((statSync(path.join(dir, 'log_2019062616.37.log')).mode & 0o777).toString(8)).toBe('600');
   });
 
   it('creates the directory and writes exact lines, each with the OS before write() returns', () => {

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { LogLevel, LogSink } from '../env.js';
 import { formatLogLine } from '../log-line.js';
@@ -62,6 +62,8 @@ export class FileLogSink implements LogSink {
   private file: string | undefined;
   private hour: string | undefined;
   private size = 0;
+  /** The log folder was set to 0700 (once per process, at the first file it opens). */
+  private dirModeSet = false;
   /** The hour in which opening or writing failed: lines are dropped until the hour changes, then opening is tried again. */
   private failedHour: string | undefined;
   private errorReported = false;
@@ -139,7 +141,12 @@ export class FileLogSink implements LogSink {
     this.flush();
     this.closeFile();
     try {
-      mkdirSync(this.options.dir, { recursive: true });
+      // a node's log is its user's alone (0700 folder, 0600 files), whatever the umask
+      mkdirSync(this.options.dir, { recursive: true, mode: 0o700 });
+      if (!this.dirModeSet) {
+        chmodSync(this.options.dir, 0o700);
+        this.dirModeSet = true;
+      }
       let sequence = 0;
       let file = path.join(this.options.dir, logFileName(time));
       // size rotation within the minute the full file was opened: the next free name
@@ -147,7 +154,8 @@ export class FileLogSink implements LogSink {
         sequence++;
         file = path.join(this.options.dir, logFileName(time, sequence));
       }
-      const fd = openSync(file, 'a');
+      const fd = openSync(file, 'a', 0o600);
+      fchmodSync(fd, 0o600);
       this.fd = fd;
       this.file = file;
       this.hour = hour;

@@ -109,6 +109,36 @@ const hex = (b: Uint8Array) => (b.length > 64 ? `${b.length} bytes, sha ${create
 const settled = (nodes: TestNode[], peers: number) => () =>
   nodes.every((n) => n.t.connectedPeers().length === peers && n.t.stats().sockets === peers);
 
+/** `count` plain TCP connections to `port` that send nothing, each re-opened as soon as it closes. */
+function holdConnections(port: number, count: number): { open(): number; closed(): number; stop(): void } {
+  let stopped = false;
+  let open = 0;
+  let closed = 0;
+  const sockets = new Set<ReturnType<typeof tcpConnect>>();
+  const one = () => {
+    if (stopped) return;
+    const socket = tcpConnect(port, '127.0.0.1');
+    sockets.add(socket);
+    socket.on('connect', () => open++);
+    socket.on('error', () => undefined);
+    socket.on('close', (hadConnected) => {
+      sockets.delete(socket);
+      if (hadConnected !== undefined) open = Math.max(0, open - 1);
+      closed++;
+      setImmediate(one);
+    });
+  };
+  for (let i = 0; i < count; i++) one();
+  return {
+    open: () => open,
+    closed: () => closed,
+    stop: () => {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
 const handles = () => {
   const counts: Record<string, number> = {};
   for (const r of process.getActiveResourcesInfo()) counts[r] = (counts[r] ?? 0) + 1;
@@ -288,21 +318,53 @@ describe('TlsTransport', () => {
     expect(a.t.connectedPeers()).toHaveLength(2);
   });
 
-  it('closes inbound connections past maxInbound as they arrive', async () => {
-    const capped = await startNode('node3', { maxInbound: 2 });
-    const open = (): Promise<{ socket: ReturnType<typeof tcpConnect>; closed: Promise<number> }> =>
-      new Promise((resolve) => {
-        const started = Date.now();
-        const socket = tcpConnect(capped.port, '127.0.0.1');
-        const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now() - started)));
-        socket.on('error', () => undefined);
-        socket.on('connect', () => resolve({ socket, closed }));
-      });
-    const held = [await open(), await open()];
-    const third = await open();
-    expect(await third.closed).toBeLessThan(500);
-    for (const h of held) h.socket.destroy();
-    await stopNode(capped);
+  it('250 silent connections held on its port (re-opened as they close) keep no peer out: a restarted peer is back at once', async () => {
+    // the flood's connections outlive the time a peer is given to get in (with connections and
+    // handshakes under one bound, as before, the peer waited for the strangers' deadline)
+    const target = await startNode('node3', { handshakeTimeoutMs: 2_000 });
+    const flood = holdConnections(target.port, 250);
+    await waitFor('the flood in place', () => flood.open() === 250 && target.t.stats().pendingInbound === 250);
+    const started = Date.now();
+    a.t.setPeers([addr(a), addr(b), addr(c), addr(target)]);
+    await waitFor('node0 to reach node3 through the flood', () => target.t.connectedPeers().includes(a.id), 3_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(target.t.stats().pendingEvicted).toBe(0);
+    // a stranger's silent connection is cut at the (short) handshake deadline, 2 s here
+    await waitFor('silent connections cut and re-opened', () => flood.closed() >= 250, 5_000);
+    flood.stop();
+    a.t.setPeers([addr(a), addr(b), addr(c)]);
+    await stopNode(target);
+    await waitFor('three nodes again', settled([a, b, c], 2));
+  });
+
+  it('past maxPendingInbound the oldest silent handshake makes room: the pending count stays bounded and a peer still gets in', async () => {
+    const target = await startNode('node3', { maxPendingInbound: 8 });
+    const flood = holdConnections(target.port, 40);
+    await waitFor('evictions', () => target.t.stats().pendingEvicted > 40, 3_000);
+    expect(target.t.stats().pendingInbound).toBeLessThanOrEqual(8);
+    b.t.setPeers([addr(a), addr(b), addr(c), addr(target)]);
+    await waitFor('node1 to reach node3 through the flood', () => target.t.connectedPeers().includes(b.id), 3_000);
+    expect(target.logs.filter((l) => l.startsWith('warning|[P2P][Host] too many connections in their handshake, the oldest silent one closed,'))).toHaveLength(1);
+    flood.stop();
+    b.t.setPeers([addr(a), addr(b), addr(c)]);
+    await stopNode(target);
+    await waitFor('three nodes again', settled([a, b, c], 2));
+  });
+
+  it('past maxInbound authenticated peers a stranger is refused, and a preferred peer takes the place of the oldest stranger', async () => {
+    const target = await startNode('node3', { maxInbound: 1, preferred: (id) => id === c.id });
+    a.t.setPeers([addr(a), addr(b), addr(c), addr(target)]);
+    await waitFor('node0 in', () => target.t.connectedPeers().includes(a.id));
+    b.t.setPeers([addr(a), addr(b), addr(c), addr(target)]);
+    await waitFor('node1 refused', () => target.t.stats().peersRefusedFull > 0);
+    expect(target.t.connectedPeers()).toEqual([a.id]);
+    expect(target.logs.some((l) => l.startsWith(`warning|[P2P][Host] connection refused,endpoint=127.0.0.1:`) && l.includes(`nodeID=${b.id},reason=1 inbound peers already`))).toBe(true);
+    c.t.setPeers([addr(a), addr(b), addr(c), addr(target)]);
+    await waitFor('node2, preferred, in; node0 out', () => target.t.connectedPeers().join() === c.id);
+    expect(target.t.stats().peersEvicted).toBe(1);
+    for (const n of [a, b, c]) n.t.setPeers([addr(a), addr(b), addr(c)]);
+    await stopNode(target);
+    await waitFor('three nodes again', settled([a, b, c], 2));
   });
 
   it('recognises its own address by certificate and never redials it', async () => {

@@ -2,6 +2,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { connect, createSecureContext, createServer, type DetailedPeerCertificate, type SecureContext, type Server, type TLSSocket } from 'node:tls';
 import type { LogLevel, NodeId, Transport } from '../env.js';
 import { encodeFrame, FrameDecoder } from './frame-decoder.js';
+import { PendingHandshakes } from '../connections/index.js';
 
 /** Limits and defaults of the p2p transport. */
 export const TLS_TRANSPORT_DEFAULTS = {
@@ -9,11 +10,14 @@ export const TLS_TRANSPORT_DEFAULTS = {
   maxFrameBytes: 100 * 1024 * 1024,
   sendQueueBytes: 64 * 1024 * 1024,
   reconnectMs: { min: 500, max: 10_000 },
-  handshakeTimeoutMs: 10_000,
+  /** Short: a peer sends its ClientHello at once and the handshake takes milliseconds; a connection that does not is a stranger's. */
+  handshakeTimeoutMs: 3_000,
   keepAliveMs: 5_000,
   idleTimeoutMs: 30_000,
-  /** Inbound connections at once, handshakes included (FISCO's max_nodes_limit of 100, with room for crossing dials). */
+  /** Authenticated inbound peers at once (FISCO's max_nodes_limit of 100, with room for crossing dials). */
   maxInbound: 200,
+  /** Inbound connections still in their TCP or TLS handshake, a bound of their own. */
+  maxPendingInbound: 512,
 } as const;
 
 /** The same refusal or failure from the same place is logged at most once in this window. */
@@ -50,10 +54,25 @@ export interface TlsTransportOptions {
   readonly sendQueueBytes?: number;
   /** Redial back-off per address: `min` doubling to `max`, ±25 % jitter; back to `min` after a connection that lasted `max`. Default 500..10000. */
   readonly reconnectMs?: { readonly min: number; readonly max: number };
-  /** TCP connect plus TLS handshake must finish within this. Default 10 s. */
+  /** TCP connect plus TLS handshake must finish within this, in both directions. Default 3 s. */
   readonly handshakeTimeoutMs?: number;
-  /** Inbound connections at once, handshakes included; more are closed as they arrive (default 200). */
+  /**
+   * Authenticated inbound peers at once (default 200). Past it a newcomer is refused, unless it is
+   * a preferred peer: then the oldest inbound peer that is not preferred makes room for it.
+   */
   readonly maxInbound?: number;
+  /**
+   * Inbound connections not yet authenticated (TCP accepted, TLS handshake not done) at once,
+   * counted apart from the peers (default 512). Past it the oldest that has sent nothing yet (a
+   * peer sends its ClientHello at once) is closed, or failing that the oldest, so a flood of idle
+   * connections never keeps a peer's handshake out.
+   */
+  readonly maxPendingInbound?: number;
+  /**
+   * Node ids never starved by strangers (the members of this node's groups): past `maxInbound`
+   * they still get in. Nodes reached at a configured address are preferred too.
+   */
+  readonly preferred?: (nodeId: NodeId) => boolean;
   /** A zero-length frame is sent on each connection this often (default 5 s). */
   readonly keepAliveMs?: number;
   /** A connection on which nothing arrived for this long is closed (default 30 s; half-open TCP). */
@@ -94,6 +113,13 @@ export interface TlsTransportStats {
   readonly handshakesRefused: number;
   /** Connections cut for a malformed stream (a frame over the limit). */
   readonly malformedStreams: number;
+  /** Inbound connections in their handshake now. */
+  readonly pendingInbound: number;
+  /** Inbound handshakes closed to make room past `maxPendingInbound`. */
+  readonly pendingEvicted: number;
+  /** Authenticated inbound peers closed to make room for a preferred one, and ones refused past `maxInbound`. */
+  readonly peersEvicted: number;
+  readonly peersRefusedFull: number;
   readonly addresses: ReadonlyArray<{
     readonly address: string;
     /** The node last reached at this address. */
@@ -209,8 +235,10 @@ export class TlsTransport implements Transport {
   private readonly peers = new Map<NodeId, Link>();
   /** Every TLS socket we hold, in any state. */
   private readonly links = new Set<Link>();
-  /** Inbound TCP sockets before their TLS handshake completes. */
+  /** Inbound TCP sockets, from accept until they close. */
   private readonly rawInbound = new Set<Socket>();
+  /** Inbound TCP sockets whose TLS handshake is not done. */
+  private readonly pending: PendingHandshakes;
   /** Where a node id was reached by dialing (a configured address), for peerAddress(). */
   private readonly learned = new Map<NodeId, string>();
   private readonly rateLimit = new Map<string, { until: number; suppressed: number }>();
@@ -225,6 +253,10 @@ export class TlsTransport implements Transport {
   private handshakesFailed = 0;
   private handshakesRefused = 0;
   private malformedStreams = 0;
+  private peersEvicted = 0;
+  private peersRefusedFull = 0;
+  private readonly maxInbound: number;
+  private readonly maxPendingInbound: number;
 
   private constructor(private readonly options: TlsTransportOptions) {
     this.maxFrameBytes = options.maxFrameBytes ?? TLS_TRANSPORT_DEFAULTS.maxFrameBytes;
@@ -233,6 +265,8 @@ export class TlsTransport implements Transport {
     this.handshakeTimeoutMs = options.handshakeTimeoutMs ?? TLS_TRANSPORT_DEFAULTS.handshakeTimeoutMs;
     this.keepAliveMs = options.keepAliveMs ?? TLS_TRANSPORT_DEFAULTS.keepAliveMs;
     this.idleTimeoutMs = options.idleTimeoutMs ?? TLS_TRANSPORT_DEFAULTS.idleTimeoutMs;
+    this.maxInbound = options.maxInbound ?? TLS_TRANSPORT_DEFAULTS.maxInbound;
+    this.maxPendingInbound = options.maxPendingInbound ?? TLS_TRANSPORT_DEFAULTS.maxPendingInbound;
     const positive = (name: string, value: number) => {
       if (!Number.isFinite(value) || value <= 0) throw new RangeError(`TlsTransport: ${name} must be a positive number (got ${String(value)})`);
     };
@@ -245,6 +279,15 @@ export class TlsTransport implements Transport {
     positive('handshakeTimeoutMs', this.handshakeTimeoutMs);
     positive('keepAliveMs', this.keepAliveMs);
     positive('idleTimeoutMs', this.idleTimeoutMs);
+    positive('maxInbound', this.maxInbound);
+    positive('maxPendingInbound', this.maxPendingInbound);
+    this.pending = new PendingHandshakes(this.maxPendingInbound, (socket, silent) =>
+      this.logLimited(
+        'pending-full',
+        'warning',
+        `[P2P][Host] too many connections in their handshake, the oldest ${silent ? 'silent ' : ''}one closed,endpoint=${formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0)},limit=${this.maxPendingInbound},closed=${this.pending.evicted}`,
+      ),
+    );
     // one context for every outbound connection; the server builds its own from the same options
     // (tls.createServer ignores a `secureContext` option and would have no certificate)
     this.context = createSecureContext(this.tlsOptions());
@@ -276,7 +319,11 @@ export class TlsTransport implements Transport {
       this.rawInbound.add(raw);
       raw.on('error', () => undefined); // reported through tlsClientError / the TLS socket
       raw.once('close', () => this.rawInbound.delete(raw));
-      if (this.state !== 'started') raw.destroy();
+      if (this.state !== 'started') {
+        raw.destroy();
+        return;
+      }
+      this.pending.add(raw);
     });
     server.on('secureConnection', (socket: TLSSocket) => this.onInbound(socket));
     server.on('tlsClientError', (error: Error, socket: TLSSocket) => {
@@ -284,7 +331,6 @@ export class TlsTransport implements Transport {
       socket.destroy();
       this.handshakeFailed('in', endpoint, socket.remoteAddress ?? '?', errorText(error));
     });
-    server.maxConnections = this.options.maxInbound ?? TLS_TRANSPORT_DEFAULTS.maxInbound;
     this.server = server;
     this.listening = new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -400,6 +446,10 @@ export class TlsTransport implements Transport {
       handshakesFailed: this.handshakesFailed,
       handshakesRefused: this.handshakesRefused,
       malformedStreams: this.malformedStreams,
+      pendingInbound: this.pending.size,
+      pendingEvicted: this.pending.evicted,
+      peersEvicted: this.peersEvicted,
+      peersRefusedFull: this.peersRefusedFull,
       addresses: [...this.addresses.values()].map((a) => ({
         address: a.key,
         nodeId: a.nodeId,
@@ -430,6 +480,7 @@ export class TlsTransport implements Transport {
     const links = [...this.links];
     for (const link of links) this.closeLink(link, 'transport closed', 'debug');
     for (const raw of this.rawInbound) raw.destroy();
+    this.pending.clear();
     await Promise.all([serverClosed, ...links.map((l) => l.closedPromise)]);
     this.peers.clear();
   }
@@ -528,6 +579,7 @@ export class TlsTransport implements Transport {
 
   private onInbound(socket: TLSSocket): void {
     const endpoint = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
+    this.pending.done(socket);
     const link = new Link(socket, 'in', endpoint, undefined, this.maxFrameBytes);
     this.track(link);
     if (this.state !== 'started') {
@@ -596,7 +648,34 @@ export class TlsTransport implements Transport {
       this.refused(link, limitKey, id, reason);
       return;
     }
+    if (link.direction === 'in' && !this.peers.has(id) && !this.roomForInbound(id)) {
+      this.peersRefusedFull++;
+      this.refused(link, limitKey, id, `${this.maxInbound} inbound peers already (max_nodes_limit)`);
+      return;
+    }
     this.accept(link, id);
+  }
+
+  private isPreferred(id: NodeId): boolean {
+    for (const address of this.addresses.values()) if (address.nodeId === id) return true;
+    try {
+      return this.options.preferred?.(id) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether an inbound peer `id` may join: under the bound, or preferred (then the oldest inbound stranger makes room). */
+  private roomForInbound(id: NodeId): boolean {
+    const inbound = [...this.peers.values()].filter((l) => l.direction === 'in');
+    if (inbound.length < this.maxInbound) return true;
+    if (!this.isPreferred(id)) return false;
+    const stranger = inbound.filter((l) => !this.isPreferred(l.nodeId!)).sort((x, y) => x.acceptedAt - y.acceptedAt)[0];
+    if (stranger !== undefined) {
+      this.peersEvicted++;
+      this.closeLink(stranger, `room made for a preferred peer ${id.slice(0, 16)}…`, 'info');
+    }
+    return true;
   }
 
   private refused(link: Link, limitKey: string, id: NodeId | undefined, reason: string): void {
