@@ -292,6 +292,19 @@ describe('the swarm phase: verdicts, cache and resume', () => {
     const typed = await runSwarmPhase([mutant('pool@00000004', '"no"')], cache, { ...options, typeCheck: (_f, text) => (text.includes('"no"') ? ["src/txpool/pool.ts:1:45: Type 'string' is not assignable to type 'boolean'."] : []) });
     expect(typed.results.get('pool@00000004')?.verdict).toEqual({ kind: 'compile-error', evidence: ["src/txpool/pool.ts:1:45: Type 'string' is not assignable to type 'boolean'."] });
     expect(calls).toEqual([]);
+
+    // a static mutant (StrykerJS leaves those out) meets the unit tests next to its file first
+    await writeFile(path.join(root, 'src/txpool/pool.test.ts'), '');
+    const ran: string[][] = [];
+    const runTests = async (dir: string, files: readonly string[]) => {
+      ran.push([...files]);
+      return (await readFile(path.join(dir, 'src/txpool/pool.ts'), 'utf8')).includes('a < b') ? { passed: false as const, failed: ['src/txpool/pool.test.ts#ok compares'] } : { passed: true as const };
+    };
+    const statics = await runSwarmPhase([{ ...mutant('pool@00000005', 'a < b'), status: 'Ignored' }, { ...mutant('pool@00000006', 'a == b'), status: 'Ignored' }], cache, { ...options, runTests });
+    expect(ran).toEqual([['src/txpool/pool.test.ts'], ['src/txpool/pool.test.ts']]);
+    expect(statics.results.get('pool@00000005')?.verdict).toEqual({ kind: 'killed-by-tests', tests: ['src/txpool/pool.test.ts#ok compares'] });
+    expect(calls).toHaveLength(2);
+    expect(statics.results.get('pool@00000006')?.verdict).toEqual({ kind: 'survived' });
   });
 });
 

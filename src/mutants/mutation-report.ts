@@ -84,6 +84,8 @@ export function fateOf(m: GeneratedMutant, swarm: SwarmCacheEntry | undefined, s
   const v = swarm.verdict;
   const seeds = Object.values(swarm.seeds).reduce((a, b) => a + b, 0);
   switch (v.kind) {
+    case 'killed-by-tests':
+      return { kind: 'killed-by-tests', tests: v.tests };
     case 'killed':
       return { kind: 'killed-by-swarm', by: v.by, scenario: v.scenario, seed: v.seed, evidence: v.evidence };
     case 'timeout':
@@ -168,7 +170,7 @@ export function fateWords(f: Fate): string {
     case 'runtime-error':
       return `a runtime error in the ${f.phase === 'tests' ? 'tests' : `swarm${f.scenario ? ` (${f.scenario}${f.seed === null || f.seed === undefined ? '' : ` seed ${f.seed}`})` : ''}`}${f.detail ? `: ${f.detail.slice(0, 120)}` : ''}`;
     case 'survived':
-      return `survived the tests (${f.tests === 'NoCoverage' ? 'no test reaches it' : f.tests === 'Ignored' ? 'not run by StrykerJS' : 'covered, not killed'}) and ${f.seeds} swarm seeds`;
+      return `survived the tests (${f.tests === 'NoCoverage' ? 'no test reaches it' : f.tests === 'Ignored' ? 'static: its folder’s unit tests in the planted copy' : 'covered, not killed'}) and ${f.seeds} swarm seeds`;
     case 'not-swarmed':
       return `survived the tests (${f.tests}); not swarm-tested: ${f.reason}`;
   }

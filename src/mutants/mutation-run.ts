@@ -128,7 +128,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   const mutants = generatedMutants(report, (f) => matchesGlobs(f, mutate));
   if (mutants.length === 0) throw new MutationOptionError(`StrykerJS generated no mutants in ${o.files?.join(', ') ?? 'the selected files'}`);
   const unkilled = mutants.filter((m) => UNKILLED.includes(m.status));
-  o.onLine(`tests: ${mutants.length} mutants; ${mutants.filter((m) => m.status === 'Killed').length} killed, ${mutants.filter((m) => m.status === 'Timeout').length} timed out, ${unkilled.length} not killed (${mutants.filter((m) => m.status === 'Survived').length} survived, ${mutants.filter((m) => m.status === 'NoCoverage').length} not covered)`);
+  o.onLine(`tests: ${mutants.length} mutants; ${mutants.filter((m) => m.status === 'Killed').length} killed, ${mutants.filter((m) => m.status === 'Timeout').length} timed out, ${unkilled.length} not killed (${mutants.filter((m) => m.status === 'Survived').length} survived, ${mutants.filter((m) => m.status === 'NoCoverage').length} not covered, ${mutants.filter((m) => m.status === 'Ignored').length} static: left to the swarm phase)`);
 
   const testbed = await testbedHash(o.root);
   const commit = currentCommit(o.root);

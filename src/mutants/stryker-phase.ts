@@ -76,6 +76,10 @@ export function strykerOptions(o: Pick<TestPhaseOptions, 'out' | 'mutate' | 'job
     timeoutMS: 30_000,
     timeoutFactor: 2,
     dryRunTimeoutMinutes: 90,
+    // a static mutant (module-level code, run once on import) would make StrykerJS reload and run
+    // every related test, minutes each: the swarm phase runs the unit tests next to its file in
+    // its planted copy instead, then swarm
+    ignoreStatic: true,
     ignorePatterns: ['/dist', '/reports', '/scratch', '/docs'],
     thresholds: { high: 90, low: 80, break: null },
     logLevel: (o.logLevel ?? 'info') as LogLevel,

@@ -12,6 +12,8 @@ import type { SourceLocation } from './location-patch.js';
 import type { SwarmBudget } from './mutation-targets.js';
 
 export type SwarmVerdict =
+  /** A static mutant (StrykerJS leaves those out): the unit tests next to its file, run in the planted copy, fail. */
+  | { readonly kind: 'killed-by-tests'; readonly tests: readonly string[] }
   /** A failing seed: a safety/invariant violation, or (`expectation`) only failed expectations. */
   | { readonly kind: 'killed'; readonly by: 'invariant' | 'expectation'; readonly scenario: string; readonly seed: number; readonly evidence: readonly string[] }
   /** A seed, or the whole swarm child, crashed: the mutated code threw. */
@@ -52,16 +54,18 @@ export function sourceHash(source: string): string {
 }
 
 /**
- * The hash of what a swarm run executes besides the mutant: every non-test source file, the
- * scenario files and bin/ (the mutated file included: it is the testbed of the other files'
- * mutants), and the lock file.
+ * The hash of what a swarm run executes besides the mutant: every non-test source file (the
+ * mutated file included: it is the testbed of the other files' mutants; src/mutants/ left out:
+ * the mutation run itself, which swarm does not load), the scenario files, bin/ and the lock file.
  */
 export async function testbedHash(root: string): Promise<string> {
   const files: string[] = [];
   const walk = async (rel: string): Promise<void> => {
     for (const e of await readdir(path.join(root, rel), { withFileTypes: true })) {
       const child = `${rel}/${e.name}`;
-      if (e.isDirectory()) await walk(child);
+      if (e.isDirectory()) {
+        if (child !== 'src/mutants') await walk(child);
+      }
       else if (!e.name.endsWith('.test.ts') && !e.name.endsWith('.test-helper.ts')) files.push(child);
     }
   };

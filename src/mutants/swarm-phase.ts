@@ -5,7 +5,7 @@
  * kills it; a mutant that does not type-check, crashes or hangs is killed by that. Results go to
  * a cache as they come, so an interrupted phase resumes.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { classifySwarm, type SwarmJson } from './classify.js';
@@ -89,6 +89,38 @@ export interface SwarmPhaseOptions {
   readonly onLine?: (line: string) => void;
   /** Runs one scenario's share against a planted copy (default: the copy's `twinchain swarm`). */
   readonly runShare?: (copyDir: string, share: ScenarioShare, out: string) => Promise<ShareOutcome>;
+  /** Runs unit tests (paths relative to the copy) in a planted copy (default: vitest). */
+  readonly runTests?: (copyDir: string, files: readonly string[], out: string) => Promise<UnitTestOutcome>;
+}
+
+/** What the unit tests showed in a planted copy: passed, or the failing tests (or the error that stopped them). */
+export type UnitTestOutcome = { readonly passed: true } | { readonly passed: false; readonly failed: readonly string[] };
+
+/** The unit tests next to a file: its folder's *.test.ts, relative to the root. */
+export async function unitTestsOf(root: string, file: string): Promise<string[]> {
+  const dir = path.posix.dirname(file);
+  const names = await readdir(path.join(root, dir)).catch(() => [] as string[]);
+  return names.filter((n) => n.endsWith('.test.ts')).sort().map((n) => `${dir}/${n}`);
+}
+
+/** Time the unit tests of one folder may take in a planted copy. */
+const UNIT_TESTS_MS = 15 * 60_000;
+
+/** Runs vitest on `files` in the planted copy (its own root, no configuration file: vitest's defaults). */
+export async function runUnitTests(copyDir: string, files: readonly string[], out: string): Promise<UnitTestOutcome> {
+  await mkdir(out, { recursive: true });
+  const json = path.join(out, 'vitest.json');
+  const vitest = path.join(copyDir, 'node_modules', 'vitest', 'vitest.mjs');
+  const child = await runChild([vitest, 'run', '--root', copyDir, '--testTimeout', '120000', '--hookTimeout', '120000', '--reporter=json', `--outputFile=${json}`, ...files.map((f) => path.join(copyDir, f))], path.join(out, 'vitest.log'), UNIT_TESTS_MS);
+  if (child.code === 0) return { passed: true };
+  const report = JSON.parse((await readFile(json, 'utf8').catch(() => 'null')) ?? 'null') as { testResults?: Array<{ name: string; message?: string; assertionResults?: Array<{ fullName: string; status: string }> }> } | null;
+  const failed = (report?.testResults ?? []).flatMap((f) => {
+    const rel = path.relative(copyDir, f.name).split(path.sep).join('/');
+    const tests = (f.assertionResults ?? []).filter((a) => a.status === 'failed').map((a) => `${rel}#${a.fullName}`);
+    return tests.length > 0 ? tests : f.message ? [`${rel}: ${f.message.split('\n')[0]}`] : [];
+  });
+  const why = child.timedOut ? `the unit tests did not finish within ${UNIT_TESTS_MS / 60_000} min` : `vitest exited with ${child.signal ?? `code ${child.code}`}: ${child.stderr.trim().split('\n').slice(-2).join(' | ')}`;
+  return { passed: false, failed: failed.length > 0 ? failed : [why] };
 }
 
 /** What one scenario's swarm run showed. */
@@ -162,6 +194,14 @@ export async function swarmOne(m: GeneratedMutant, o: SwarmPhaseOptions): Promis
   const seeds: Record<string, number> = {};
   const out = path.join(o.out, toPlantable(m).id);
   try {
+    // StrykerJS leaves static mutants out: the unit tests next to the file get their turn here
+    if (m.status === 'Ignored') {
+      const files = await unitTestsOf(o.root, m.file);
+      if (files.length > 0) {
+        const tests = await (o.runTests ?? runUnitTests)(copy.dir, files, path.join(out, 'unit-tests'));
+        if (!tests.passed) return entry({ kind: 'killed-by-tests', tests: tests.failed.slice(0, 5) }, seeds);
+      }
+    }
     for (const share of swarmShares(m.file, o.budget)) {
       const outcome = await (o.runShare ?? runSwarmShare)(copy.dir, share, path.join(out, share.scenario.replace(/\.ya?ml$/, '')));
       const { verdict, seeds: n } = shareVerdict(share, outcome);
@@ -181,6 +221,8 @@ export function verdictLine(m: GeneratedMutant, e: SwarmCacheEntry): string {
   const what = `${m.id} ${m.file}:${locationLabel(m.at)} ${m.mutatorName}`;
   const seeds = Object.values(e.seeds).reduce((a, b) => a + b, 0);
   switch (v.kind) {
+    case 'killed-by-tests':
+      return `  ${what}: killed by the unit tests in its planted copy (${v.tests[0] ?? ''})`;
     case 'killed':
       return `  ${what}: killed by swarm (${v.by === 'invariant' ? v.evidence.join(', ') : `expectation ${v.evidence.join(', ')}`}) on ${v.scenario} seed ${v.seed}, ${(e.wallMs / 1000).toFixed(1)} s`;
     case 'runtime-error':
