@@ -3,6 +3,9 @@
  * mutant that does not type-check cannot ship: the mutation run counts it as killed by a compile
  * error, as StrykerJS's TypeScript checker would, instead of sending it to swarm.
  *
+ * Unused locals and parameters do not count (a mutant that empties a body leaves its parameters
+ * unread, which is not a reason it could not be built).
+ *
  * One TypeScript language service over the project's tsconfig.json, kept warm between mutants:
  * a mutant is checked in its own file, and when it changes what the file declares to others
  * (its declaration output differs) in every file of the program.
@@ -23,7 +26,9 @@ export class MutantTypeChecker {
     if (read.error) throw new Error(`cannot read ${configPath}: ${ts.flattenDiagnosticMessageText(read.error.messageText, '\n')}`);
     const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, configPath);
     this.fileNames = parsed.fileNames;
-    const options: ts.CompilerOptions = { ...parsed.options, noEmit: false, declaration: true, emitDeclarationOnly: true, incremental: false };
+    // unused locals and parameters are style checks: a mutant that empties a function body leaves
+    // its parameters unread, which says nothing about whether the mutated code can be built
+    const options: ts.CompilerOptions = { ...parsed.options, noUnusedLocals: false, noUnusedParameters: false, noEmit: false, declaration: true, emitDeclarationOnly: true, incremental: false };
     const host: ts.LanguageServiceHost = {
       getScriptFileNames: () => this.fileNames,
       getScriptVersion: (f) => String(this.overrides.get(path.resolve(f))?.version ?? 0),
