@@ -281,7 +281,8 @@ describe('the swarm phase: verdicts, cache and resume', () => {
     calls.length = 0;
     const resumed = await runSwarmPhase([killed, survivor], await SwarmCache.open(path.join(root, 'state', 'swarm-cache.jsonl')), options);
     expect(calls).toEqual([]);
-    expect(resumed.cached).toBe(2);
+    expect([resumed.cached, resumed.ran]).toEqual([2, []]);
+    expect([...first.ran].sort()).toEqual([killed.id, survivor.id]);
     expect(resumed.results.get(killed.id)?.verdict.kind).toBe('killed');
     // on another testbed they run again
     await runSwarmPhase([survivor], await SwarmCache.open(path.join(root, 'state', 'swarm-cache.jsonl')), { ...options, testbed: 'T-other' });
@@ -366,7 +367,7 @@ describe('the report', () => {
   });
 
   it('renders Markdown with the date, commit, per-file table, swarm kills (invariant and seed) and survivors', () => {
-    const r = buildReport(sample(), { date: '2026-01-01T00:00:00.000Z', commit: 'abc', budget: DEFAULT_SWARM_BUDGET, timing: { 'test phase': 61_000 } });
+    const r = buildReport(sample(), { date: '2026-01-01T00:00:00.000Z', commit: 'abc', budget: DEFAULT_SWARM_BUDGET, timing: { testPhaseMs: 61_000, testMutants: 10, swarmPhaseMs: 300_000, swarmRuns: 4, compileErrors: 1 } });
     const md = renderMarkdown(r);
     expect(md).toContain('Date 2026-01-01T00:00:00.000Z, commit abc.');
     expect(md).toContain('**Score: 77.7%** — 7 killed of 10 generated − 1 equivalent = 9; 2 survived (1 of them not swarm-tested).');
@@ -375,7 +376,7 @@ describe('the report', () => {
     expect(md).toContain('| p@6 | src/txpool/tx-pool.ts:10:5-10:9 | ConditionalExpression | `a > b` → `true` | survived the tests (covered, not killed) and 20 swarm seeds | equivalent: only a log line |');
     expect(md).toContain('| p@7 |');
     expect(md).toContain('not triaged');
-    expect(md).toContain('Timing: test phase 61.0 s.');
+    expect(md).toContain('Timing (wall): test phase 61.0 s for 10 mutants (6.1 s each, reused results included); swarm phase 5.0 min for 4 mutants run (1 stopped by the type check, 3 through swarm: 100.0 s each).');
     const summary = summaryLines(r);
     expect(summary[0]).toBe('mutation score 77.7%: 7 killed of 10 generated (1 equivalent left out): 3 by the tests, 1 by swarm, 1 timed out, 1 compile errors, 1 runtime errors; 2 survived (1 not swarm-tested)');
     expect(summary).toContain('2 survivors are not in docs/mutation-survivors.md yet: npm run mutation -- --survivors');

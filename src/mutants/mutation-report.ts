@@ -62,7 +62,29 @@ export interface MutationReport {
   readonly mutants: readonly ReportedMutant[];
   /** Triage verdicts that contradict the run: "equivalent" or "gap closed" mutants that are killed / still survive. */
   readonly triageWarnings: readonly string[];
-  readonly timing?: Readonly<Record<string, number>>;
+  readonly timing?: Timing;
+}
+
+/** Wall times of a run's phases (absent: the phase did not run). */
+export interface Timing {
+  /** StrykerJS's phase, and the mutants it covered (reused results included). */
+  readonly testPhaseMs?: number;
+  readonly testMutants?: number;
+  /** The swarm phase, the mutants it ran (cached results excluded) and how many of those only needed the type check. */
+  readonly swarmPhaseMs?: number;
+  readonly swarmRuns?: number;
+  readonly compileErrors?: number;
+}
+
+export function timingWords(t: Timing): string {
+  const s = (ms: number) => (ms >= 120_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`);
+  const parts: string[] = [];
+  if (t.testPhaseMs !== undefined) parts.push(`test phase ${s(t.testPhaseMs)} for ${t.testMutants ?? 0} mutants${t.testMutants ? ` (${s(t.testPhaseMs / t.testMutants)} each, reused results included)` : ''}`);
+  if (t.swarmPhaseMs !== undefined) {
+    const swarmed = (t.swarmRuns ?? 0) - (t.compileErrors ?? 0);
+    parts.push(`swarm phase ${s(t.swarmPhaseMs)} for ${t.swarmRuns ?? 0} mutants run (${t.compileErrors ?? 0} stopped by the type check${swarmed > 0 ? `, ${swarmed} through swarm: ${s(t.swarmPhaseMs / swarmed)} each` : ''})`);
+  }
+  return parts.join('; ');
 }
 
 /** A mutant's fate from its test status and (for the unkilled) its swarm result. */
@@ -133,7 +155,7 @@ export function reportedMutant(m: GeneratedMutant, fate: Fate, verdict: Verdict 
   return { id: m.id, file: m.file, at: m.at, line: m.at.start.line, where: locationLabel(m.at), mutatorName: m.mutatorName, original: m.original, replacement: m.replacement, fate, ...(verdict ? { verdict } : {}) };
 }
 
-export function buildReport(mutants: readonly ReportedMutant[], meta: { date: string; commit: string; budget: SwarmBudget; timing?: Record<string, number> }): MutationReport {
+export function buildReport(mutants: readonly ReportedMutant[], meta: { date: string; commit: string; budget: SwarmBudget; timing?: Timing }): MutationReport {
   const byFile = new Map<string, FileCounts>();
   const total = emptyCounts();
   const warnings: string[] = [];
@@ -200,7 +222,7 @@ export function renderMarkdown(r: MutationReport): string {
     `| **total** | ${t.generated} | ${t.killedByTests} | ${t.killedBySwarm} | ${t.timedOut} | ${t.compileErrors} | ${t.runtimeErrors} | ${t.survived} | ${t.equivalent} | **${pct(t.score)}** |`,
     '',
   ];
-  if (r.timing) out.push(`Timing: ${Object.entries(r.timing).map(([k, v]) => `${k} ${v < 1000 ? `${v}` : `${(v / 1000).toFixed(1)} s`}`).join(', ')}.`, '');
+  if (r.timing && timingWords(r.timing) !== '') out.push(`Timing (wall): ${timingWords(r.timing)}.`, '');
   if (r.triageWarnings.length > 0) out.push('## Triage warnings', '', ...r.triageWarnings.map((w) => `- ${w}`), '');
   const swarmKilled = r.mutants.filter((m) => m.fate.kind === 'killed-by-swarm');
   if (swarmKilled.length > 0) {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { classifySwarm } from './classify.js';
 import { matchesGlobs } from './file-globs.js';
-import { buildReport, fateOf, fateWords, isSurvivor, renderMarkdown, reportedMutant, summaryLines, type MutationReport, type ReportedMutant } from './mutation-report.js';
+import { buildReport, fateOf, fateWords, isSurvivor, renderMarkdown, reportedMutant, summaryLines, timingWords, type MutationReport, type ReportedMutant, type Timing } from './mutation-report.js';
 import { MUTATE, scenariosFor, swarmShares, type SwarmBudget } from './mutation-targets.js';
 import { runChild, stopEverything } from './runner.js';
 import { readStrykerReport, runTestPhase, statePaths } from './stryker-phase.js';
@@ -114,7 +114,7 @@ async function checkBaseline(o: MutationRunOptions, mutants: readonly GeneratedM
 export async function runMutation(o: MutationRunOptions): Promise<MutationReport> {
   const mutate = mutateFor(o.files);
   const p = statePaths(o.out);
-  const timing: Record<string, number> = {};
+  const timing: { -readonly [K in keyof Timing]: Timing[K] } = {};
   let report;
   const t0 = performance.now();
   if (o.phases === 'swarm') {
@@ -123,7 +123,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   } else {
     o.onLine(`tests: StrykerJS over ${o.files?.join(', ') ?? 'the consensus-critical code'}, ${o.jobs} test runner${o.jobs === 1 ? '' : 's'}`);
     report = await runTestPhase({ root: o.root, out: o.out, mutate, jobs: o.jobs, ...(o.force ? { force: true } : {}), onLine: o.onLine });
-    timing['test phase'] = Math.round(performance.now() - t0);
+    timing.testPhaseMs = Math.round(performance.now() - t0);
   }
   const mutants = generatedMutants(report, (f) => matchesGlobs(f, mutate));
   if (mutants.length === 0) throw new MutationOptionError(`StrykerJS generated no mutants in ${o.files?.join(', ') ?? 'the selected files'}`);
@@ -133,7 +133,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   const testbed = await testbedHash(o.root);
   const commit = currentCommit(o.root);
   const cache = await SwarmCache.open(path.join(o.root, p.swarmCache));
-  let swarm: { results: ReadonlyMap<string, SwarmCacheEntry>; errors: ReadonlyMap<string, string>; cached: number };
+  let swarm: { results: ReadonlyMap<string, SwarmCacheEntry>; errors: ReadonlyMap<string, string>; cached: number; ran: readonly string[] };
   if (o.phases === 'tests') {
     // what an earlier swarm phase found still shows
     const results = new Map<string, SwarmCacheEntry>();
@@ -141,7 +141,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
       const hit = cache.find(swarmKey(m.file, m.at, m.replacement, m.sourceHash), testbed, o.budget, o.stale);
       if (hit) results.set(m.id, hit);
     }
-    swarm = { results, errors: new Map(), cached: results.size };
+    swarm = { results, errors: new Map(), cached: results.size, ran: [] };
   } else {
     const t1 = performance.now();
     const onSignal = (signal: NodeJS.Signals) => {
@@ -171,11 +171,11 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);
     }
-    timing['swarm phase'] = Math.round(performance.now() - t1);
-    const ran = unkilled.length - swarm.cached;
-    if (ran > 0) timing['swarm per mutant run'] = Math.round(timing['swarm phase'] / ran);
+    timing.swarmPhaseMs = Math.round(performance.now() - t1);
+    timing.swarmRuns = swarm.ran.length;
+    timing.compileErrors = swarm.ran.filter((id) => swarm.results.get(id)?.verdict.kind === 'compile-error').length;
   }
-  if (timing['test phase'] !== undefined) timing['test phase per mutant'] = Math.round(timing['test phase'] / mutants.length);
+  if (timing.testPhaseMs !== undefined) timing.testMutants = mutants.length;
 
   const triage = await readTriage(o.root);
   const reported = mutants.map((m) => reportedMutant(m, fateOf(m, swarm.results.get(m.id), swarm.errors.get(m.id)), triage.get(m.id)?.verdict));
@@ -185,6 +185,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   await writeAtomically(paths.md, renderMarkdown(result));
   o.onLine('');
   for (const line of summaryLines(result)) o.onLine(line);
+  if (timingWords(timing) !== '') o.onLine(`timing (wall): ${timingWords(timing)}`);
   o.onLine(`report: ${path.relative(o.root, paths.md)} and ${path.relative(o.root, paths.json)}; StrykerJS's own: ${p.html}`);
   return result;
 }

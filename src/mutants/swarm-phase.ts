@@ -242,6 +242,8 @@ export interface SwarmPhaseResult {
   readonly errors: ReadonlyMap<string, string>;
   /** Results taken from the cache. */
   readonly cached: number;
+  /** The mutants run this time (ids). */
+  readonly ran: readonly string[];
 }
 
 /** Swarm-tests the mutants (cached results first), `jobs` at a time. */
@@ -258,6 +260,7 @@ export async function runSwarmPhase(mutants: readonly GeneratedMutant[], cache: 
   if (mutants.length > 0) o.onLine?.(`swarm: ${mutants.length} mutants the tests did not kill; ${cached} known from the cache, ${todo.length} to run, ${o.jobs} at a time`);
   let next = 0;
   let done = 0;
+  const ran: string[] = [];
   const worker = async () => {
     while (next < todo.length) {
       const m = todo[next++]!;
@@ -270,9 +273,10 @@ export async function runSwarmPhase(mutants: readonly GeneratedMutant[], cache: 
       }
       await cache.add(r);
       results.set(m.id, r);
+      ran.push(m.id);
       o.onLine?.(`  [${done}/${todo.length}]${verdictLine(m, r).slice(1)}`);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(o.jobs, todo.length)) }, worker));
-  return { results, errors, cached };
+  return { results, errors, cached, ran };
 }
