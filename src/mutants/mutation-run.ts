@@ -236,7 +236,7 @@ export async function regenerateTriageFile(root: string, out: string): Promise<s
   await writeAtomically(file, renderTriageFile({ date: report.date, commit: report.commit, reportPath: path.join(out, 'mutation-report.json') }, survivors, nowKilled, kept));
   const newOnes = survivors.filter((s) => !old.has(s.id)).length;
   return [
-    `${TRIAGE_FILE}: ${survivors.length} survivors (${newOnes} new, open), ${nowKilled.length} triaged mutants now killed, ${kept.length} entries of files this report did not cover kept as they were`,
+    `${TRIAGE_FILE}: ${survivors.length} survivor${survivors.length === 1 ? '' : 's'} (${newOnes} new, open), ${nowKilled.length} triaged mutants now killed, ${kept.length} entries of files this report did not cover kept as they were`,
     ...dropped.map((e) => `dropped ${e.id} (${e.verdict.kind}): StrykerJS no longer generates it (its code changed)`),
   ];
 }
