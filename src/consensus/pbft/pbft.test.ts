@@ -378,6 +378,24 @@ describe('PBFT input validation', () => {
     expect(due.broadcast.map((m) => [m.type, m.view])).toEqual([['viewchange', 1]]);
   });
 
+  it('a new state machine reports its first view deadline (now + consensus_timeout) before it starts', () => {
+    expect(replica().status().viewDeadline).toBe(T0 + 3000);
+  });
+
+  it('a persisted lock of another height than the next is not taken (the block it was for is committed, or it is from elsewhere)', () => {
+    const proposal = good();
+    const at = (height: number) => new Pbft({ sealers, selfIndex: 1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h, { height, view: 0, blockHash: new Uint8Array(32).fill(9), proposal });
+    expect(at(6).status().lock?.height).toBe(6);
+    for (const stale of [5, 4, 7]) {
+      const r = at(stale);
+      expect(r.status().lock).toBeUndefined();
+      // node 1 leads view 0 at height 6: it asks for a new proposal rather than re-proposing a stale block
+      const out = r.start(T0);
+      expect(out.broadcast).toEqual([]);
+      expect(out.wantProposal).toEqual({ height: 6, view: 0 });
+    }
+  });
+
   it('a group with no sealers has no leader (-1)', () => {
     const none = new Pbft({ sealers: [], selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
     expect(none.status().leader).toBe(-1);
