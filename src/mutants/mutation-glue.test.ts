@@ -166,6 +166,13 @@ describe('resuming an interrupted StrykerJS run from its journal', () => {
     expect(changed.files['src/txpool/a.ts']!.mutants.map((m) => m.mutatorName)).toEqual(['EqualityOperator', 'BooleanLiteral']);
   });
 
+  it('leaves timed-out mutants out (a timeout measured on a loaded machine may be a slow survivor): the resumed run tests them again', () => {
+    const timedOut: Journal = { ...journal, mutants: [...journal.mutants, { id: '3', fileName: '/repo/src/txpool/a.ts', mutatorName: 'ConditionalExpression', replacement: 'false', location: loc(1, 33, 1, 38), status: 'Timeout' }] };
+    const r = foldJournal(undefined, timedOut, snapshot, root);
+    expect(r.files['src/txpool/a.ts']!.mutants.map((m) => m.status)).toEqual(['Killed', 'Survived']);
+    expect(journalCount(timedOut)).toBe(2);
+  });
+
   it('reads the event recorder’s files in order and skips a half-written last one', async () => {
     const dir = path.join(tmp, 'journal');
     await mkdir(dir, { recursive: true });

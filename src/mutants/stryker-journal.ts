@@ -88,13 +88,16 @@ function mutantKey(m: { mutatorName: string; replacement?: string; location: Sou
 /**
  * The incremental file to resume from: `previous` (the last completed run's, if any) with the
  * journal's results laid over it. A file's results are kept only with the source they were
- * produced on (the snapshot of the run that produced them); pending mutants are left out.
+ * produced on (the snapshot of the run that produced them); pending mutants are left out, and so
+ * are timeouts: StrykerJS times a mutant out against the dry run's wall time, so on a machine
+ * whose load rose after the dry run (a shared one) a survivor that merely ran slowly is reported
+ * as timed out, and counted as killed. A resumed run tests those again.
  */
 export function foldJournal(previous: StrykerReport | undefined, journal: Journal, snapshot: SourceSnapshot, root: string): StrykerReport {
   const files: Record<string, StrykerFile> = { ...(previous?.files ?? {}) };
   const byFile = new Map<string, JournalMutant[]>();
   for (const m of journal.mutants) {
-    if (m.status === 'Pending' || !STRYKER_STATUSES.includes(m.status as StrykerMutant['status'])) continue;
+    if (m.status === 'Pending' || m.status === 'Timeout' || !STRYKER_STATUSES.includes(m.status as StrykerMutant['status'])) continue;
     const rel = relative(root, m.fileName);
     byFile.set(rel, [...(byFile.get(rel) ?? []), m]);
   }
@@ -139,5 +142,5 @@ export function foldJournal(previous: StrykerReport | undefined, journal: Journa
 
 /** How many journaled results a fold would carry over (for the resume message). */
 export function journalCount(journal: Journal): number {
-  return new Set(journal.mutants.filter((m) => m.status !== 'Pending').map((m) => `${m.fileName} ${mutantKey(m)}`)).size;
+  return new Set(journal.mutants.filter((m) => m.status !== 'Pending' && m.status !== 'Timeout').map((m) => `${m.fileName} ${mutantKey(m)}`)).size;
 }
