@@ -396,7 +396,8 @@ describe('PBFT input validation', () => {
     }
   });
 
-  it('a group with no sealers has no leader (-1)', () => {
+  it('status names the leader of the current view, and none (-1) in a group with no sealers', () => {
+    expect(replica().status().leader).toBe(1);
     const none = new Pbft({ sealers: [], selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
     expect(none.status().leader).toBe(-1);
   });
