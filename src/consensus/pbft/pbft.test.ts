@@ -378,6 +378,20 @@ describe('PBFT input validation', () => {
     expect(due.broadcast.map((m) => [m.type, m.view])).toEqual([['viewchange', 1]]);
   });
 
+  it('status counts the votes, view changes and future prepares it holds (the cache sizes getConsensusStatus reports)', () => {
+    const r = replica();
+    r.start(T0);
+    expect(r.status()).toMatchObject({ signCount: 0, commitCount: 0, viewChangeCount: 0, futureCount: 0, futurePrepare: undefined });
+    const hash = new Uint8Array(32).fill(7);
+    const vote = (type: 'sign' | 'commit', idx: number): PbftMessage => ({ type, height: 6, view: 0, idx, blockHash: hash, blockSignature: Uint8Array.of(idx) });
+    for (const m of [vote('sign', 0), vote('sign', 1), vote('commit', 3)]) r.onMessage(m, T0);
+    // one sealer asking for views 2 and 3: below f + 1, so no view change of its own
+    for (const view of [2, 3]) r.onMessage({ type: 'viewchange', height: 5, view, idx: 0, blockHash: head.hash }, T0);
+    const ahead = [7, 8].map((number) => ({ ...prepare({ ...good(), number }), idx: 3 }));
+    for (const m of ahead) r.onMessage(m, T0);
+    expect(r.status()).toMatchObject({ view: 0, signCount: 2, commitCount: 1, viewChangeCount: 2, futureCount: 2, futurePrepare: ahead[0] });
+  });
+
   it('a new state machine reports its first view deadline (now + consensus_timeout) before it starts', () => {
     expect(replica().status().viewDeadline).toBe(T0 + 3000);
   });
