@@ -51,7 +51,8 @@ export function stopEverything(): void {
 /** Time after the budget a child may take to finish its running seeds before it is killed. */
 const GRACE_MS = 90_000;
 
-function runChild(args: readonly string[], log: string, timeoutMs: number): Promise<{ code: number | null; signal: string | null; timedOut: boolean; stderr: string }> {
+/** Runs `node <args>` with its output in `log`; killed after `timeoutMs` (and on exit or a signal, see stopEverything). */
+export function runChild(args: readonly string[], log: string, timeoutMs: number): Promise<{ code: number | null; signal: string | null; timedOut: boolean; stderr: string }> {
   if (!exitHook) {
     exitHook = true;
     process.once('exit', stopEverything);

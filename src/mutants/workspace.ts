@@ -3,7 +3,35 @@ import { cp, copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Mutant, MutantPatch } from './catalogue.js';
+import type { MutantPatch } from './catalogue.js';
+import { LocationError, locationLabel, replaceAt, textAt, type SourceLocation } from './location-patch.js';
+
+/**
+ * A replacement at a location (a StrykerJS mutant): the text there must still be `original`, so a
+ * file changed since the mutant was generated fails to plant instead of planting something else.
+ */
+export interface LocatedPatch {
+  /** Path relative to the repository root. */
+  readonly file: string;
+  readonly at: SourceLocation;
+  readonly original: string;
+  readonly replace: string;
+}
+
+/** Anything that can be planted in a copy: the catalogue's anchored patches or located ones. */
+export interface Plantable {
+  readonly id: string;
+  readonly patches: ReadonlyArray<MutantPatch | LocatedPatch>;
+}
+
+function isLocated(patch: MutantPatch | LocatedPatch): patch is LocatedPatch {
+  return 'at' in patch;
+}
+
+function clip(text: string): string {
+  const t = text.replace(/\s+/g, ' ');
+  return JSON.stringify(t.length > 90 ? `${t.slice(0, 90)}…` : t);
+}
 
 /** A mutant that cannot be planted: names the file and the anchor that did not match exactly once. */
 export class MutantPatchError extends Error {
@@ -27,16 +55,26 @@ function anchorLabel(find: string): string {
   return JSON.stringify(t.length > 90 ? `${t.slice(0, 90)}…` : t);
 }
 
-/** The problem with one patch against a file's text, or null when its anchor occurs exactly once. */
-export function patchProblem(mutantId: string, patch: MutantPatch, text: string | undefined): string | null {
+/** The problem with one patch against a file's text, or null when its anchor occurs exactly once (or its location holds the original). */
+export function patchProblem(mutantId: string, patch: MutantPatch | LocatedPatch, text: string | undefined): string | null {
   if (text === undefined) return `mutant ${mutantId}: ${patch.file} does not exist`;
+  if (isLocated(patch)) {
+    let found: string;
+    try {
+      found = textAt(text, patch.at);
+    } catch (e) {
+      if (e instanceof LocationError) return `mutant ${mutantId}: ${patch.file} has no ${locationLabel(patch.at)}: ${e.message}`;
+      throw e;
+    }
+    return found === patch.original ? null : `mutant ${mutantId}: ${patch.file} ${locationLabel(patch.at)} holds ${clip(found)}, not the mutated ${clip(patch.original)} (the file changed since the mutant was generated)`;
+  }
   const n = count(text, patch.find);
   if (n === 1) return null;
   return `mutant ${mutantId}: the anchor ${anchorLabel(patch.find)} occurs ${n === 0 ? 'nowhere' : `${n} times`} in ${patch.file} (it must occur exactly once)`;
 }
 
 /** Every anchor problem of a mutant against the sources under `root` (empty when it applies cleanly). */
-export async function anchorProblems(mutant: Mutant, root: string): Promise<string[]> {
+export async function anchorProblems(mutant: Plantable, root: string): Promise<string[]> {
   const problems: string[] = [];
   const texts = new Map<string, string | undefined>();
   for (const patch of mutant.patches) {
@@ -47,14 +85,14 @@ export async function anchorProblems(mutant: Mutant, root: string): Promise<stri
   return problems;
 }
 
-/** Applies a mutant's patches to the files under `root` (a copy!), in order; throws MutantPatchError naming file and anchor. */
-export async function applyMutant(mutant: Mutant, root: string): Promise<void> {
+/** Applies a mutant's patches to the files under `root` (a copy!), in order; throws MutantPatchError naming file and anchor or location. */
+export async function applyMutant(mutant: Plantable, root: string): Promise<void> {
   for (const patch of mutant.patches) {
     const file = path.join(root, patch.file);
     const text = await readFile(file, 'utf8').catch(() => undefined);
     const problem = patchProblem(mutant.id, patch, text);
     if (problem) throw new MutantPatchError(problem);
-    await writeFile(file, text!.replace(patch.find, () => patch.replace));
+    await writeFile(file, isLocated(patch) ? replaceAt(text!, patch.at, patch.replace) : text!.replace(patch.find, () => patch.replace));
   }
 }
 
@@ -72,7 +110,7 @@ export function removeAllCopies(): void {
 }
 
 /** A patched temporary copy of the repository at `from`, with node_modules linked, not copied. */
-export async function mutantCopy(mutant: Mutant | undefined, from = repoRoot()): Promise<{ dir: string; remove: () => Promise<void> }> {
+export async function mutantCopy(mutant: Plantable | undefined, from = repoRoot()): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), `twinchain-mutant-${mutant?.id ?? 'none'}-`));
   live.add(dir);
   if (!exitHook) {

@@ -65,13 +65,15 @@ describe('TxPool admission', () => {
     await pool.admit(t);
     const e = await rejection(pool.admitRaw(t.raw));
     expect([e.status, e.code]).toEqual(['AlreadyKnown', 10000]);
+    // the words a client reads in the JSON-RPC error
+    expect(e.message).toBe('AlreadyKnown (10000): the transaction is already in the pool');
   });
 
   it('AlreadyInChain (10001) for a committed transaction', async () => {
     const { pool, tx, putOnChain } = setup();
     const t = tx();
     putOnChain(t);
-    expect((await rejection(pool.admit(t))).status).toBe('AlreadyInChain');
+    expect((await rejection(pool.admit(t))).message).toBe('AlreadyInChain (10001): the transaction is already on chain');
   });
 
   it('asks the ledger only when the nonce was used in the window or the blockLimit has passed', async () => {
@@ -94,7 +96,8 @@ describe('TxPool admission', () => {
     const e = await rejection(pool.admit(tx({ nonce: 77n })));
     expect([e.status, e.code, e.reason]).toEqual(['NonceCheckFail', 15, 'nonce 0x4d was used in block 10']);
     await pool.admit(tx({ nonce: 5n }));
-    expect((await rejection(pool.admit(tx({ nonce: 5n, blockLimit: 21n })))).reason).toContain('another pooled transaction');
+    const pooled = await rejection(pool.admit(tx({ nonce: 5n, blockLimit: 21n })));
+    expect([pooled.status, pooled.code, pooled.reason]).toEqual(['NonceCheckFail', 15, 'nonce 0x5 is used by another pooled transaction']);
   });
 
   it("remembers block nonces for blocks [current - 1000, current], as FISCO's nonce cache does, then forgets them", async () => {
@@ -126,6 +129,14 @@ describe('TxPool admission', () => {
     while (suite.recoverSigner(good.signingHash, { kind: 'ecdsa', r, s: sv, v })) r++;
     const e = await rejection(pool.admitRaw(encodeSignedTransaction(good.body, 'rc2', { kind: 'ecdsa', r, s: sv, v })));
     expect([e.status, e.code, e.reason]).toEqual(['InvalidSignature', 5, 'field signature: does not recover to a public key']);
+    // an error that is not the decoder's is not turned into a rejection
+    const brokenSuite = Object.assign(Object.create(suite) as typeof suite, {
+      recoverSigner: () => {
+        throw new RangeError('the curve library broke');
+      },
+    });
+    const broken = new TxPool({ suite: brokenSuite, generation: 'rc2', chainId: 1n, groupId: 1n }, { height: () => 10, hasTransaction: async () => false });
+    await expect(broken.admitRaw(tx().raw)).rejects.toThrow(new RangeError('the curve library broke'));
   });
 
   it('a flipped v is checked as FISCO checks it: the key is recovered from (r, s, v), so the transaction is another sender\'s or none', async () => {
@@ -145,10 +156,12 @@ describe('TxPool admission', () => {
     }
   });
 
-  it('BadRLP (2) and InvalidFormat (3) for undecodable payloads', async () => {
+  it('BadRLP (2) and InvalidFormat (3) for undecodable payloads, with the decoder\'s reason', async () => {
     const { pool } = setup();
-    expect((await rejection(pool.admitRaw(Uint8Array.of(0xf8)))).status).toBe('BadRLP');
-    expect((await rejection(pool.admitRaw(rlpEncode([Uint8Array.of(1)])))).status).toBe('InvalidFormat');
+    const bad = await rejection(pool.admitRaw(Uint8Array.of(0xf8)));
+    expect([bad.status, bad.code, bad.reason]).toEqual(['BadRLP', 2, 'invalid RLP: the length of the item at byte 0 runs past the end of the data']);
+    const short = await rejection(pool.admitRaw(rlpEncode([Uint8Array.of(1)])));
+    expect([short.status, short.code, short.reason]).toEqual(['InvalidFormat', 3, 'an rc2 transaction has 13 fields (10 + v, r, s), got 1']);
   });
 
   it('InvalidChainId (10002) and InvalidGroupId (10003)', async () => {
@@ -156,8 +169,17 @@ describe('TxPool admission', () => {
     const key = suite.generateKeyPair(seeded(5));
     const other = (chainId: bigint, groupId: bigint) =>
       new TransactionBuilder({ suite, generation: 'rc2', key, random: seeded(6), chainId, groupId }).build({ blockLimit: 20n });
-    expect((await rejection(pool.admit(other(2n, 1n)))).status).toBe('InvalidChainId');
-    expect((await rejection(pool.admit(other(1n, 3n)))).status).toBe('InvalidGroupId');
+    expect((await rejection(pool.admit(other(2n, 1n)))).message).toBe("InvalidChainId (10002): chainId 2 is not this chain's 1");
+    expect((await rejection(pool.admit(other(1n, 3n)))).message).toBe("InvalidGroupId (10003): groupId 3 is not this group's 1");
+  });
+
+  it('admits rc1 transactions, which carry no chainId or groupId, on an rc1 chain', async () => {
+    const chain: PoolChainView = { height: () => 10, hasTransaction: async () => false };
+    const pool = new TxPool({ suite, generation: 'rc1', chainId: 1n, groupId: 1n }, chain);
+    const builder = new TransactionBuilder({ suite, generation: 'rc1', key: suite.generateKeyPair(seeded(7)), random: seeded(8) });
+    const t = builder.build({ to: new Uint8Array(20), blockLimit: 20n });
+    expect(t.body.chainId).toBeUndefined();
+    expect((await pool.admitRaw(t.raw)).sender).toEqual(builder.address);
   });
 
   it('TxPoolIsFull (28) at the limit', async () => {
@@ -165,7 +187,7 @@ describe('TxPool admission', () => {
     await pool.admit(tx());
     await pool.admit(tx());
     const e = await rejection(pool.admit(tx()));
-    expect([e.status, e.code]).toEqual(['TxPoolIsFull', 28]);
+    expect([e.status, e.code, e.reason]).toEqual(['TxPoolIsFull', 28, 'the pool holds its limit of 2 transactions']);
   });
 
   it('OverGroupMemoryLimit (10006) when the pooled bytes would pass memory_limit, checked before anything else', async () => {
@@ -201,6 +223,10 @@ describe('TxPool selection and commits', () => {
     const c = await pool.admit(tx({ blockLimit: 30n }));
     expect(pool.select(2, 11).map((p) => p.seq)).toEqual([a.seq, b.seq]);
     expect(pool.select(5, 13).map((p) => p.seq)).toEqual([b.seq, c.seq]);
+    // a transaction is valid up to and including the block its blockLimit names
+    expect(pool.select(5, 12).map((p) => p.seq)).toEqual([a.seq, b.seq, c.seq]);
+    // seq numbers admissions in order
+    expect(a.seq < b.seq && b.seq < c.seq).toBe(true);
     pool.onBlockCommitted(12, [b.transaction]);
     expect(pool.pending().map((p) => p.seq)).toEqual([c.seq]); // b committed, a expired (blockLimit 12 <= 12)
   });
@@ -218,6 +244,47 @@ describe('TxPool selection and commits', () => {
     expect(pool.staleForGossip(7000, 3000, 10)).toEqual([]);
     pool.remove(a.transaction.hash);
     expect(pool.staleForGossip(8000, 3000, 10).map((p) => p.seq)).toEqual([b.seq]);
+  });
+
+  it('on restart, learns the nonces of the last blocks from the ledger and forgets them with the window', async () => {
+    const { pool, tx, setHeight } = setup({ height: 5 });
+    pool.rememberNonces(4, [tx({ nonce: 11n }), tx({ nonce: 12n })]);
+    pool.rememberNonces(5, [tx({ nonce: 13n })]);
+    expect((await rejection(pool.admit(tx({ nonce: 12n })))).reason).toBe('nonce 0xc was used in block 4');
+    expect((await rejection(pool.admit(tx({ nonce: 13n })))).reason).toBe('nonce 0xd was used in block 5');
+    // block 4 leaves the window when block 4 + 1001 is committed
+    for (let n = 6; n <= 1005; n++) pool.onBlockCommitted(n, []);
+    setHeight(1005);
+    await expect(pool.admit(tx({ nonce: 12n, blockLimit: 1100n }))).resolves.toBeTruthy();
+    expect((await rejection(pool.admit(tx({ nonce: 13n, blockLimit: 1100n })))).reason).toBe('nonce 0xd was used in block 5');
+  });
+
+  it('keeps a nonce that a later block used again when the earlier block leaves the window', async () => {
+    const { pool, tx, setHeight } = setup({ height: 0 });
+    pool.onBlockCommitted(1, [tx({ nonce: 9n })]);
+    for (let n = 2; n <= 1001; n++) pool.onBlockCommitted(n, []);
+    pool.onBlockCommitted(1002, [tx({ nonce: 9n, blockLimit: 1500n })]);
+    setHeight(1002);
+    expect((await rejection(pool.admit(tx({ nonce: 9n, blockLimit: 1600n })))).reason).toBe('nonce 0x9 was used in block 1002');
+  });
+
+  it('ignores gossip marks of transactions it does not hold: a later admission counts from when the pool first lists it', async () => {
+    const { pool, tx } = setup({ height: 10 });
+    const t = tx();
+    pool.markGossiped([t.hash], 1000);
+    const p = await pool.admit(t);
+    expect(pool.staleForGossip(2000, 3000, 10)).toEqual([]);
+    expect(pool.staleForGossip(4000, 3000, 10)).toEqual([]);
+    expect(pool.staleForGossip(5000, 3000, 10).map((x) => x.seq)).toEqual([p.seq]);
+  });
+
+  it('remove says whether the transaction was pooled, and frees its nonce and bytes', async () => {
+    const { pool, tx } = setup({ height: 10 });
+    const p = await pool.admit(tx({ nonce: 3n }));
+    expect(pool.remove(p.transaction.hash)).toBe(true);
+    expect(pool.remove(p.transaction.hash)).toBe(false);
+    expect([pool.size, pool.usedBytes, pool.has(p.transaction.hash)]).toEqual([0, 0, false]);
+    await expect(pool.admit(tx({ nonce: 3n }))).resolves.toBeTruthy();
   });
 
   it('drops a pooled transaction once another one with its nonce is committed, and never selects it', async () => {

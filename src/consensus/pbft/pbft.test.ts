@@ -347,23 +347,92 @@ describe('PBFT input validation', () => {
   const prepare = (proposal: Proposal, idx = 1, view = 0): PbftMessage => ({ type: 'prepare', height: proposal.number, view, idx, proposal });
 
   it.each([
-    ['a non-leader', () => prepare(good(), 3), 'not the leader'],
-    ['a bad parent', () => prepare({ ...good(), parentHash: new Uint8Array(32) }), 'parent'],
-    ['an old timestamp', () => prepare({ ...good(), timestamp: head.timestamp }), 'not after the parent'],
-    ['a far-future timestamp', () => prepare({ ...good(), timestamp: T0 + 3_600_000 }), 'too far from local time'],
-    ['a wrong sealer list', () => prepare({ ...good(), sealerList: sealers.slice(0, 3) }), 'sealer list'],
+    ['a non-leader', () => prepare(good(), 3), 'not the leader (1)'],
+    ['a proposal numbered other than its prepare', () => ({ ...prepare(good()), proposal: { ...good(), number: 7 } }), 'number 7, expected 6'],
+    ['a bad parent', () => prepare({ ...good(), parentHash: new Uint8Array(32) }), 'parent 0x00000000… is not the head 0x05050505…'],
+    ['an old timestamp', () => prepare({ ...good(), timestamp: head.timestamp }), "timestamp 999000 is not after the parent's 999000"],
+    ['a far-future timestamp', () => prepare({ ...good(), timestamp: T0 + 3_600_000 }), 'timestamp 4600000 is too far from local time 1000000'],
+    ['a sealer index out of range', () => prepare({ ...good(), sealer: 4 }), 'sealer index 4 is out of range'],
+    ['a wrong sealer list', () => prepare({ ...good(), sealerList: sealers.slice(0, 3) }), 'sealer list differs from the consensus list'],
     ['an empty block', () => prepare({ ...good(), transactions: [] }), 'empty block'],
-    ['too many transactions', () => prepare({ ...good(), transactions: [Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)] }), 'tx_count_limit'],
-  ])('refuses a proposal from %s', (_what, make, reason) => {
+    ['too many transactions', () => prepare({ ...good(), transactions: [Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)] }), '3 transactions exceed tx_count_limit 2'],
+  ])('refuses a proposal from %s, saying why', (_what, make, reason) => {
     const out = replica().onMessage(make(), T0);
     expect(out.execute).toBeUndefined();
-    expect(String(out.events[0]?.fields.reason)).toContain(reason);
+    expect(out.events).toEqual([{ kind: 'pbft-prepare-refused', fields: { height: 6, view: 0, from: make().idx, reason } }]);
   });
 
   it('executes a valid proposal, and ignores one for a wrong number', () => {
     expect(replica().onMessage(prepare(good()), T0).execute?.view).toBe(0);
     const r = replica();
     expect(r.onMessage(prepare({ ...good(), number: 9 }), T0).execute).toBeUndefined(); // kept for later, not executed
+  });
+
+  it('a view timer that fires before its deadline (a timer armed earlier) only re-arms it', () => {
+    const r = replica();
+    r.start(T0);
+    const early = r.onTimeout(T0 + 1000);
+    expect(early).toEqual({ broadcast: [], events: [], viewTimerAt: T0 + 3000 });
+    expect(r.status().toView).toBe(0);
+    const due = r.onTimeout(T0 + 3000);
+    expect(due.broadcast.map((m) => [m.type, m.view])).toEqual([['viewchange', 1]]);
+  });
+
+  it('status counts the votes, view changes and future prepares it holds (the cache sizes getConsensusStatus reports)', () => {
+    const r = replica();
+    r.start(T0);
+    expect(r.status()).toMatchObject({ signCount: 0, commitCount: 0, viewChangeCount: 0, futureCount: 0, futurePrepare: undefined });
+    const hash = new Uint8Array(32).fill(7);
+    const vote = (type: 'sign' | 'commit', idx: number): PbftMessage => ({ type, height: 6, view: 0, idx, blockHash: hash, blockSignature: Uint8Array.of(idx) });
+    for (const m of [vote('sign', 0), vote('sign', 1), vote('commit', 3)]) r.onMessage(m, T0);
+    // one sealer asking for views 2 and 3: below f + 1, so no view change of its own
+    for (const view of [2, 3]) r.onMessage({ type: 'viewchange', height: 5, view, idx: 0, blockHash: head.hash }, T0);
+    const ahead = [7, 8].map((number) => ({ ...prepare({ ...good(), number }), idx: 3 }));
+    for (const m of ahead) r.onMessage(m, T0);
+    expect(r.status()).toMatchObject({ view: 0, signCount: 2, commitCount: 1, viewChangeCount: 2, futureCount: 2, futurePrepare: ahead[0] });
+  });
+
+  it('a new state machine reports its first view deadline (now + consensus_timeout) before it starts', () => {
+    expect(replica().status().viewDeadline).toBe(T0 + 3000);
+  });
+
+  it('a persisted lock of another height than the next is not taken (the block it was for is committed, or it is from elsewhere)', () => {
+    const proposal = good();
+    const at = (height: number) => new Pbft({ sealers, selfIndex: 1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h, { height, view: 0, blockHash: new Uint8Array(32).fill(9), proposal });
+    expect(at(6).status().lock?.height).toBe(6);
+    for (const stale of [5, 4, 7]) {
+      const r = at(stale);
+      expect(r.status().lock).toBeUndefined();
+      // node 1 leads view 0 at height 6: it asks for a new proposal rather than re-proposing a stale block
+      const out = r.start(T0);
+      expect(out.broadcast).toEqual([]);
+      expect(out.wantProposal).toEqual({ height: 6, view: 0 });
+    }
+  });
+
+  it('status names the leader of the current view, and none (-1) in a group with no sealers', () => {
+    expect(replica().status().leader).toBe(1);
+    const none = new Pbft({ sealers: [], selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+    expect(none.status().leader).toBe(-1);
+  });
+
+  it('a leader with nothing to seal that already asked for a higher view does not ask again (nor re-arm its timer)', () => {
+    // node 1 times out three times (asks for views 1, 2, 3), then a quorum takes it to view 1, which it leads
+    const r = new Pbft({ sealers, selfIndex: 1, viewTimeoutMs: 3000, txCountLimit: 2 }, { ...head, height: 0 }, T0, (h) => h);
+    r.start(T0);
+    let now = T0;
+    for (let i = 0; i < 3; i++) now = r.onTimeout(r.status().viewDeadline).viewTimerAt ?? now;
+    expect(r.status().toView).toBe(3);
+    const vc = (idx: number): PbftMessage => ({ type: 'viewchange', height: 0, view: 1, idx, blockHash: head.hash });
+    r.onMessage(vc(2), now);
+    const switched = r.onMessage(vc(3), now);
+    expect(switched.wantProposal).toEqual({ height: 1, view: 1 });
+    expect(r.status()).toMatchObject({ view: 1, toView: 3, leaderFailed: false });
+    const deadline = r.status().viewDeadline;
+    const idle = r.emptyBlock(now + 10);
+    expect(idle.broadcast).toEqual([]);
+    expect(r.status()).toMatchObject({ view: 1, toView: 3, leaderFailed: false });
+    expect(r.status().viewDeadline).toBe(deadline);
   });
 
   it('an observer (not a sealer) never votes or leads', () => {

@@ -1,0 +1,155 @@
+/**
+ * The test phase of `npm run mutation`: StrykerJS generates the mutants of the consensus-critical
+ * code and runs, for each, the selected tests that cover it (per-test coverage analysis), in
+ * incremental mode so that a later run re-tests only what changed, and with an event journal so
+ * that an interrupted run resumes without redoing finished mutants (stryker-journal.ts).
+ *
+ * Imports @stryker-mutator/core lazily: nothing the `twinchain` command loads reaches this file.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Stryker } from '@stryker-mutator/core';
+import { expandGlobs } from './file-globs.js';
+import { MUTATE, TEST_FILES } from './mutation-targets.js';
+import { foldJournal, journalCount, readJournal, type SourceSnapshot } from './stryker-journal.js';
+import { parseStrykerReport, type StrykerReport } from './stryker-report.js';
+
+export interface TestPhaseOptions {
+  /** Repository root (StrykerJS runs with it as the working directory). */
+  readonly root: string;
+  /** Folder of the run's state and reports, relative to the root (e.g. reports/mutation). */
+  readonly out: string;
+  /** Globs of the files to mutate (default MUTATE). */
+  readonly mutate?: readonly string[];
+  /** StrykerJS test-runner processes at once. */
+  readonly jobs: number;
+  /** Re-test every mutant, reusing nothing. */
+  readonly force?: boolean;
+  readonly logLevel?: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  readonly onLine?: (line: string) => void;
+}
+
+/** The files of a test-phase state folder (relative to the root). */
+export function statePaths(out: string) {
+  const state = path.join(out, 'state');
+  return {
+    state,
+    incremental: path.join(state, 'stryker-incremental.json'),
+    journal: path.join(state, 'stryker-journal'),
+    snapshot: path.join(state, 'stryker-journal-sources.json'),
+    temp: path.join(state, '.stryker-tmp'),
+    html: path.join(out, 'stryker.html'),
+    strykerJson: path.join(out, 'stryker.json'),
+    swarmCache: path.join(state, 'swarm-cache.jsonl'),
+    swarmOut: path.join(state, 'swarm'),
+  };
+}
+
+/** The vitest configuration the mutants run with (the test selection of mutation-targets.ts). */
+export const VITEST_CONFIG = 'scripts/vitest.mutation.config.ts';
+
+/** StrykerJS's options (a type only: the module is loaded when a run starts). */
+export type StrykerOptions = NonNullable<ConstructorParameters<typeof Stryker>[0]>;
+type LogLevel = NonNullable<StrykerOptions['logLevel']>;
+
+/** StrykerJS's options for one test phase (relative paths are relative to the root). */
+export function strykerOptions(o: Pick<TestPhaseOptions, 'out' | 'mutate' | 'jobs' | 'force' | 'logLevel'> & { readonly tty?: boolean }): StrykerOptions {
+  const p = statePaths(o.out);
+  return {
+    mutate: [...(o.mutate ?? MUTATE)],
+    testRunner: 'vitest',
+    vitest: { configFile: VITEST_CONFIG, related: true },
+    coverageAnalysis: 'perTest',
+    incremental: true,
+    incrementalFile: p.incremental,
+    force: o.force === true,
+    concurrency: o.jobs,
+    reporters: [o.tty ? 'progress' : 'progress-append-only', 'html', 'json', 'event-recorder'],
+    htmlReporter: { fileName: p.html },
+    jsonReporter: { fileName: p.strykerJson },
+    eventReporter: { baseDir: p.journal },
+    tempDirName: p.temp,
+    cleanTempDir: true,
+    // the node's tests run long on a shared 2-core machine: a mutant counts as timed out only
+    // well past its covering tests' own time (an infinite loop still hits StrykerJS's hit limit)
+    timeoutMS: 30_000,
+    timeoutFactor: 2,
+    dryRunTimeoutMinutes: 90,
+    // a static mutant (module-level code, run once on import) would make StrykerJS reload and run
+    // every related test, minutes each: the swarm phase runs the unit tests next to its file in
+    // its planted copy instead, then swarm
+    ignoreStatic: true,
+    ignorePatterns: ['/dist', '/reports', '/scratch', '/docs'],
+    thresholds: { high: 90, low: 80, break: null },
+    logLevel: (o.logLevel ?? 'info') as LogLevel,
+    fileLogLevel: 'off' as LogLevel,
+  };
+}
+
+async function snapshot(root: string, mutate: readonly string[]): Promise<SourceSnapshot> {
+  const read = async (files: string[]) => Object.fromEntries(await Promise.all(files.map(async (f) => [f, await readFile(path.join(root, f), 'utf8')] as const)));
+  return { files: await read(await expandGlobs(root, mutate)), testFiles: await read(await expandGlobs(root, TEST_FILES)) };
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(`${file}.tmp`, text);
+  await rename(`${file}.tmp`, file);
+}
+
+/** Reads an incremental (or json-reporter) file; undefined when there is none. */
+export async function readStrykerReport(file: string): Promise<StrykerReport | undefined> {
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw e;
+  });
+  return text === undefined ? undefined : parseStrykerReport(JSON.parse(text), file);
+}
+
+/**
+ * Folds a journal left by an interrupted run into the incremental file (so its finished mutants
+ * are reused) and returns how many results it carried over.
+ */
+export async function resumeFromJournal(root: string, out: string): Promise<number> {
+  const p = statePaths(out);
+  const journal = await readJournal(path.join(root, p.journal));
+  if (journal.mutants.length === 0) return 0;
+  const snapshotText = await readFile(path.join(root, p.snapshot), 'utf8').catch(() => undefined);
+  if (snapshotText === undefined) return 0;
+  const previous = await readStrykerReport(path.join(root, p.incremental));
+  const folded = foldJournal(previous, journal, JSON.parse(snapshotText) as SourceSnapshot, root);
+  await writeAtomically(path.join(root, p.incremental), JSON.stringify(folded));
+  await rm(path.join(root, p.journal), { recursive: true, force: true });
+  return journalCount(journal);
+}
+
+/**
+ * Runs StrykerJS over the selected files and returns the complete report: this run's results
+ * and, for files outside its `mutate`, those an earlier run left in the incremental file.
+ */
+export async function runTestPhase(o: TestPhaseOptions): Promise<StrykerReport> {
+  const p = statePaths(o.out);
+  await mkdir(path.join(o.root, p.state), { recursive: true });
+  if (o.force) {
+    await rm(path.join(o.root, p.journal), { recursive: true, force: true });
+  } else {
+    const carried = await resumeFromJournal(o.root, o.out);
+    if (carried > 0) o.onLine?.(`tests: resuming an interrupted run: ${carried} mutant results carried over from its journal`);
+  }
+  await writeAtomically(path.join(o.root, p.snapshot), JSON.stringify(await snapshot(o.root, o.mutate ?? MUTATE)));
+  const options = strykerOptions({ ...o, tty: process.stdout.isTTY === true });
+  const { Stryker } = await import('@stryker-mutator/core');
+  const cwd = process.cwd();
+  process.chdir(o.root);
+  try {
+    await new Stryker(options).runMutationTest();
+  } finally {
+    process.chdir(cwd);
+  }
+  const report = await readStrykerReport(path.join(o.root, p.incremental));
+  if (!report) throw new Error(`StrykerJS finished without writing ${p.incremental}`);
+  // the run completed: its incremental file holds everything the journal did
+  if (existsSync(path.join(o.root, p.journal))) await rm(path.join(o.root, p.journal), { recursive: true, force: true });
+  return report;
+}
