@@ -12,6 +12,8 @@ const PROCESSES = ['test/real/**/*.test.ts', 'test/package/**/*.test.ts', 'test/
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    // the last lines of npm test: what was skipped and why (never silently), and any write into reports/
+    reporters: ['default', './test/support/skip-summary-reporter.ts'],
     hookTimeout: 60_000,
     projects: [
       {
