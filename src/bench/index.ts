@@ -67,6 +67,8 @@ export const benchmarks: Readonly<Record<string, Benchmark>> = {
   },
   faults: {
     summary: 'real 4-node PBFT and 3-node Raft chains under faults: kill -9, SIGSTOP, two of four down, failing disks, a non-member peer, p2p and JSON-RPC connection floods; catch-up times and the flood targets',
+    description:
+      'real 4-node PBFT and 3-node Raft chains (build-chain, real processes) under faults: kill -9, SIGSTOP, two of four down, failing disks, a non-member peer, p2p and JSON-RPC connection floods; catch-up times next to the flood targets',
     load: () => import('./faults-bench.js'),
   },
   cli: {
