@@ -37,9 +37,27 @@ export default tseslint.config(
     rules: sansIoRules,
   },
   {
-    files: ['**/*.js'],
+    // Node.js scripts (the examples, and a README example a user saves in the clone)
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ignores: ['src/report/report-page.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        Buffer: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        structuredClone: 'readonly',
+      },
+    },
   },
   {
     // runs in the browser, inlined into every report beside Chart.js' UMD bundle

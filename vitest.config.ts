@@ -7,11 +7,13 @@ import { defineConfig } from 'vitest/config';
  * never share the two cores with each other or with the rest of the suite (a start_all.sh
  * waiting 60 s for a starved node).
  */
-const PROCESSES = ['test/real/**/*.test.ts', 'test/package/**/*.test.ts', 'test/readme.test.ts', 'test/deploy/docker-image.test.ts'];
+const PROCESSES = ['test/real/**/*.test.ts', 'test/package/**/*.test.ts', 'test/readme.test.ts', 'test/examples.test.ts', 'test/deploy/docker-image.test.ts'];
 
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    // the last lines of npm test: what was skipped and why (never silently), and any write into reports/
+    reporters: ['default', './test/support/skip-summary-reporter.ts'],
     hookTimeout: 60_000,
     projects: [
       {

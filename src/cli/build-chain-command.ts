@@ -1,10 +1,10 @@
 import { buildChain, BuildChainError, BuildChainUsageError, parseBuildChainArgs } from '../deploy/index.js';
-import { CliError } from './cli-error.js';
+import { CliError, UsageError } from './cli-error.js';
 import { commands } from './commands.js';
 import type { CliIo } from './io.js';
 
 function usageError(error: unknown): never {
-  if (error instanceof BuildChainUsageError) throw new CliError(error.message);
+  if (error instanceof BuildChainUsageError) throw error.commandLine ? new UsageError(error.message) : new CliError(error.message);
   if (error instanceof BuildChainError) throw new CliError(error.message, 1);
   throw error;
 }

@@ -1,4 +1,26 @@
+import { benchmarks } from '../bench/index.js';
 import type { CommandSpec } from './command.js';
+
+/** `bench --help`'s list, from the registry: every benchmark with its description, wrapped at 90 columns. */
+function benchmarkList(): string {
+  const width = Math.max(...Object.keys(benchmarks).map((n) => n.length));
+  const indent = ' '.repeat(width + 5);
+  return Object.entries(benchmarks)
+    .map(([name, b]) => {
+      const lines: string[] = [];
+      let line = `  ${name.padEnd(width)}   `;
+      for (const word of b.description.split(/\s+/)) {
+        if (line.length + word.length > 90 && line.trim() !== name) {
+          lines.push(line.trimEnd());
+          line = indent;
+        }
+        line += `${word} `;
+      }
+      lines.push(line.trimEnd());
+      return lines.join('\n');
+    })
+    .join('\n');
+}
 
 export const commands: readonly CommandSpec[] = [
   {
@@ -366,48 +388,14 @@ Examples:
   },
   {
     name: 'bench',
-    synopsis: 'bench [crypto|exec|sim|pbft|rpc|chain|swarm|console|cli ...]',
+    synopsis: `bench [${Object.keys(benchmarks).join('|')} ...]`,
     summary: 'run benchmarks and print their figures',
     help: `Usage: twinchain bench [name ...]      (npm run bench -- <name>)
 
 Runs the named benchmarks (all when none is named) and prints their figures.
 
 Benchmarks:
-  crypto   signature recoveries/verifications per second and full transaction
-           decode+verify per second, per crypto suite, on one core; ECDSA block
-           signatures checked by recovery (FISCO's check) next to an r,s verify
-  exec     transactions per second through the block executor (blocks of 1,000
-           signed HelloWorld set calls, commit and state root per block) next to
-           raw evm.runCall on the same calls
-  sim      simulation kernel events per second and virtual/wall time ratio for a
-           null protocol (all-to-all messages, one round per virtual second) at
-           4, 16, 64 and 256 nodes, plus 16 nodes with the full JSON trace
-           written to a sink and to a file
-  pbft     simulated PBFT groups of 4, 16 and 64 sealers: committed transactions per
-           wall second under a saturating HelloWorld load, and the virtual/wall time
-           ratio at 10 tx/s (real and simulated consensus signatures); where the
-           time of the 4-sealer run goes, and the ceiling its secp256k1 operations
-           and contract calls set when timed on their own
-  rpc      JSON-RPC over HTTP with keep-alive at concurrency 1 and 32: requests/s
-           and p50/p99 latency of getBlockNumber and call (HelloWorld.get, on the
-           trie and on the storage state) next to a bare node:http server with a
-           constant JSON body, and the ratio (targets: getBlockNumber at least 60%
-           of the bare server, call at least 3,000 req/s at concurrency 32)
-  chain    a real 4-node chain (build-chain, start_all.sh; PBFT, then Raft) under a
-           saturating HelloWorld set load from a separate load process (signed before
-           the clock starts): committed tx/s over 30 s, submit-to-commit p50/p99, and
-           the ceiling measured in the same run, executor tx/s × cores ÷ 4 (target:
-           60% of it); about 4 minutes
-  swarm    seeds/min of swarm on pbft-swarm.yaml as 1 shard in one process and as 2
-           shards in two processes at once (the ratio shows the per-shard overhead;
-           near the core count is the goal), next to one process with --jobs 2; 5
-           interleaved rounds of 12 seeds, medians and spread; about 2 minutes
-  console  \`console -e 'call HelloWorld <address> get'\` as a new process against a
-           1-sealer serve, the contract's artifact cached in the console folder, next
-           to \`node -e ''\`, to importing the console's modules and to a call that
-           compiles (target: median ≤ 600 ms)
-  cli      start-up time of \`twinchain --help\` as a new process next to \`node -e ''\`
-           in the same run (target: median ≤ 250 ms)`,
+${benchmarkList()}`,
     load: () => import('./bench-command.js'),
   },
   {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../chain/vectors.test-helper.js';
+import { benchmarks } from '../bench/index.js';
 import { commands } from './commands.js';
 import { captureIo as capture } from './capture-io.test-helper.js';
 import { main } from './main.js';
@@ -50,6 +51,65 @@ describe('twinchain CLI', () => {
   });
 });
 
+describe('help for a group of commands (issue 44)', () => {
+  it('`help tx`, `tx --help` and `tx` list the tx commands; `tx nosuch` says so and lists them', async () => {
+    for (const args of [['help', 'tx'], ['tx', '--help'], ['tx', '-h'], ['tx']]) {
+      const io = capture();
+      expect(await main(args, io)).toBe(0);
+      expect(io.stdout).toContain('Usage: twinchain tx <command>');
+      expect(io.stdout).toContain(commands.find((c) => c.name === 'tx decode')!.synopsis);
+      expect(io.stderr).toBe('');
+    }
+    const io = capture();
+    expect(await main(['tx', 'nosuch'], io)).toBe(2);
+    expect(io.stderr).toContain('unknown command "tx nosuch"');
+    expect(io.stderr).toContain('tx decode <hex>');
+  });
+});
+
+describe('bench --help (issue 44)', () => {
+  it('lists every benchmark of the registry, with its description, in its help and synopsis', async () => {
+    const io = capture();
+    expect(await main(['bench', '--help'], io)).toBe(0);
+    const names = Object.keys(benchmarks);
+    expect(names).toContain('replay');
+    for (const name of names) {
+      expect(io.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+      expect(io.stdout.replace(/\s+/g, ' ')).toContain(benchmarks[name]!.description.replace(/\s+/g, ' '));
+    }
+    const bench = commands.find((c) => c.name === 'bench')!;
+    for (const name of names) expect(bench.synopsis).toContain(name);
+    for (const line of io.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(92);
+  });
+});
+
+describe('unknown and incomplete options, in our words (issue 44)', () => {
+  /** Every command refuses an unknown option in one line of ours, with a pointer to its --help. */
+  it.each(commands.map((c) => [c.name] as const))('%s --no-such-option', async (name) => {
+    const io = capture();
+    expect(await main([...name.split(' '), '--no-such-option'], io)).toBe(2);
+    expect(io.stderr).toBe(`twinchain ${name}: unknown option --no-such-option${name === 'build-chain' ? ' (build-chain takes -l -p -o -i -c -g -v -C -T --state -h)' : ''}. Run \`twinchain ${name} --help\` for its options.\n`);
+    expect(io.stdout).toBe('');
+  });
+
+  it.each([
+    [['run', 'x.yaml', '--seed'], 'twinchain run: --seed needs a value. Run `twinchain run --help` for its options.'],
+    [['run', 'x.yaml', '--sed', '3'], 'twinchain run: unknown option --sed (did you mean --seed?). Run `twinchain run --help` for its options.'],
+    [['run', 'x.yaml', '--quiet=yes'], 'twinchain run: --quiet takes no value (got "yes"). Run `twinchain run --help` for its options.'],
+    [['serve', '--rpc-port', '--quiet'], 'twinchain serve: --rpc-port needs a value, but the next argument "--quiet" is an option (write --rpc-port=--quiet if that is the value). Run `twinchain serve --help` for its options.'],
+    [['console', '-e'], 'twinchain console: -e needs a value. Run `twinchain console --help` for its options.'],
+    [['swarm', 'x.yaml', '--seeds'], 'twinchain swarm: --seeds needs a value. Run `twinchain swarm --help` for its options.'],
+    [['build-chain', '--state'], 'twinchain build-chain: --state needs a value. Run `twinchain build-chain --help` for its options.'],
+    [['build-chain', '-l'], 'twinchain build-chain: -l needs a value. Run `twinchain build-chain --help` for its options.'],
+  ])('%j', async (args, line) => {
+    const io = capture();
+    expect(await main(args, io)).toBe(2);
+    expect(io.stderr).toBe(`${line}\n`);
+    // parseArgs' own words (with its unclosed quote) never show
+    expect(io.stderr).not.toMatch(/Unknown option '|argument missing|ambiguous|To specify a positional/);
+  });
+});
+
 describe('twinchain tx decode', () => {
   it.each(vectors.transactions.map((v) => [v.name, v] as const))('%s: auto-detects suite and generation', async (_n, v) => {
     const io = capture();
@@ -77,7 +137,7 @@ describe('twinchain tx decode', () => {
     [['b9004000'], 'twinchain tx decode: BadRLP: invalid RLP: the length of the item at byte 0 starts with a zero byte'],
     [[], 'expected exactly one hex payload, got 0'],
     [['00', '--suite', 'rsa'], '--suite must be one of ecdsa, sm (got "rsa")'],
-    [['00', '--bogus'], "Unknown option '--bogus'"],
+    [['00', '--bogus'], 'unknown option --bogus. Run `twinchain tx decode --help` for its options.'],
   ])('bad input %j prints one line and exits 2', async (args, message) => {
     const io = capture();
     expect(await main(['tx', 'decode', ...args], io)).toBe(2);

@@ -1,5 +1,6 @@
 import { ConfigError, StartError, startNodeHost, stdoutStamp, type NodeHost } from '../host/index.js';
 import { CliError } from './cli-error.js';
+import { inputFileProblem } from './output-path.js';
 import { firstSignal } from './signals.js';
 import type { CliIo } from './io.js';
 import { parseOptions } from './parse-options.js';
@@ -18,6 +19,8 @@ export async function run(args: string[], io: CliIo, options: NodeRunOptions = {
   const { values, positionals } = parseOptions(args, { config: { type: 'string', short: 'c' } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
   if (values.config === undefined) throw new CliError('-c config.ini is required (the node directory\'s config.ini that build-chain wrote)');
+  const problem = await inputFileProblem(values.config);
+  if (problem) throw new CliError(`-c ${values.config}: ${problem}; -c takes the config.ini of a node directory (e.g. -c nodes/127.0.0.1/node0/config.ini)`);
   const until = options.until ?? firstSignal();
   // the node's data and logs (LevelDB's files follow the umask) are its user's alone
   if (options.until === undefined) process.umask(0o077);

@@ -75,3 +75,27 @@ export async function checkOutputFile(file: string): Promise<void> {
   else if (!parent.isDirectory()) refuse(`${folder} is a file, not a folder`);
   await access(info ? file : folder, constants.W_OK).catch((e: NodeJS.ErrnoException) => refuse(fileSystemReason(e, file)));
 }
+
+/**
+ * Why `file` cannot be read as a file, in words ("it is a folder", "afile is a file, not a
+ * folder"), or undefined when it can be tried (also when it does not exist: the reader says so).
+ */
+export async function inputFileProblem(file: string): Promise<string | undefined> {
+  const info = await stat(file).catch((e: NodeJS.ErrnoException) => e);
+  if (!(info instanceof Error)) return info.isDirectory() ? 'it is a folder, not a file' : undefined;
+  if (info.code === 'ENOENT') return undefined;
+  const blocker = info.code === 'ENOTDIR' ? await fileInTheWay(path.dirname(file)) : undefined;
+  return blocker ? `${blocker} is a file, not a folder` : fileSystemWords(info);
+}
+
+/** Why `dir` cannot be used (or made) as a folder, in words, or undefined when it can be tried. */
+export async function folderProblem(dir: string): Promise<string | undefined> {
+  const info = await stat(dir).catch((e: NodeJS.ErrnoException) => e);
+  if (!(info instanceof Error)) return info.isDirectory() ? undefined : 'it is a file, not a folder';
+  if (info.code === 'ENOENT') {
+    const blocker = await fileInTheWay(path.dirname(dir));
+    return blocker ? `${blocker} is a file, not a folder` : undefined;
+  }
+  const blocker = info.code === 'ENOTDIR' ? await fileInTheWay(path.dirname(dir)) : undefined;
+  return blocker ? `${blocker} is a file, not a folder` : fileSystemWords(info);
+}

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CliError } from './cli-error.js';
+import { CliError, UsageError } from './cli-error.js';
 
 const NEGATIVE_NUMBER = /^-(\d+(\.\d*)?|\.\d+)$/;
 
@@ -27,16 +27,70 @@ function joinNegativeValues(args: readonly string[], options: NonNullable<ParseA
   return out;
 }
 
-/** node:util parseArgs, strict, with its errors turned into one-line CliErrors. */
+/** How an option is written in a message: `--name`, or `-c` for a short one given as such. */
+function shown(token: { rawName: string }): string {
+  return token.rawName;
+}
+
+/**
+ * The first thing wrong with `args`, in our words: an unknown option (with the nearest known one),
+ * an option without its value, a flag given a value. Found from parseArgs' tokens, not its message.
+ */
+function usageProblem(args: string[], options: NonNullable<ParseArgsConfig['options']>, allowPositionals: boolean): string {
+  const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  const known = Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+  for (const token of tokens) {
+    if (token.kind === 'positional' && !allowPositionals) return `unexpected argument "${token.value}" (this command takes options only)`;
+    if (token.kind !== 'option') continue;
+    const option = options[token.name];
+    if (!option) {
+      const near = nearestOption(token.rawName, known);
+      return `unknown option ${token.rawName}${near ? ` (did you mean ${near}?)` : ''}`;
+    }
+    if (option.type === 'string') {
+      if (token.value === undefined) return `${shown(token)} needs a value`;
+      if (!token.inlineValue && token.value.startsWith('-')) {
+        return `${shown(token)} needs a value, but the next argument "${token.value}" is an option (write ${shown(token)}=${token.value} if that is the value)`;
+      }
+    } else if (token.value !== undefined) return `${shown(token)} takes no value (got "${token.value}")`;
+  }
+  return 'the arguments cannot be read';
+}
+
+function nearestOption(given: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = given.length <= 3 ? 2 : 3;
+  for (const k of known) {
+    const d = editDistance(given, k);
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * node:util parseArgs, strict, with its errors turned into one-line usage errors in our words
+ * (main adds the pointer to the command's --help).
+ */
 export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
   args: string[],
   options: T,
   allowPositionals = true,
 ): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: boolean; strict: true }>> {
+  const joined = joinNegativeValues(args, options);
   try {
-    return parseArgs({ args: joinNegativeValues(args, options), options, allowPositionals, strict: true });
-  } catch (e) {
-    throw new CliError((e as Error).message.split('\n')[0]!);
+    return parseArgs({ args: joined, options, allowPositionals, strict: true });
+  } catch {
+    throw new UsageError(usageProblem(joined, options, allowPositionals));
   }
 }
 

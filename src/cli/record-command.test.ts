@@ -148,7 +148,7 @@ describe('twinchain record', () => {
     [['http://127.0.0.1:8545', '--from', '5', '--to', '2'], '--to 2 is before --from 5'],
     [['http://127.0.0.1:8545', '--concurrency', '0'], '--concurrency must be an integer from 1 to 64 (got "0")'],
     [['http://127.0.0.1:8545', '--out', ''], '--out must name a file'],
-    [['http://127.0.0.1:8545', '--speed', '3'], "Unknown option '--speed'"],
+    [['http://127.0.0.1:8545', '--speed', '3'], 'unknown option --speed. Run `twinchain record --help` for its options.'],
   ])('usage %j: exit 2 with one line', async (args, message) => {
     const io = captureIo();
     expect(await main(['record', ...args], io)).toBe(2);

@@ -39,6 +39,46 @@ describe('twinchain run', () => {
     expect(summary.replay).toBe(`npx twinchain run ${file} --seed 1 --out ${path.join(scenarios.dir, 'fails-out')}`);
   });
 
+  // issue 44: the summary fits a 100-column terminal (each detail under its expectation), and a
+  // node outside a group shows - for that group's height, not 0
+  it('fits 100 columns and shows - for the height of a group a node is outside', async () => {
+    const file = await scenarioFile(
+      'two-groups-small',
+      `name: two-groups-small
+duration: 4s
+chain: { nodes: 5 }
+groups:
+  - { id: 1, consensus: pbft, sealers: [node0, node1, node2, node3] }
+  - { id: 2, consensus: raft, sealers: [node1, node2, node3], observers: [node4] }
+workloads:
+  - { kind: helloworld, group: 1, rate: 5 }
+  - { kind: helloworld, group: 2, rate: 5 }
+expect: { liveness: { within: 5s }, minHeight: 1 }
+`,
+    );
+    const io = captureIo();
+    const out = path.join(scenarios.dir, 'two-groups-out');
+    expect(await main(['run', file, '--out', out], io)).toBe(0);
+    const lines = io.stdout.split('\n');
+    for (const line of lines.filter((l) => !l.startsWith('report:') && !l.startsWith('summary:') && !l.startsWith('trace:'))) {
+      expect(line.length, line).toBeLessThanOrEqual(100);
+    }
+    // every expectation: its name after ✓, its detail on the next line, indented under it
+    const marks = lines.flatMap((l, i) => (/^ {2}[✓✗] /.test(l) ? [i] : []));
+    expect(marks.length).toBeGreaterThanOrEqual(4);
+    for (const i of marks) {
+      let next = i + 1;
+      while (/^ {4}\S/.test(lines[next]!)) next++; // a long name continues
+      expect(lines[next]).toMatch(/^ {6}\S/);
+    }
+    const node4 = lines.find((l) => /^ {2}node4 /.test(l))!;
+    expect(node4).toMatch(/^ {2}node4\s+up\s+g2 observer\s+-\s+\d+\s/);
+    const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8')) as { nodes: Array<{ name: string; heights: Record<string, number> }> };
+    expect(Object.keys(summary.nodes.find((n) => n.name === 'node4')!.heights)).toEqual(['2']);
+    expect(Object.keys(summary.nodes.find((n) => n.name === 'node0')!.heights)).toEqual(['1']);
+    expect(Object.keys(summary.nodes.find((n) => n.name === 'node1')!.heights)).toEqual(['1', '2']);
+  });
+
   it('refuses a bad scenario file with exit 2 and file:line:column: key', async () => {
     const file = await scenarioFile('bad', SMALL('timeline:\n  - { at: 2s, crash: node9 }'));
     const io = captureIo();

@@ -8,6 +8,7 @@ import { startDevServer, type DevServer } from '../sim/index.js';
 import { CliError } from './cli-error.js';
 import { firstSignal } from './signals.js';
 import type { CliIo } from './io.js';
+import { fileSystemError, fileSystemReason, folderProblem } from './output-path.js';
 import { integerOption, oneOf, parseOptions } from './parse-options.js';
 
 
@@ -17,10 +18,38 @@ function address(host: string, port: number): string {
 }
 
 /**
+ * A failed listen or host look-up as one sentence naming the option to change (`what` names the
+ * port's node and kind), or undefined for any other error.
+ */
+function listenFailure(error: unknown, host: string, what: (port: number | undefined) => string, option: string): CliError | undefined {
+  const e = error as NodeJS.ErrnoException & { port?: number };
+  const port = typeof e.port === 'number' ? e.port : undefined;
+  const where = port === undefined ? `${what(port)} on ${host}` : `${address(host, port)} (${what(port)})`;
+  switch (e.code) {
+    case 'EADDRINUSE':
+      return new CliError(`${where} is already in use; pick another ${option}`);
+    case 'EACCES':
+      return new CliError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another ${option}`);
+    case 'EADDRNOTAVAIL':
+      return new CliError(`--host ${host}: not an address of this machine, so nothing can listen on it (e.g. --host 127.0.0.1)`);
+    case 'ENOTFOUND':
+      return new CliError(`--host ${host}: no such host (the name does not resolve)`);
+    case 'EAI_AGAIN':
+      return new CliError(`--host ${host}: the name server did not answer for it`);
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The channel ports' certificates (chain CA, one per node, one for SDKs) in `--cert-dir`, or
  * in a new temporary folder (`temporary`, removed when serve stops).
  */
 async function channelCertificates(certDir: string | undefined, names: readonly string[]): Promise<{ certs: ChannelCertificates; temporary: boolean }> {
+  if (certDir !== undefined) {
+    const problem = await folderProblem(certDir);
+    if (problem) throw new CliError(`--cert-dir ${certDir}: ${problem}`);
+  }
   const dir = certDir !== undefined ? path.resolve(certDir) : await mkdtemp(path.join(tmpdir(), 'twinchain-serve-'));
   try {
     return { certs: await ensureChannelCertificates(dir, names), temporary: certDir === undefined };
@@ -29,6 +58,8 @@ async function channelCertificates(certDir: string | undefined, names: readonly 
     if (error instanceof OpensslError && /not found on PATH/.test(error.exitStatus)) {
       throw new CliError(`openssl not found on PATH: serve makes its channel certificates with the system openssl (3.0 or newer); install it, or pass --no-channel`, 1);
     }
+    const fsError = fileSystemError(error);
+    if (fsError) throw new CliError(`${certDir !== undefined ? `--cert-dir ${certDir}: ` : ''}${fsError.message}`, 1);
     const reason = (error as Error).message.split('\n')[0];
     throw new CliError(`cannot make the channel certificates in ${dir}: ${reason}`, 1);
   }
@@ -71,10 +102,11 @@ export async function run(args: string[], io: CliIo, until: Promise<unknown> = f
 
   let log: WriteStream | undefined;
   if (values.log !== undefined) {
-    log = createWriteStream(values.log, { flags: 'a' });
+    const file = values.log;
+    log = createWriteStream(file, { flags: 'a' });
     await new Promise<void>((resolve, reject) => {
       log!.once('open', () => resolve());
-      log!.once('error', (e) => reject(new CliError(`cannot write ${values.log}: ${e.message}`)));
+      log!.once('error', (e: NodeJS.ErrnoException) => reject(new CliError(`--log ${file}: cannot write it: ${fileSystemReason(e, file)}`)));
     });
   }
   const names = Array.from({ length: nodes }, (_, i) => `node${i}`);
@@ -120,9 +152,8 @@ export async function run(args: string[], io: CliIo, until: Promise<unknown> = f
                 service,
                 supportedVersion,
                 ...(log ? { log: (message: string) => void log!.write(`${name} [CHANNEL]${message}\n`) } : {}),
-              }).catch((error: NodeJS.ErrnoException) => {
-                if (error.code === 'EADDRINUSE') throw new CliError(`${address(host, port)} (${name}'s channel port) is already in use; pick another --channel-port`);
-                throw error;
+              }).catch((error: unknown) => {
+                throw listenFailure(error, host, () => `${name}'s channel port`, '--channel-port') ?? error;
               });
               channels[index] = started;
               return started;
@@ -135,7 +166,9 @@ export async function run(args: string[], io: CliIo, until: Promise<unknown> = f
     await removeCerts();
     if (error instanceof CliError) throw error;
     const message = (error as Error).message;
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`a port is already in use (${message}); pick another --rpc-port`);
+    const rpcNode = (port: number | undefined) => (port === undefined || rpcPort === 0 ? 'a JSON-RPC port' : `node${port - rpcPort}'s JSON-RPC port`);
+    const listen = listenFailure(error, host, rpcNode, '--rpc-port');
+    if (listen) throw listen;
     throw new CliError(supportedVersion !== undefined && /supported_version/.test(message) ? `--supported-version: ${message}` : message);
   }
   for (const [i, e] of server.endpoints.entries()) {

@@ -80,7 +80,7 @@ async function fiscoClientVersion(client: JsonRpcClient): Promise<Record<string,
   try {
     raw = await client.post(JSON.stringify({ jsonrpc: '2.0', method: 'getClientVersion', params: [], id: 1 }));
   } catch (e) {
-    if (e instanceof RpcTransportError && e.unreachable) throw new EndpointUnreachableError(e.message);
+    if (e instanceof RpcTransportError && e.unreachable) throw new EndpointUnreachableError(e.lasting ? `${e.message}: ${e.lasting}` : e.message);
     if (e instanceof RpcTransportError) throw new NotAFiscoNodeError(client.url, e.message.replace(`${client.url}: `, ''));
     throw e;
   }
@@ -139,7 +139,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   try {
     consensus = await detectConsensus(client, groupId);
   } catch (e) {
-    if (e instanceof RpcTransportError && e.unreachable) throw new EndpointUnreachableError(e.message);
+    if (e instanceof RpcTransportError && e.unreachable) throw new EndpointUnreachableError(e.lasting ? `${e.message}: ${e.lasting}` : e.message);
     if (!(e instanceof RpcTransportError)) throw e;
     consensus = 'pbft';
   }

@@ -102,7 +102,8 @@ function printReceipt(ctx: CommandContext, contract: { abi: Abi } | undefined, r
     ctx.out(`Return values:${formatValues(values)}`);
     ctx.out(SEPARATOR);
   }
-  if (contract && receipt.logs) {
+  // a reverted call emitted nothing: no empty "Event logs" under its failure
+  if (ok && contract && receipt.logs) {
     ctx.out('Event logs');
     const logs = decodeLogs(contract.abi, receipt.logs);
     ctx.out(logs.length === 0 ? 'Event: {}' : logs.map((l) => `Event: ${l}`).join('\n'));

@@ -8,6 +8,15 @@ import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { ConsoleError } from './console-error.js';
 
+/** Why a console file cannot be read, in words (the console may not import runtime/files' fuller list). */
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  EISDIR: 'it is a folder',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EIO: 'input/output error',
+};
+
 export interface Peer {
   readonly host: string;
   readonly port: number;
@@ -58,7 +67,7 @@ export function readConsoleConfig(dir: string): ConsoleConfig {
     throw new ConsoleError(
       code === 'ENOENT'
         ? `${file}: no such file; make a console folder with "twinchain console init ${dir} --sdk <node sdk folder>"`
-        : `${file}: cannot read: ${(error as Error).message}`,
+        : `${file}: cannot read: ${READ_FAILURES[code ?? ''] ?? code ?? (error as Error).message}`,
     );
   }
   return parseConsoleConfig(text, file, dir);

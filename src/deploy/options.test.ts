@@ -56,6 +56,12 @@ describe('parseBuildChainArgs', () => {
     });
   });
 
+  it('-v names one version range, the one it accepts, whatever was wrong (issue 44)', () => {
+    for (const v of ['3.0.0', '2.12.0', '2.255.255', '1.3.0', '2.0.0-rc4', 'latest', '']) {
+      expect(refusal(['-l', '127.0.0.1:1', '-v', v])).toBe(`-v "${v}": not a supported_version Twinchain runs: expected one of 2.0.0-rc1 … 2.11.0 (x.y.z, or 2.0.0-rc1, -rc2, -rc3)`);
+    }
+  });
+
   it('accepts every supported_version the chain layer accepts', () => {
     for (const v of ['2.0.0-rc1', '2.0.0-rc2', '2.0.0-rc3', '2.0.0', '2.2.0', '2.9.0', '2.11.0']) expect(parse(['-l', '127.0.0.1:1', '-v', v]).supportedVersion).toBe(v);
   });

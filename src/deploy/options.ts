@@ -46,6 +46,13 @@ export const MAX_CHAIN_ID = 2 ** 31 - 1;
 /** A refused command line: one line naming the option and the value. */
 export class BuildChainUsageError extends Error {
   override readonly name = 'BuildChainUsageError';
+  constructor(
+    message: string,
+    /** The command line itself cannot be read (an unknown option, a missing value): worth a pointer to -h. */
+    readonly commandLine = false,
+  ) {
+    super(message);
+  }
 }
 
 const OPTIONS = {
@@ -131,10 +138,15 @@ function parsePorts(value: string, hosts: readonly BuildChainHost[], isDefault =
 /** `-v`: a supported_version the project accepts (2.0.0-rc1 … 2.11.0); a leading v is dropped, as FISCO does. */
 function parseVersion(value: string): string {
   const text = value.replace(/^[vV]/, '');
+  const range = `2.0.0-rc1 … ${DEFAULT_SUPPORTED_VERSION}`;
+  let version: ProtocolVersion | undefined;
   try {
-    ProtocolVersion.parse(text);
-  } catch (error) {
-    refuse('v', value, `not a supported_version Twinchain runs (2.0.0-rc1 … 2.11.0): ${(error as Error).message.replace(/^.*?: /, '')}`);
+    version = ProtocolVersion.parse(text);
+  } catch {
+    version = undefined;
+  }
+  if (!version || version.number > ProtocolVersion.parse(DEFAULT_SUPPORTED_VERSION).number) {
+    refuse('v', value, `not a supported_version Twinchain runs: expected one of ${range} (x.y.z, or 2.0.0-rc1, -rc2, -rc3)`);
   }
   return text;
 }
@@ -159,12 +171,13 @@ export function parseBuildChainArgs(args: readonly string[]): BuildChainOptions 
     const e = error as Error & { code?: string };
     const unknown = /^Unknown option '([^']*)'/.exec(e.message);
     if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
-      throw new BuildChainUsageError(`unknown option ${unknown[1]} (build-chain takes -l -p -o -i -c -g -v -C -T -h)`);
+      throw new BuildChainUsageError(`unknown option ${unknown[1]} (build-chain takes -l -p -o -i -c -g -v -C -T --state -h)`, true);
     }
-    const option = /^Option '(-\w)/.exec(e.message)?.[1];
-    if (option && /argument missing/.test(e.message)) throw new BuildChainUsageError(`${option} needs a value`);
-    if (option && /ambiguous/.test(e.message)) throw new BuildChainUsageError(`${option} needs a value (the next argument starts with "-")`);
-    throw new BuildChainUsageError(e.message.split('\n')[0]!);
+    const option = /^Option '(-[\w-]+)/.exec(e.message)?.[1];
+    if (option && /argument missing/.test(e.message)) throw new BuildChainUsageError(`${option} needs a value`, true);
+    if (option && /ambiguous/.test(e.message)) throw new BuildChainUsageError(`${option} needs a value (the next argument starts with "-")`, true);
+    if (option && /does not take an argument/.test(e.message)) throw new BuildChainUsageError(`${option} takes no value`, true);
+    throw new BuildChainUsageError('the options cannot be read', true);
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { validateGenesis, type ConsensusType, type GroupGenesis } from '../chain/index.js';
 import { ConfigError, IniFile, readers } from './ini-file.js';
+import { fileSystemWords } from '../runtime/files/index.js';
 
 /** One group as its two files describe it: the immutable genesis and the mutable group.N.ini. */
 export interface GroupFiles {
@@ -18,7 +19,7 @@ export async function readGroupFiles(configDir: string): Promise<GroupFiles[]> {
   try {
     names = await readdir(configDir);
   } catch (error) {
-    throw new ConfigError(`${configDir}: cannot read the group config directory: ${(error as Error).message}`);
+    throw new ConfigError(`${configDir}: cannot read the group config directory: ${fileSystemWords(error as NodeJS.ErrnoException)}`);
   }
   const genesisFiles = names.filter((n) => /^group\.\d+\.genesis$/.test(n)).sort((a, b) => groupNumber(a) - groupNumber(b));
   if (genesisFiles.length === 0) throw new ConfigError(`${configDir}: no group.N.genesis file: a node needs at least one group`);
@@ -42,7 +43,7 @@ async function readText(file: string, fallback?: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (error) {
     if (fallback !== undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
-    throw new ConfigError(`${file}: cannot read: ${(error as Error).message}`);
+    throw new ConfigError(`${file}: cannot read: ${fileSystemWords(error as NodeJS.ErrnoException)}`);
   }
 }
 

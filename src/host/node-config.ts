@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ProtocolVersion } from '../chain/index.js';
 import type { LogLevel } from '../runtime/index.js';
 import { ConfigError, IniFile, readers } from './ini-file.js';
+import { fileSystemWords } from '../runtime/files/index.js';
 
 export interface Endpoint {
   readonly host: string;
@@ -57,7 +58,7 @@ export async function readNodeConfig(file: string): Promise<NodeConfig> {
   try {
     text = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new ConfigError(`${file}: cannot read: ${fileSystemWords(error as NodeJS.ErrnoException)}`);
   }
   return parseNodeConfig(text, absolute);
 }

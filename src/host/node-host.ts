@@ -12,6 +12,7 @@ import { readGroupFiles } from './group-files.js';
 import { ConfigError } from './ini-file.js';
 import { readNodeConfig, type NodeConfig } from './node-config.js';
 import { ownCertificateNodeId, peerNodeId, readNodeKey } from './node-identity.js';
+import { fileSystemWords } from '../runtime/files/index.js';
 
 /** A node that cannot start for a reason outside its config files (a port in use, a folder it cannot write). */
 export class StartError extends Error {
@@ -80,8 +81,8 @@ export async function startNodeHost(configFile: string, options: NodeHostOptions
   const name = path.basename(config.dir);
   const [tlsKey, tlsCert, tlsCa] = await Promise.all(
     [config.security.tlsKey, config.security.tlsCert, config.security.tlsCaCert].map((file) =>
-      readFile(file).catch((error: Error) => {
-        throw new ConfigError(`${file}: cannot read: ${error.message}`);
+      readFile(file).catch((error: NodeJS.ErrnoException) => {
+        throw new ConfigError(`${file}: cannot read: ${fileSystemWords(error)}`);
       }),
     ),
   );

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { fromHex, toHexNoPrefix } from '../codec/index.js';
 import type { CryptoSuite, KeyPair } from '../crypto/index.js';
 import { ConfigError } from './ini-file.js';
+import { fileSystemWords } from '../runtime/files/index.js';
 
 const run = promisify(execFile);
 
@@ -27,7 +28,7 @@ async function readPem(file: string, what: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${file}: cannot read ${what}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new ConfigError(`${file}: cannot read ${what}: ${fileSystemWords(error as NodeJS.ErrnoException)}`);
   }
 }
 

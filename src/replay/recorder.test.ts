@@ -320,7 +320,7 @@ describe('a failing or confused node', () => {
 
     await front.close();
     const refused = await tempFile('refused.jsonl');
-    await expect(record(base(front.url, refused, { sleep: fakeSleep().sleep }))).rejects.toThrow(/^getClientVersion \[\]: no usable answer after 6 attempts \(last: .*no answer \(ECONNREFUSED\)\)$/);
+    await expect(record(base(front.url, refused, { sleep: fakeSleep().sleep }))).rejects.toThrow(/^getClientVersion \[\]: no usable answer after 6 attempts \(last: .*no answer \(ECONNREFUSED: connection refused: nothing listens on that port\)\)$/);
   });
 
   it('a host name that does not resolve, or a URL fetch refuses, fails at once without retries', async () => {

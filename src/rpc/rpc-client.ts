@@ -38,6 +38,19 @@ const LASTING_FAILURES = new Map([
   ['unknown scheme', 'fetch speaks http and https only'],
 ]);
 
+/** The other reasons fetch finds no answer, in words (asking again may help). */
+const PASSING_FAILURES = new Map([
+  ['ECONNREFUSED', 'connection refused: nothing listens on that port'],
+  ['ECONNRESET', 'the connection was reset'],
+  ['EHOSTUNREACH', 'no route to the host'],
+  ['ENETUNREACH', 'the network is unreachable'],
+  ['EAI_AGAIN', 'the name server did not answer'],
+  ['ETIMEDOUT', 'connecting timed out'],
+  ['EPIPE', 'the connection closed while sending'],
+  ['UND_ERR_SOCKET', 'the connection closed'],
+  ['UND_ERR_CONNECT_TIMEOUT', 'connecting timed out'],
+]);
+
 /** A request's signal: its timeout, and the client's own signal where it has one (AbortSignal.any is Node ≥ 20.3). */
 function requestSignal(timeoutMs: number, stop: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -112,7 +125,9 @@ export class JsonRpcClient {
         if ((e as Error).name === 'TimeoutError') throw new RpcTransportError(`${this.url}: no answer within ${this.timeoutMs / 1000} s (the request timed out)`, true);
         const cause = (e as { cause?: { code?: string; message?: string } }).cause;
         const why = cause?.code ?? cause?.message ?? (e as Error).message;
-        throw new RpcTransportError(`${this.url}: no answer (${why})`, true, LASTING_FAILURES.get(why));
+        const lasting = LASTING_FAILURES.get(why);
+        const words = lasting ? undefined : PASSING_FAILURES.get(why);
+        throw new RpcTransportError(`${this.url}: no answer (${why}${words ? `: ${words}` : ''})`, true, lasting);
       }
       try {
         return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };

@@ -75,7 +75,7 @@ function unavailable(body: unknown, message: string): RpcReply | RpcReply[] {
  * Serves one simulated node's JSON-RPC: every request runs as an event on that node, at the
  * virtual time matching the wall clock, so the node sees it exactly like a message.
  */
-function nodeService(chain: SimChain, rpc: NodeRpc, name: string): RpcService {
+function nodeService(chain: SimChain, rpc: NodeRpc, name: string, running: () => boolean): RpcService {
   const base = createRpcService(chain.node(name)!);
   const current = (): RpcService => {
     const service = rpc.service(name);
@@ -83,6 +83,8 @@ function nodeService(chain: SimChain, rpc: NodeRpc, name: string): RpcService {
     return service;
   };
   const run = async <T>(work: () => Promise<T>, fallback: (message: string) => T): Promise<T> => {
+    // injected work waits for the run to reach it: once the run has ended, nothing ever would
+    if (!running()) return fallback(`${name} cannot answer: the simulation has stopped`);
     try {
       return await chain.sim.inject(work, { node: name, label: 'rpc' });
     } catch (error) {
@@ -148,21 +150,31 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (missing.length > 0) throw new Error(`nodes did not boot: ${missing.join(', ')}`);
 
   const rpc = new NodeRpc(chain);
+  // The paced run starts before the ports and `attach`: a request (also one `attach` makes) runs
+  // as soon as it arrives, and one after the run has ended is refused at once, never left waiting.
+  let running = true;
+  const done = chain.sim
+    .run({ until: Infinity, pace: { rate: options.rate ?? 1, ...(options.wall ? { wall: options.wall } : {}) } })
+    .then(() => undefined)
+    .finally(() => (running = false));
+  done.catch(() => undefined); // a failure is reported through `done` (or the start), never as unhandled
+  const stopRun = async () => {
+    chain.sim.stop();
+    await done.catch(() => undefined);
+  };
   const servers: RpcHttpServer[] = [];
   const closeAll = () => Promise.all([...servers.map((s) => s.close()), ...[...attached.values()].map((a) => a.close())]);
   try {
     for (const [i, name] of names.entries()) {
-      const service = nodeService(chain, rpc, name);
+      const service = nodeService(chain, rpc, name, () => running);
       servers.push(await startHttpServer(service, { host: options.host ?? '127.0.0.1', port: basePort === 0 ? 0 : basePort + i }));
       if (options.attach) attached.set(name, await options.attach({ name, index: i, service, supportedVersion: chain.version.text }));
     }
   } catch (error) {
     await closeAll();
+    await stopRun();
     throw error;
   }
-  const done = chain.sim
-    .run({ until: Infinity, pace: { rate: options.rate ?? 1, ...(options.wall ? { wall: options.wall } : {}) } })
-    .then(() => undefined);
   let closing: Promise<void> | undefined;
   return {
     chain,
@@ -171,8 +183,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     close: () => {
       closing ??= (async () => {
         await closeAll();
-        chain.sim.stop();
-        await done.catch(() => undefined);
+        await stopRun();
       })();
       return closing;
     },

@@ -2,22 +2,19 @@
 // report.browser.test.ts) at a phone width and a desktop width: no sideways scrolling, identical
 // height lines all visible, no chart left empty without words, faults as lanes per node with
 // labels that do not overlap, and latency percentile labels on a light background.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumAvailable } from './chromium.js';
 import { writeReport, type ReportData } from '../../src/report/index.js';
 import { manyFaultsReportData, sampleReportData } from '../../src/report/sample-data.test-helper.js';
 import { parseScenario, reportData, runScenario } from '../../src/sim/index.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env['TWINCHAIN_REQUIRE_BROWSER'] === '1') {
-  throw new Error(`${CHROMIUM} is required (TWINCHAIN_REQUIRE_BROWSER=1) but missing: apt-get install -y chromium`);
-}
+const hasChromium = chromiumAvailable(fileURLToPath(import.meta.url));
 const WIDTHS = [360, 1280] as const;
 const QUICKSTART = fileURLToPath(new URL('../../scenarios/quickstart.yaml', import.meta.url));
 

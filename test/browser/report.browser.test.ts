@@ -2,13 +2,13 @@
 // playwright-core; no browser is downloaded) opens rendered reports from file:// and every chart
 // must render with no console error, no page error and no network request. Skips when Chromium
 // is not installed; .ci/run installs it.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumAvailable } from './chromium.js';
 import { CHART_IDS, writeReport, type ReportData } from '../../src/report/index.js';
 import {
   emptyReportData,
@@ -19,15 +19,7 @@ import {
 } from '../../src/report/sample-data.test-helper.js';
 import { parseScenario, reportData, runScenario } from '../../src/sim/index.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-// CI sets this: there a missing browser is a broken install step, not a reason to skip.
-if (!hasChromium && process.env['TWINCHAIN_REQUIRE_BROWSER'] === '1') {
-  throw new Error(`${CHROMIUM} is required (TWINCHAIN_REQUIRE_BROWSER=1) but missing: apt-get install -y chromium`);
-}
-if (!hasChromium) {
-  console.warn(`report browser tests SKIPPED: ${CHROMIUM} not found (install it with: apt-get install -y chromium)`);
-}
+const hasChromium = chromiumAvailable(fileURLToPath(import.meta.url));
 
 interface ReportReady {
   charts: number;
@@ -51,7 +43,7 @@ interface Opened {
   charts: ChartCheck[];
 }
 
-describe.skipIf(!hasChromium)(`report in headless Chromium${hasChromium ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
+describe.skipIf(!hasChromium)(`report in headless Chromium${hasChromium ? '' : ` (skipped: ${CHROMIUM} cannot run)`}`, () => {
   let browser: Browser;
   let dir: string;
 

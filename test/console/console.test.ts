@@ -154,6 +154,9 @@ describe('twinchain console against serve', () => {
     expect(reverted.code).toBe(1);
     expect(reverted.out).toContain('transaction status: 0x16\ndescription: revert instruction, revert reason: no way\n');
     expect(reverted.err).toBe('Error: revertWithReason(string) failed: status 0x16 (revert instruction), revert reason: no way\n');
+    // issue 44: nothing was emitted, so no empty "Event logs" section follows the failure
+    expect(reverted.out).not.toContain('Event logs');
+    expect(reverted.out).not.toContain('Event: {}');
 
     writeFileSync(path.join(dir, 'contracts', 'solidity', 'Broken.sol'), 'pragma solidity ^0.8.0;\ncontract Broken {\n  function f() public { uint x = ; }\n}\n');
     const broken = await consoleRun(['deploy Broken']);

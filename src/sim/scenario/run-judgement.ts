@@ -19,7 +19,7 @@ export interface NodeResult {
   readonly state: string;
   readonly honest: boolean;
   readonly roles: string;
-  /** Height per group id. */
+  /** Height per group the node holds a ledger of (a group it is outside has no entry). */
   readonly heights: Readonly<Record<number, number>>;
   readonly sent: number;
   readonly received: number;
@@ -153,7 +153,13 @@ export function nodeResults(chain: SimChain, groups: readonly ResolvedGroup[], s
       state: info.state,
       honest: safety.isHonest(info.name),
       roles: [...roles, ...(original ? [`twin of ${original}`] : [])].join(', ') || 'no group',
-      heights: Object.fromEntries(groups.map((g) => [g.id, chain.group(info.name, g.id)?.blockNumber() ?? metrics.heights.get(`${g.id}/${info.name}`)?.points.at(-1)?.[1] ?? 0])),
+      // only the groups the node holds a ledger of: outside a group it has no height there (shown as -)
+      heights: Object.fromEntries(
+        groups.flatMap((g) => {
+          const height = chain.group(info.name, g.id)?.blockNumber() ?? metrics.heights.get(`${g.id}/${info.name}`)?.points.at(-1)?.[1];
+          return height === undefined ? [] : [[g.id, height]];
+        }),
+      ),
       sent: stats.sent,
       received: stats.received,
       dropped: stats.droppedOutbound.total,

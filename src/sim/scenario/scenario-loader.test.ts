@@ -42,12 +42,32 @@ describe('scenario loader', () => {
     [`name: demo\nduration: 30s\n`, 'demo.yaml:1:1: chain: missing required key "chain"'],
     [`name: Demo!\nduration: 30s\nchain:\n  nodes: 4\n`, 'demo.yaml:1:7: name: expected a lower-case name'],
     [`${minimal}workloads:\n  - kind: helloworld\n    rate: 10\n    group: 2\n`, 'workloads[0].group: unknown group 2'],
-    [`${minimal}network:\n  loss: 1.5\n`, 'demo.yaml:6:9: network.loss: Too big'],
+    [`${minimal}network:\n  loss: 1.5\n`, 'demo.yaml:6:9: network.loss: expected at most 1, got 1.5'],
     [`name: demo\nduration: [30s\n`, 'demo.yaml:3:1: YAML: '],
     [`- a\n- b\n`, 'demo.yaml:1:1: a scenario is a mapping'],
     [`${minimal}byzantine:\n  - node: node1\n    behaviour: lying\n`, 'byzantine[0].behaviour: Invalid option'],
   ])('reports %j as %s', (text, message) => {
     expect(error(text).message).toContain(message);
+  });
+
+  // issue 44: the node limit in our words, and zod's own wording ("Too big: expected number to be <=300") nowhere
+  it.each([
+    ['name: demo\nduration: 30s\nchain:\n  nodes: 301\n', "demo.yaml:4:10: chain.nodes: at most 300 nodes (the simulator's limit per scenario), got 301"],
+    ['name: demo\nduration: 30s\nchain:\n  nodes: 0\n', 'demo.yaml:4:10: chain.nodes: a chain needs at least 1 node, got 0'],
+    ['name: demo\nduration: 30s\nchain:\n  nodes: 2.5\n', 'demo.yaml:4:10: chain.nodes: expected a whole number of nodes, got 2.5'],
+    [`${minimal}network:\n  loss: -0.5\n`, 'demo.yaml:6:9: network.loss: expected at least 0, got -0.5'],
+  ])('words the limit of %j as %s', (text, message) => {
+    expect(error(text).message).toBe(message);
+    expect(error(text).message).not.toMatch(/Too big|Too small|Invalid input|<=|>=/);
+  });
+
+  // issue 44: "did you mean" also when the nearest key is set already (it used to say nothing)
+  it.each([
+    ['name: demo\nduration: 30s\nchain:\n  nodes: 4\n  node: 5\n', 'demo.yaml:5:3: chain.node: unknown key "node" (did you mean "nodes"? it is already set on line 4: remove one of the two)'],
+    [`${minimal}groups:\n  - id: 1\n    sealers: 4\n    sealer: 4\n`, 'demo.yaml:8:5: groups[0].sealer: unknown key "sealer" (did you mean "sealers"? it is already set on line 7: remove one of the two)'],
+    [`${minimal}groups:\n  - id: 1\n    sealer: 4\n`, 'demo.yaml:7:5: groups[0].sealer: unknown key "sealer" (did you mean "sealers"?)'],
+  ])('suggests the nearest key in %j', (text, message) => {
+    expect(error(text).message).toBe(message);
   });
 
   // a bare number used to be read as milliseconds: `duration: 60` ran 60 ms and failed

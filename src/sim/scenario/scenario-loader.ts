@@ -139,8 +139,12 @@ function parseScenarioWith(text: string, file: string): { scenario: Scenario; fa
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
     if (issue.code === 'unrecognized_keys') {
       const key = issue.keys[0]!;
-      const hint = closest(key, knownKeys(scenarioSchema, path, raw));
-      return report([...path, key], `unknown key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}`, true);
+      const hint = closest(key, knownKeys(scenarioSchema, path));
+      // the nearest key may be set already (both "sealer" and "sealers"): still the likely intent, said so
+      const present = hint !== undefined && presentKeys(raw, path).includes(hint);
+      const where = present ? keyLine(doc, lines, [...path, hint]) : undefined;
+      const said = hint === undefined ? '' : present ? ` (did you mean "${hint}"? it is already set${where ? ` on line ${where}` : ''}: remove one of the two)` : ` (did you mean "${hint}"?)`;
+      return report([...path, key], `unknown key "${key}"${said}`, true);
     }
     return fail(path, describeIssue(issue, path, raw));
   }
@@ -195,8 +199,33 @@ function describeIssue(issue: z.core.$ZodIssue, path: Path, raw: unknown): strin
     if (hint) return `${issue.message}, got ${describeValue(value)} (did you mean "${hint}"?)`;
   }
   if (issue.code === 'invalid_type' || issue.code === 'too_big' || issue.code === 'too_small' || issue.code === 'invalid_value') {
-    if (value !== undefined && (typeof value !== 'object' || value === null)) return `${issue.message}, got ${describeValue(value)}`;
+    if (value !== undefined && (typeof value !== 'object' || value === null)) return `${inOurWords(issue)}, got ${describeValue(value)}`;
   }
+  return inOurWords(issue);
+}
+
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  int: 'a whole number',
+  number: 'a number',
+  string: 'text',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a mapping',
+  tuple: 'a list',
+};
+
+/** zod's default wording ("Too big: expected number to be <=300") in ours ("at most 300"); a schema's own message as it is. */
+function inOurWords(issue: z.core.$ZodIssue): string {
+  if (!/^(Too big|Too small|Invalid input):/.test(issue.message)) return issue.message;
+  if (issue.code === 'too_big' || issue.code === 'too_small') {
+    const big = issue.code === 'too_big';
+    const limit = Number(big ? issue.maximum : issue.minimum);
+    const exact = issue.inclusive !== false;
+    const bound = big ? (exact ? 'at most' : 'less than') : exact ? 'at least' : 'more than';
+    const unit = issue.origin === 'array' || issue.origin === 'set' ? (limit === 1 ? ' item' : ' items') : issue.origin === 'string' ? (limit === 1 ? ' character' : ' characters') : '';
+    return `expected ${bound} ${limit}${unit}`;
+  }
+  if (issue.code === 'invalid_type') return `expected ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
   return issue.message;
 }
 
@@ -223,7 +252,7 @@ function mostSpecific(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
 }
 
 /** Keys the schema allows in the mapping at `path` (every branch of a union), for "did you mean". */
-function knownKeys(schema: z.ZodType, path: Path, raw: unknown): string[] {
+function knownKeys(schema: z.ZodType, path: Path): string[] {
   const out = new Set<string>();
   const visit = (type: z.core.$ZodType, rest: Path) => {
     const def = type._zod.def as unknown as Record<string, unknown> & { type: string };
@@ -259,10 +288,19 @@ function knownKeys(schema: z.ZodType, path: Path, raw: unknown): string[] {
     }
   };
   visit(schema, path);
-  // the keys already there are not what was meant
-  const { value } = valueAt(raw, path);
-  if (value !== null && typeof value === 'object') for (const k of Object.keys(value)) out.delete(k);
   return [...out];
+}
+
+/** The keys the mapping at `path` of the parsed YAML has. */
+function presentKeys(raw: unknown, path: Path): string[] {
+  const { value } = valueAt(raw, path);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+}
+
+/** The line of the key at `path`, where the file has it. */
+function keyLine(doc: Document, lines: LineCounter, path: Path): number | undefined {
+  const node = nodeAt(doc, path, true);
+  return node?.range ? lines.linePos(node.range[0]).line : undefined;
 }
 
 function nodeAt(doc: Document, path: Path, atKey: boolean) {

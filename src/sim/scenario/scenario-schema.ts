@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { BYZANTINE_KINDS, byzantineSettingProblem } from '../../node/index.js';
+
+/** The most nodes one scenario may have (the simulator's limit, documented with chain.nodes in the README). */
+export const MAX_SCENARIO_NODES = 300;
 import type { RecordedTraffic } from '../../replay/index.js';
 import { HOSTILE_BEHAVIOURS } from './hostile-behaviours.js';
 
@@ -272,7 +275,11 @@ export const scenarioSchema = z
         suite: z.enum(['ecdsa', 'sm']).default('ecdsa'),
         supportedVersion: z.string().default('2.11.0'),
         /** Node count; names are node0, node1, … */
-        nodes: z.number().int().min(1).max(300),
+        nodes: z
+          .number()
+          .int('expected a whole number of nodes')
+          .min(1, 'a chain needs at least 1 node')
+          .max(MAX_SCENARIO_NODES, `at most ${MAX_SCENARIO_NODES} nodes (the simulator's limit per scenario)`),
         /** Consensus-message signatures: the node keys, or a cheap keyed hash for large groups. */
         consensusSignatures: z.enum(['real', 'simulated']).default('real'),
         /** Share execution results and signature checks between nodes (pure results, on by default). */
