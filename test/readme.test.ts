@@ -67,7 +67,7 @@ interface Block {
   readonly commands: Command[];
 }
 
-const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file', 'excerpt']);
+const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file', 'excerpt', 'example']);
 
 /** Every fenced block of a page (README.md or docs/x.md) with the readme-test markers right above it. */
 export function parseReadme(text: string, page = 'README.md'): Block[] {

@@ -57,13 +57,22 @@ export class FailStopStore implements KvStore {
     return this.inner.close();
   }
 
-  private async guard<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.failed) throw this.failed;
+  /**
+   * The operation's own promise, not one chained to it: a wrapper that awaited it would add a
+   * microtask hop to every read and write, and the simulation's order of same-time events (so its
+   * trace digests) would change. The failure is observed by a reaction registered before the
+   * caller's, so the store stops before the caller goes on.
+   */
+  private guard<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.failed) return Promise.reject(this.failed);
+    let pending: Promise<T>;
     try {
-      return await operation();
+      pending = operation();
     } catch (error) {
-      throw this.seen(error);
+      return Promise.reject(this.seen(error));
     }
+    pending.catch((error: unknown) => this.seen(error));
+    return pending;
   }
 
   private seen(error: unknown): unknown {
