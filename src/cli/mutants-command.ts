@@ -71,7 +71,7 @@ function selected(only: string | undefined, quick: boolean): readonly Mutant[] {
 }
 
 /** Runs a mutant's shrunk scenario on this (unmutated) code. */
-async function runUnmutated(file: string): Promise<UnmutatedVerdict> {
+export async function runUnmutated(file: string): Promise<UnmutatedVerdict> {
   // the simulator loads only when there is something to run (--list and --help stay quick)
   const { loadScenarioFile, runScenario } = await import('../sim/index.js');
   try {
