@@ -63,6 +63,7 @@ function violationText(result: { outcome: ShrinkResult['original']['outcome'] },
 }
 
 function progressText(p: ShrinkProgress, runs: number, elapsedMs: number): string {
+  if (p.phase === 'original') return `shrink: running the original (${p.originalEvents} events, ${p.nodes} nodes)  ${(elapsedMs / 1000).toFixed(0)} s`;
   const trying = p.trying ? `trying ${p.trying[0] === p.trying[1] ? p.trying[0] : `${p.trying[0]}–${p.trying[1]}`} events` : 'between candidates';
   return `shrink: ${p.phase.padEnd(10)} ${runs} candidates  ${trying}  best so far ${p.events} of ${p.originalEvents} events, ${p.nodes} nodes  ${(elapsedMs / 1000).toFixed(0)} s`;
 }
@@ -114,6 +115,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     process.stdout.write(`\r${progressText(last, pool.stats.runs, performance.now() - started)}\x1b[K`);
   };
   const pool = new CandidatePool(runners, draw);
+  // the elapsed time moves on between candidates too
+  const ticker = io.isTty ? setInterval(draw, 1000) : undefined;
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) process.exit(130);
@@ -156,6 +159,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw e;
   } finally {
     if (budgetTimer) clearTimeout(budgetTimer);
+    if (ticker) clearInterval(ticker);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     if (shown) process.stdout.write('\r\x1b[K');
