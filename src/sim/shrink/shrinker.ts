@@ -407,16 +407,17 @@ export class Shrinker {
   }
 
   /** Leaves out each kept event once; the outcomes say whether the result is 1-minimal. */
-  private async minimality(): Promise<{ removable: boolean; without: Map<number, CandidateOutcome> } | 'stopped'> {
+  private async minimality(): Promise<{ removable: boolean; without: Map<number, CandidateOutcome | 'refused'> } | 'stopped'> {
     const units = this.best.plan.units;
     const plans = units.map((_, i) => this.withUnits(units.filter((__, j) => j !== i)));
     const r = await this.attempt(plans);
     if (r === 'stopped') return r;
     if (r >= 0) return { removable: true, without: new Map() };
-    const without = new Map<number, CandidateOutcome>();
+    const without = new Map<number, CandidateOutcome | 'refused'>();
     for (const [i, plan] of plans.entries()) {
       const p = this.prepare(plan);
-      const o = p && this.pool.known(this.job(p.yaml));
+      // without it the scenario is no file the checker takes: it cannot be left out
+      const o = p ? this.pool.known(this.job(p.yaml)) : 'refused';
       if (o) without.set(units[i]!.id, o);
     }
     return { removable: false, without };
@@ -446,7 +447,7 @@ export class Shrinker {
 
     let stopped = false;
     let minimal = false;
-    let without = new Map<number, CandidateOutcome>();
+    let without = new Map<number, CandidateOutcome | 'refused'>();
     const steps: Array<[ShrinkPhase, () => Promise<boolean | 'stopped'>]> = [
       ['truncate', () => this.truncate()],
       ['events', () => this.ddmin()],
@@ -480,7 +481,8 @@ export class Shrinker {
     const originalUnits = new Map(original.units.map((u) => [u.id, u]));
     const kept = this.best.plan.units.map((u) => {
       const o = without.get(u.id);
-      return { id: u.id, event: isEvent(u), now: describeUnit(u), was: describeUnit(originalUnits.get(u.id) ?? u), without: o ? (reproduces(o, target) ? 'still fails the same way' : otherwise(o)) : undefined };
+      const after = o === undefined ? undefined : o === 'refused' ? 'cannot be left out (the checker refuses the scenario without it)' : reproduces(o, target) ? 'still fails the same way' : otherwise(o);
+      return { id: u.id, event: isEvent(u), now: describeUnit(u), was: describeUnit(originalUnits.get(u.id) ?? u), without: after };
     });
     return {
       target,
