@@ -142,6 +142,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       file,
       pool,
       ...(values.violation === undefined ? {} : { violation: values.violation }),
+      onOriginal: (outcome, target) => {
+        if (shown) process.stdout.write('\r\x1b[K');
+        io.out(`the original run: ${violationText({ outcome }, target)}`);
+      },
       onProgress: (p) => {
         if (p.phase !== 'original') armBudget();
         last = p;
@@ -219,7 +223,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     )}\n`,
   );
 
-  io.out(`the original run: ${violationText(original, target)}`);
   io.out(
     `kept ${shrunk.events} of ${original.events} events${original.settings > 0 ? ` and ${shrunk.settings} of ${original.settings} network settings` : ''}; nodes ${original.nodes} → ${shrunk.nodes}, groups ${original.groups} → ${shrunk.groups}, duration ${seconds(original.durationMs)} → ${seconds(shrunk.durationMs)}; ` +
       `${result.stats.runs} candidates run${result.stats.cancelled > 0 ? ` (and ${result.stats.cancelled} cancelled)` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -96,7 +96,7 @@ workloads:
   - { kind: helloworld, rate: 10 }
 swarm: { crashes: [0, 2], pauses: [0, 1], partitions: [0, 2], messageFaults: [0, 3], churn: [0, 2], adversaries: [1, 1], loss: [0, 0.08], latencyMs: [5, 60], window: [2s, 30s], faultDuration: [1s, 6s] }
 `);
-      for (let seed = 1; seed <= 40; seed++) {
+      for (let seed = 1; seed <= 15; seed++) {
         const { scenario } = drawSwarm(file, seed);
         const plan = splitScenario(scenario);
         const text = scenarioYaml(assemble(plan.base, plan.units));

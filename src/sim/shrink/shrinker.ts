@@ -80,6 +80,8 @@ export interface ShrinkOptions {
   /** The invariant or expectation to keep (default: the first the original run shows). */
   readonly violation?: string;
   readonly onProgress?: (progress: ShrinkProgress) => void;
+  /** Called once the original run has shown what is to be kept. */
+  readonly onOriginal?: (outcome: CandidateOutcome, target: ShrinkTarget) => void;
   /** Wall clock in ms (tests may pass their own). */
   readonly now?: () => number;
 }
@@ -442,6 +444,7 @@ export class Shrinker {
     }
     this.target = target;
     this.best = { ...first, outcome };
+    this.options.onOriginal?.(outcome, target);
     const allowedExcess = Math.max(0, faultExcess(parseScenario(first.yaml, this.options.file)));
     const originalFacts = this.facts(this.best);
 
