@@ -3,13 +3,13 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { catalogue, median, QUICK, repoRoot, runMutant, shrinkCommand, stopEverything, type Mutant, type MutantReport, type MutantShrink } from '../mutants/index.js';
+import { catalogue, median, QUICK, repoRoot, runMutant, stopEverything, type Mutant, type MutantReport, type MutantShrink } from '../mutants/index.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 import { makeOutputFolder } from './output-path.js';
 import { integerOption, parseOptions } from './parse-options.js';
+import { DEFAULT_SHRINK_BUDGET_MS, mutantShrinkCommand } from './seed-commands.js';
 import { budgetOption } from './swarm-command.js';
-import { DEFAULT_SHRINK_BUDGET_MS } from './shrink-line.js';
 
 const DEFAULT_BUDGET_MS = 300_000;
 
@@ -46,7 +46,7 @@ export function shrinkLine(s: MutantShrink, unmutated?: UnmutatedVerdict): strin
 
 /** One mutant's result as printed. */
 export function resultLine(r: MutantReport): string {
-  const shrink = r.seed === null ? '' : `\n    shrink: ${shrinkCommand(r.id, r.seed)}`;
+  const shrink = r.replay === null ? '' : `\n    shrink: ${mutantShrinkCommand(r.replay)}`;
   switch (r.detection) {
     case 'caught':
       return `${r.id}: caught by ${r.evidence.join(', ')} on ${r.scenario} seed ${r.seed} after ${seconds(r.afterMs)} (${r.seeds} seeds)\n    replay: ${r.replay}${shrink}`;
@@ -130,7 +130,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   io.out(`${mutants.length} mutant${mutants.length === 1 ? '' : 's'}, ${seed === undefined ? `budget ${seconds(budgetMs)} each` : `replaying seed ${seed}`}, ${jobs} job${jobs === 1 ? '' : 's'}`);
   try {
     for (const mutant of mutants) {
-      const report = await runMutant(mutant, { budgetMs, jobs, out: path.join(out, mutant.id), ...(seed === undefined ? {} : { seed }), ...(shrink ? { shrink: { budgetMs: shrinkBudgetMs } } : {}), onLine: (l) => io.out(l) });
+      const report = await runMutant(mutant, { budgetMs, jobs, out: path.join(out, mutant.id), ...(seed === undefined ? {} : { seed }), ...(shrink ? { shrink: { budgetMs: shrinkBudgetMs, command: mutantShrinkCommand } } : {}), onLine: (l) => io.out(l) });
       // a shrunk scenario is a bug report only if the code without the bug passes it
       const unmutated = report.shrink?.file ? await runUnmutated(report.shrink.file) : undefined;
       reports.push(unmutated ? { ...report, shrink: { ...report.shrink!, unmutated } } : report);

@@ -30,7 +30,7 @@ import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit, parseSeed } from './run-command.js';
 import { localCandidateRunner, WorkerCandidateRunner } from './shrink-pool.js';
 import { budgetOption } from './swarm-command.js';
-import { DEFAULT_SHRINK_BUDGET_MS, shrinkCommand } from './shrink-line.js';
+import { DEFAULT_SHRINK_BUDGET_MS, shrinkCommand } from './seed-commands.js';
 
 
 /** The scenario of a failing run with every event explicit: the swarm seed's draw, or the file itself with its seed. */

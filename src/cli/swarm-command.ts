@@ -28,6 +28,7 @@ import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit } from './run-command.js';
 import { localRunner, runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
 import type { SwarmTask } from './swarm-seed.js';
+import { shrinkCommand } from './seed-commands.js';
 import { seedRow, verdictLines } from './swarm-text.js';
 
 /** A wall-clock budget such as 300s or 5m, in ms. */
@@ -202,7 +203,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await Promise.all(runners.map((r) => r.close()));
   }
   const rows = scan.outcomes;
-  const summary = { scenario: id, twinchain, shards: 1, jobs: used, wallMs: scan.wallMs, firstFailure: scan.firstFailure, runs: rows };
+  const summary = { scenario: id, twinchain, shards: 1, jobs: used, wallMs: scan.wallMs, firstFailure: scan.firstFailure, runs: rows, shrinkCommand: (seed: number) => shrinkCommand(file, seed) };
   // a replay of one seed writes its swarm.json in the seed's folder: the scan's stays as it was
   const swarmJson = single === undefined ? path.join(out, 'swarm.json') : path.join(out, `seed-${first}`, 'swarm.json');
   const stop: ShardStop = untilFail && scan.firstFailure ? 'failure' : scan.budgetSpent ? 'budget' : 'done';

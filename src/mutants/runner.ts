@@ -20,7 +20,11 @@ export interface MutantRunOptions {
   /** Progress lines. */
   readonly onLine?: (line: string) => void;
   /** Shrink the failing seed found (twinchain shrink in the patched copy, with `jobs`), within this wall time. */
-  readonly shrink?: { readonly budgetMs: number };
+  readonly shrink?: {
+    readonly budgetMs: number;
+    /** The command printed and recorded for the shrink, from the mutant's replay command (the CLI's mutantShrinkCommand). */
+    readonly command: (replay: string) => string;
+  };
 }
 
 /** What shrinking a mutant's failing seed gave (the copy's shrink.json, in short). */
@@ -119,20 +123,15 @@ export function replayCommand(id: string, seed: number): string {
   return `npx twinchain mutants --only ${id} --seed ${seed}`;
 }
 
-/** The command that replays a mutant's failing seed and shrinks it. */
-export function shrinkCommand(id: string, seed: number): string {
-  return `${replayCommand(id, seed)} --shrink`;
-}
-
 /** Time after its budget a shrink child may take (its verification runs and the outputs) before it is killed. */
 const SHRINK_GRACE_MS = 120_000;
 
 /** Runs the patched copy's `twinchain shrink` on a failing seed and reads what it wrote. */
-async function shrinkSeed(copyDir: string, mutant: Mutant, scenario: string, seed: number, options: MutantRunOptions & { shrink: { budgetMs: number } }): Promise<MutantShrink> {
+async function shrinkSeed(copyDir: string, mutant: Mutant, scenario: string, seed: number, options: MutantRunOptions & { shrink: NonNullable<MutantRunOptions['shrink']> }): Promise<MutantShrink> {
   const out = path.resolve(options.out, 'shrink');
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
-  const command = shrinkCommand(mutant.id, seed);
+  const command = options.shrink.command(replayCommand(mutant.id, seed));
   // run in the copy, so the scenario reads as scenarios/<file> in what shrink writes
   const args = [path.join(copyDir, 'bin', 'twinchain.js'), 'shrink', path.join('scenarios', scenario), '--seed', String(seed), '--jobs', String(options.jobs), '--budget', `${Math.max(1, Math.round(options.shrink.budgetMs / 1000))}s`, '--out', out];
   options.onLine?.(`  ${mutant.id}: shrink ${scenario} --seed ${seed} --jobs ${options.jobs}`);

@@ -31,7 +31,7 @@ export interface CandidateOutcome {
   readonly virtualMs: number;
   readonly wallMs: number;
   readonly stoppedEarly: boolean;
-  /** Which node each crashLeader entry (by timeline index) crashed. */
+  /** Which node each crashLeader entry (by timeline index) crashed, and each isolateLeader entry cut off. */
   readonly leaders: ReadonlyArray<{ readonly entry: number; readonly node: string }>;
   readonly faults?: readonly FaultInterval[];
   readonly error?: string;
@@ -44,9 +44,11 @@ export function candidateOutcome(result: ScenarioResult, job: Pick<CandidateJob,
   const violations = [...result.violations.map((v) => ({ invariant: v.invariant, atMs: v.atMs, node: v.node, height: v.height, detail: v.detail })), ...extra]
     .sort((a, b) => a.atMs - b.atMs)
     .slice(0, MAX_VIOLATIONS);
-  const leaders = result.faults.flatMap((f) =>
-    f.entry !== undefined && f.kind === 'crash' && result.scenario.timeline[f.entry]?.crashLeader !== undefined && f.nodes.length === 1 ? [{ entry: f.entry, node: f.nodes[0]! }] : [],
-  );
+  const leaders = result.faults.flatMap((f) => {
+    const entry = f.entry === undefined ? undefined : result.scenario.timeline[f.entry];
+    const acted = (f.kind === 'crash' && entry?.crashLeader !== undefined) || (f.kind === 'isolation' && entry?.isolateLeader !== undefined);
+    return acted && f.nodes.length === 1 ? [{ entry: f.entry!, node: f.nodes[0]! }] : [];
+  });
   const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
   return {
     verdict: result.verdict === 'pass' && extra.length === 0 ? 'pass' : 'fail',

@@ -44,7 +44,8 @@ export function describeUnit(unit: ShrinkUnit): string {
       const b = unit.items[0]!.value;
       if ('twins' in b) return `${b.twins} twinned (${b.twins}-twin has its identity)`;
       const window = `${b.from === undefined ? 'from the start' : `from ${seconds(durationMs(b.from))}`}${b.until === undefined ? ' to the end' : ` to ${seconds(durationMs(b.until))}`}`;
-      return `byzantine ${b.node} ${b.behaviour}${b.variant ? ` (${b.variant})` : ''} in group ${b.group} ${window}`;
+      const mutate = b.mutations !== undefined || b.rate !== undefined ? ` (${b.mutations ? b.mutations.join(', ') : 'default mutations'}${b.rate !== undefined ? ` at rate ${b.rate}` : ''})` : '';
+      return `byzantine ${b.node} ${b.behaviour}${b.variant ? ` (${b.variant})` : ''}${mutate} in group ${b.group} ${window}`;
     }
     case 'timeline': {
       const sorted = [...unit.items].sort((a, b) => durationMs(a.value.at) - durationMs(b.value.at) || a.order - b.order);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/scenario-loader.js';
-import { assemble, splitScenario, type Plan } from './plan.js';
-import { faultExcess, msText, rescaled, truncated, unitWindow, withLeadersNamed, withoutGroup, withoutNode, workloadVariants } from './reductions.js';
+import { assemble, splitScenario, timelineGroups, type Plan } from './plan.js';
+import { byzantineVariants, faultExcess, msText, rescaled, truncated, unitWindow, withLeadersNamed, withoutGroup, withoutNode, workloadVariants } from './reductions.js';
 import { scenarioYaml } from './scenario-yaml.js';
 
 const plan = (text: string): Plan => splitScenario(parseScenario(text));
@@ -171,6 +171,97 @@ timeline:
     expect(withLeadersNamed(p.units[0]!, () => undefined)).toBeUndefined();
   });
 
+  it('a hostile workload: its behaviours one fewer at a time (all of them when it lists none), its burst halved', () => {
+    const s = parseScenario(`name: demo
+duration: 30s
+chain: { nodes: 4, txPoolLimit: 50 }
+workloads:
+  - { kind: hostile, rate: 0.5, behaviours: [multi-submit, nonce-race, pool-burst], burst: 80, targets: [node1] }
+  - { kind: hostile, rate: 1 }
+  - { kind: hostile, rate: 0.2, behaviours: [nonce-race], targets: [node1] }
+`);
+    const p = splitScenario(s);
+    const values = (i: number) => workloadVariants(p.units[i]!, s).map((u) => (u.section === 'workloads' ? (u.items[0]!.value as { behaviours?: string[]; burst?: number; rate: number }) : undefined));
+    const first = values(0);
+    expect(first.map((w) => w?.burst)).toContain(40);
+    expect(first.flatMap((w) => (w?.behaviours?.length === 2 ? [w.behaviours] : []))).toEqual([
+      ['nonce-race', 'pool-burst'],
+      ['multi-submit', 'pool-burst'],
+      ['multi-submit', 'nonce-race'],
+    ]);
+    // none listed: every behaviour, each left out once
+    const second = values(1).flatMap((w) => (w?.behaviours ? [w.behaviours] : []));
+    expect(second).toHaveLength(5);
+    expect(second[0]).toEqual(['nonce-race', 'replay-committed', 'block-limit-edges', 'pool-burst']);
+    // one behaviour is as narrow as it gets (the schema wants one), a rate below 1 is not halved, one target stays: only the burst halves
+    expect(values(2)).toEqual([{ kind: 'hostile', group: 1, rate: 0.2, behaviours: ['nonce-race'], burst: 100, targets: ['node1'] }]);
+    // the variants are files the checker takes
+    for (const v of [...first, ...values(1)]) expect(() => parseScenario(scenarioYaml({ ...s, workloads: [v as never] }))).not.toThrow();
+  });
+
+  it("a mutating node's mutations one fewer at a time (all that swarm draws for its consensus when it lists none); other behaviours stay", () => {
+    const s = parseScenario(`name: demo
+duration: 30s
+chain: { nodes: 9 }
+groups:
+  - { id: 1, sealers: [node0, node1, node2, node3] }
+  - { id: 2, consensus: raft, sealers: [node4, node5, node6, node7, node8] }
+byzantine:
+  - { node: node1, behaviour: mutate, mutations: [view+1, duplicate, second-vote], rate: 0.4, from: 2s, until: 9s }
+  - { node: node5, behaviour: mutate, group: 2 }
+  - { node: node2, behaviour: silent }
+  - { node: node3, behaviour: mutate, mutations: [replay] }
+`);
+    const p = splitScenario(s);
+    const lists = (i: number) => byzantineVariants(p.units[i]!, s).map((u) => (u.section === 'byzantine' && 'node' in u.items[0]!.value ? u.items[0]!.value.mutations : undefined));
+    expect(lists(0)).toEqual([
+      ['duplicate', 'second-vote'],
+      ['view+1', 'second-vote'],
+      ['view+1', 'duplicate'],
+    ]);
+    // the rest of the entry as it was
+    expect(byzantineVariants(p.units[0]!, s)[0]!.items[0]!.value).toEqual({ node: 'node1', behaviour: 'mutate', mutations: ['duplicate', 'second-vote'], rate: 0.4, group: 1, from: '2s', until: '9s' });
+    // Raft's swarm list (12 mutations: no term+1, rogue-proposal or second-vote), each left out once
+    const raft = lists(1);
+    expect(raft).toHaveLength(12);
+    expect(raft.every((m) => m?.length === 11 && !m.includes('term+1'))).toBe(true);
+    expect(lists(2)).toEqual([]);
+    expect(lists(3)).toEqual([]);
+    for (const v of [...byzantineVariants(p.units[0]!, s), ...byzantineVariants(p.units[1]!, s)]) {
+      const scenario = assemble(p.base, p.units.map((u) => (u.id === v.id ? v : u)));
+      expect(() => parseScenario(scenarioYaml(scenario))).not.toThrow();
+    }
+  });
+
+  it('an isolateLeader written as the node it cut off: an isolation (one-way: everyone else cut from it) and a heal after its for', () => {
+    const p = plan(`name: demo
+duration: 30s
+chain: { nodes: 4 }
+timeline:
+  - { at: 5s, isolateLeader: { for: 3.5s }, label: stale }
+  - { at: 12s, isolateLeader: { for: 2s, oneWay: true } }
+`);
+    const everyone = ['node0', 'node1', 'node2', 'node3'];
+    const both = p.units.map((u) => withLeadersNamed(u, () => 'node2', everyone));
+    expect(both.map((u) => u?.section === 'timeline' && u.items.map((i) => i.value))).toEqual([
+      [
+        { at: '5s', isolate: 'node2', label: 'stale' },
+        { at: '8.5s', heal: true, label: 'stale' },
+      ],
+      [
+        { at: '12s', partitionOneWay: { from: ['node0', 'node1', 'node3'], to: ['node2'] } },
+        { at: '14s', heal: true },
+      ],
+    ]);
+    // the named form is a file the checker takes, its pairs group as one event, and it counts as one faulty sealer
+    const named = assemble(p.base, both.map((u) => u!));
+    const parsed = parseScenario(scenarioYaml(named));
+    expect(timelineGroups(parsed.timeline)).toEqual([[0, 1], [2, 3]]);
+    expect(faultExcess(parsed)).toBe(0);
+    expect(faultExcess(scenarioOf(p))).toBe(0);
+    expect(withLeadersNamed(p.units[0]!, () => undefined, everyone)).toBeUndefined();
+  });
+
   it('the fault budget: how far the faulty sealers at one time go beyond f', () => {
     const four = `name: demo
 duration: 30s
@@ -181,6 +272,9 @@ chain: { nodes: 4 }
     expect(faultExcess(parseScenario(`${four}byzantine:\n  - { node: node1, behaviour: silent, from: 5s, until: 11s }\ntimeline:\n  - { at: 10s, crash: node2 }\n  - { at: 12s, restart: node2 }\n`))).toBe(1);
     expect(faultExcess(parseScenario(`${four}timeline:\n  - { at: 1s, partition: [[node0, node1], [node2, node3]] }\n`))).toBe(1);
     expect(faultExcess(parseScenario(`${four}timeline:\n  - { at: 1s, crashLeader: {} }\n  - { at: 2s, pause: node3 }\n`))).toBe(1);
+    // a stale leader counts while it is cut off, and no longer
+    expect(faultExcess(parseScenario(`${four}timeline:\n  - { at: 1s, isolateLeader: { for: 2s } }\n  - { at: 2s, pause: node3 }\n`))).toBe(1);
+    expect(faultExcess(parseScenario(`${four}timeline:\n  - { at: 1s, isolateLeader: { for: 2s, oneWay: true } }\n  - { at: 3.5s, pause: node3 }\n`))).toBe(0);
     // Raft tolerates a minority: 2 of 5
     expect(faultExcess(parseScenario(`name: demo\nduration: 30s\nchain: { nodes: 5 }\ngroups:\n  - { id: 1, consensus: raft, sealers: 5 }\ntimeline:\n  - { at: 1s, crash: [node0, node1] }\n`))).toBe(0);
   });

@@ -1,3 +1,5 @@
+import { SWARM_MUTATIONS } from '../../node/index.js';
+import { HOSTILE_BEHAVIOURS } from '../scenario/hostile-behaviours.js';
 import { resolveGroups } from '../scenario/scenario-chain.js';
 import { durationMs, nodeNames } from '../scenario/scenario-loader.js';
 import { namesOf, type ByzantineEntry, type Scenario, type TimelineEntry, type Workload } from '../scenario/scenario-schema.js';
@@ -217,14 +219,20 @@ export function withoutGroup(plan: Plan, id: number): Plan | undefined {
   return { base: { ...plan.base, groups }, units };
 }
 
-/** Count-like fields of a workload (of any kind) worth halving: fewer transactions, accounts, clients (whole numbers but the rate). */
-const COUNT_FIELDS = ['rate', 'accounts', 'clients', 'connections', 'senders', 'count'] as const;
+/** Count-like fields of a workload (of any kind) worth halving: fewer transactions, accounts, clients, a smaller burst (whole numbers but the rate). */
+const COUNT_FIELDS = ['rate', 'accounts', 'clients', 'connections', 'senders', 'count', 'burst'] as const;
+
+/** A list without each of its items in turn (nothing for a list of one: the schema wants at least one). */
+function eachLeftOut<T>(list: readonly T[]): T[][] {
+  return list.length > 1 ? list.map((_, i) => list.filter((__, j) => j !== i)) : [];
+}
 
 /**
  * Smaller variants of a workload unit, each one step: a count field halved (rate, accounts,
- * clients, …; the schema refuses what goes below a minimum), one of its targets left out (or,
- * with none, one member alone), one of a mix's weights zeroed. A workload kind added later gets
- * the same treatment for the fields it has.
+ * clients, burst, …; the schema refuses what goes below a minimum), one of its targets left out
+ * (or, with none, one member alone), one of a mix's weights zeroed, one of a hostile workload's
+ * behaviours left out (all of them when it lists none). A workload kind added later gets the same
+ * treatment for the fields it has.
  */
 export function workloadVariants(unit: ShrinkUnit, scenario: Scenario): ShrinkUnit[] {
   if (unit.section !== 'workloads') return [];
@@ -248,26 +256,54 @@ export function workloadVariants(unit: ShrinkUnit, scenario: Scenario): ShrinkUn
     const positive = Object.entries(w.weights).filter(([, x]) => x > 0);
     if (positive.length > 1) for (const [k] of positive) variants.push({ ...w, weights: { ...w.weights, [k]: 0 } });
   }
+  if (w.kind === 'hostile') for (const behaviours of eachLeftOut(w.behaviours ?? HOSTILE_BEHAVIOURS)) variants.push({ ...w, behaviours });
   return variants.map((value) => ({ ...unit, items: [{ ...unit.items[0]!, value: value as Workload }] }));
 }
 
 /**
- * A timeline unit with each `crashLeader` that crashed a known node (by its index in the assembled
- * timeline) written as a crash of that node and, after its `for`, a restart: the same run, with
- * nothing left to whoever leads at that moment. Undefined when there is nothing to replace.
+ * Narrower variants of a byzantine unit, each one step: a mutating node with one of its mutations
+ * left out (all that swarm draws for its group's consensus when it lists none), so that what is
+ * kept names the mutations the violation needs.
  */
-export function withLeadersNamed(unit: ShrinkUnit, leaderOf: (entry: TimelineEntry) => string | undefined): ShrinkUnit | undefined {
+export function byzantineVariants(unit: ShrinkUnit, scenario: Scenario): ShrinkUnit[] {
+  if (unit.section !== 'byzantine') return [];
+  const b = unit.items[0]!.value;
+  if ('twins' in b || b.behaviour !== 'mutate') return [];
+  const consensus = resolveGroups(scenario).find((g) => g.id === b.group)?.consensus;
+  const mutations = b.mutations ?? (consensus === 'pbft' || consensus === 'raft' ? SWARM_MUTATIONS[consensus] : []);
+  return eachLeftOut(mutations).map((m) => ({ ...unit, items: [{ ...unit.items[0]!, value: { ...b, mutations: m } }] }));
+}
+
+/**
+ * A timeline unit with each `crashLeader` and `isolateLeader` that acted on a known node (by its
+ * index in the assembled timeline) written out with that node: a crash of it and, after its `for`,
+ * a restart; an isolation of it (or, one-way, a partition of everyone else from it) and, after its
+ * `for`, a heal. The same run, with nothing left to whoever leads at that moment. `everyone` gives
+ * the nodes a one-way cut keeps from the leader. Undefined when there is nothing to replace.
+ */
+export function withLeadersNamed(unit: ShrinkUnit, leaderOf: (entry: TimelineEntry) => string | undefined, everyone: readonly string[] = []): ShrinkUnit | undefined {
   if (unit.section !== 'timeline') return undefined;
   let changed = false;
   const items = unit.items.flatMap((p): Array<Placed<TimelineEntry>> => {
-    const crash = p.value.crashLeader;
-    const node = crash ? leaderOf(p.value) : undefined;
-    if (!crash || node === undefined) return [p];
-    changed = true;
+    const { crashLeader: crash, isolateLeader: isolation } = p.value;
+    const node = crash || isolation ? leaderOf(p.value) : undefined;
+    if (node === undefined) return [p];
     const label = p.value.label !== undefined ? { label: p.value.label } : {};
-    const out: Array<Placed<TimelineEntry>> = [{ order: p.order, value: { at: p.value.at, crash: node, ...label } as TimelineEntry }];
-    if (crash.for !== undefined) out.push({ order: p.order + 0.5, value: { at: msText(durationMs(p.value.at) + durationMs(crash.for)), restart: node, ...label } as TimelineEntry });
-    return out;
+    const after = (ms: string) => msText(durationMs(p.value.at) + durationMs(ms));
+    if (crash) {
+      changed = true;
+      const out: Array<Placed<TimelineEntry>> = [{ order: p.order, value: { at: p.value.at, crash: node, ...label } as TimelineEntry }];
+      if (crash.for !== undefined) out.push({ order: p.order + 0.5, value: { at: after(crash.for), restart: node, ...label } as TimelineEntry });
+      return out;
+    }
+    const others = everyone.filter((n) => n !== node);
+    if (!isolation || (isolation.oneWay && others.length === 0)) return [p];
+    changed = true;
+    const cut = isolation.oneWay ? { partitionOneWay: { from: others, to: [node] } } : { isolate: node };
+    return [
+      { order: p.order, value: { at: p.value.at, ...cut, ...label } as TimelineEntry },
+      { order: p.order + 0.5, value: { at: after(isolation.for), heal: true, ...label } as TimelineEntry },
+    ];
   });
   return changed ? { ...unit, items } : undefined;
 }
@@ -275,7 +311,7 @@ export function withLeadersNamed(unit: ShrinkUnit, leaderOf: (entry: TimelineEnt
 /**
  * How far a scenario's faults go beyond what its groups tolerate at worst: over time, per group,
  * the sealers that are byzantine, twinned, crashed, paused, or cut off from the largest side of a
- * partition (a crashed leader counts as one), less f (PBFT ⌊(n − 1)/3⌋, Raft ⌊(n − 1)/2⌋). At most
+ * partition (a crashed or isolated leader counts as one), less f (PBFT ⌊(n − 1)/3⌋, Raft ⌊(n − 1)/2⌋). At most
  * 0 means every group stays within its budget throughout.
  */
 export function faultExcess(s: Scenario): number {
@@ -285,7 +321,11 @@ export function faultExcess(s: Scenario): number {
   for (const e of s.timeline) times.add(durationMs(e.at));
   for (const b of s.byzantine) if ('node' in b) times.add(b.from === undefined ? 0 : durationMs(b.from));
   const sorted = [...s.timeline].map((e, i) => ({ e, i })).sort((a, b) => durationMs(a.e.at) - durationMs(b.e.at) || a.i - b.i);
-  const leaderCrashes = s.timeline.filter((e) => e.crashLeader).map((e) => ({ group: e.crashLeader!.group, from: durationMs(e.at), until: e.crashLeader!.for === undefined ? Infinity : durationMs(e.at) + durationMs(e.crashLeader!.for) }));
+  // a crashed or cut-off leader counts as one faulty sealer while it lasts
+  const leaderCrashes = s.timeline.flatMap((e) => {
+    const spec = e.crashLeader ?? e.isolateLeader;
+    return spec ? [{ group: spec.group, from: durationMs(e.at), until: spec.for === undefined ? Infinity : durationMs(e.at) + durationMs(spec.for) }] : [];
+  });
   let worst = -Infinity;
   for (const t of [...times].sort((a, b) => a - b)) {
     if (t > endMs) continue;
@@ -302,7 +342,11 @@ export function faultExcess(s: Scenario): number {
         cut = new Set([...cut, ...e.partition.flat().filter((n) => !largest.includes(n))]);
       }
       if (e.isolate) cut = new Set([...cut, e.isolate]);
-      if (e.partitionOneWay) cut = new Set([...cut, ...namesOf(e.partitionOneWay.from)]);
+      if (e.partitionOneWay) {
+        // the smaller side is the one cut off (a leader that hears nobody: the `to` side)
+        const [from, to] = [namesOf(e.partitionOneWay.from), namesOf(e.partitionOneWay.to)];
+        cut = new Set([...cut, ...(to.length < from.length ? to : from)]);
+      }
       if (e.heal) cut = new Set();
     }
     for (const g of groups) {

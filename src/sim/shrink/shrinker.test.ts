@@ -190,4 +190,45 @@ byzantine:
     expect(one!.shrunk.scenario.groups.map((g) => g.id)).toEqual([2]);
     expect(one!.minimal).toBe(true);
   });
+
+  it('narrows a mutating node to the mutations the violation needs and hostile clients to the behaviours it needs; stale leaders, clock skews and pool bursts go', async () => {
+    const drawn = `name: adversaries
+duration: 40s
+chain: { nodes: 4, txPoolLimit: 100 }
+workloads:
+  - { kind: helloworld, rate: 10 }
+  - { kind: hostile, rate: 0.4, behaviours: [multi-submit, nonce-race, replay-committed, block-limit-edges], burst: 200 }
+  - { kind: hostile, rate: 0.08, stop: 12.501s, behaviours: [pool-burst], burst: 200 }
+timeline:
+  - { at: 4s, isolateLeader: { group: 1, for: 4.2s, oneWay: true }, label: swarm stale leader }
+  - { at: 9s, clockSkew: { node: node3, offsetMs: -2400, drift: 0.12 }, label: swarm clock skew }
+  - { at: 13s, clockSkew: { node: node3, offsetMs: 0, drift: 0 }, label: swarm clock set right }
+  - { at: 15s, crash: [node2], label: swarm crash }
+  - { at: 17s, restart: [node2], label: swarm restart }
+byzantine:
+  - { node: node1, behaviour: mutate, mutations: [view+1, view-1, height+1, other-hash, duplicate, replay, second-vote], rate: 0.35, from: 20s, until: 28s }
+`;
+    // fails when node1 mutates with view+1 (in any window) while hostile clients race nonces
+    const needs = (s: Scenario) =>
+      s.byzantine.some((b) => 'node' in b && b.node === 'node1' && b.behaviour === 'mutate' && (b.mutations ?? []).includes('view+1')) &&
+      s.workloads.some((w) => w.kind === 'hostile' && (w.behaviours ?? []).includes('nonce-race'));
+    const scenario = parseScenario(drawn, FILE);
+    const results = [];
+    for (const jobs of [1, 3]) results.push(await new Shrinker({ scenario, file: FILE, pool: new CandidatePool(Array.from({ length: jobs }, () => oracle(needs))) }).run());
+    const [one, three] = results;
+    expect(three!.shrunk.yaml).toBe(one!.shrunk.yaml);
+    expect(one!.original.events).toBe(7);
+    expect(one!.shrunk.events).toBe(2);
+    const shrunk = parseScenario(one!.shrunk.yaml, FILE);
+    expect(shrunk.byzantine).toEqual([expect.objectContaining({ node: 'node1', behaviour: 'mutate', mutations: ['view+1'], rate: 0.35 })]);
+    expect(shrunk.workloads).toEqual([expect.objectContaining({ kind: 'hostile', behaviours: ['nonce-race'] })]);
+    expect(shrunk.timeline).toEqual([]);
+    expect(shrunk.swarm).toBeUndefined();
+    expect(one!.minimal).toBe(true);
+    expect(one!.kept.map((k) => [k.now.replace(/ \{.*| in group.*/, ''), k.without])).toEqual([
+      ['workload hostile', 'passes'],
+      ['byzantine node1 mutate (view+1 at rate 0.35)', 'passes'],
+    ]);
+    expect(one!.kept[1]!.was).toContain('(view+1, view-1, height+1, other-hash, duplicate, replay, second-vote at rate 0.35)');
+  });
 });

@@ -3,7 +3,8 @@ import type { Scenario, TimelineEntry } from '../scenario/scenario-schema.js';
 import type { CandidateOutcome, CandidateViolation } from './candidate.js';
 import type { CandidatePool, PoolStats } from './candidate-pool.js';
 import { assemble, isEvent, splitScenario, type Placed, type Plan, type ShrinkUnit } from './plan.js';
-import { faultExcess, rescaled, truncated, unitWindow, withLeadersNamed, withoutGroup, withoutNode, workloadVariants } from './reductions.js';
+import { nodeNames } from '../scenario/scenario-loader.js';
+import { byzantineVariants, faultExcess, rescaled, truncated, unitWindow, withLeadersNamed, withoutGroup, withoutNode, workloadVariants } from './reductions.js';
 import { scenarioYaml } from './scenario-yaml.js';
 import { describeUnit } from './describe.js';
 
@@ -56,7 +57,7 @@ export function otherwise(outcome: CandidateOutcome): string {
   return `fails otherwise (${[...names, ...others].join('; ')})`;
 }
 
-export type ShrinkPhase = 'original' | 'truncate' | 'events' | 'leaders' | 'windows' | 'workloads' | 'duration' | 'nodes' | 'groups' | 'minimality';
+export type ShrinkPhase = 'original' | 'truncate' | 'events' | 'leaders' | 'windows' | 'workloads' | 'behaviours' | 'duration' | 'nodes' | 'groups' | 'minimality';
 
 export interface ShrinkProgress {
   readonly phase: ShrinkPhase;
@@ -154,8 +155,10 @@ function ownerOf(key: string, plan: Plan): number | undefined {
 /**
  * Shrinks a failing run to a small scenario that still fails the same way (the same invariant
  * violated, or the same expectation failed; another failure does not count). In rounds: the run
- * cut off just after the violation, delta debugging (ddmin) over its events, crashLeader written
- * as the node it crashed, narrower fault windows, smaller workloads, a shorter duration, fewer
+ * cut off just after the violation, delta debugging (ddmin) over its events, crashLeader and
+ * isolateLeader written with the node they acted on, narrower fault windows, smaller workloads
+ * (hostile ones with fewer behaviours), narrower byzantine behaviours (a mutating node with fewer
+ * mutations), a shorter duration, fewer
  * nodes (never beyond what the groups' fault budgets allow, unless the original already went
  * beyond), fewer groups; then each kept event is left out once: if the violation still shows
  * without one, it goes and the rounds start again, else the result is 1-minimal.
@@ -307,13 +310,14 @@ export class Shrinker {
     }
   }
 
-  /** Each crashLeader written as a crash (and restart) of the node it crashed in the best run. */
+  /** Each crashLeader and isolateLeader written with the node it acted on in the best run (a crash and restart, an isolation and heal). */
   private async nameLeaders(): Promise<boolean | 'stopped'> {
     let changed = false;
     for (let i = 0; i < this.best.plan.units.length; i++) {
-      const assembled = assemble(this.best.plan.base, this.best.plan.units).timeline;
-      const leaders = new Map(this.best.outcome.leaders.map((l) => [assembled[l.entry], l.node]));
-      const unit = withLeadersNamed(this.best.plan.units[i]!, (e) => leaders.get(e));
+      const scenario = assemble(this.best.plan.base, this.best.plan.units);
+      const leaders = new Map(this.best.outcome.leaders.map((l) => [scenario.timeline[l.entry], l.node]));
+      const twins = scenario.byzantine.flatMap((b) => ('twins' in b ? [`${b.twins}-twin`] : []));
+      const unit = withLeadersNamed(this.best.plan.units[i]!, (e) => leaders.get(e), [...nodeNames(scenario), ...twins]);
       if (!unit) continue;
       const r = await this.accepted([this.withUnits(this.best.plan.units.map((u, j) => (j === i ? unit : u)))]);
       if (r === 'stopped') return r;
@@ -350,6 +354,23 @@ export class Shrinker {
       for (;;) {
         const scenario = assemble(this.best.plan.base, this.best.plan.units);
         const variants = workloadVariants(this.best.plan.units[i]!, scenario);
+        if (variants.length === 0) break;
+        const r = await this.accepted(variants.map((v) => this.withUnits(this.best.plan.units.map((x, j) => (j === i ? v : x)))));
+        if (r === 'stopped') return r;
+        if (!r) break;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** Each byzantine behaviour narrowed one step at a time (a mutating node's mutations, one fewer) while the target still shows. */
+  private async narrowerBehaviours(): Promise<boolean | 'stopped'> {
+    let changed = false;
+    for (let i = 0; i < this.best.plan.units.length; i++) {
+      for (;;) {
+        const scenario = assemble(this.best.plan.base, this.best.plan.units);
+        const variants = byzantineVariants(this.best.plan.units[i]!, scenario);
         if (variants.length === 0) break;
         const r = await this.accepted(variants.map((v) => this.withUnits(this.best.plan.units.map((x, j) => (j === i ? v : x)))));
         if (r === 'stopped') return r;
@@ -457,6 +478,7 @@ export class Shrinker {
       ['leaders', () => this.nameLeaders()],
       ['windows', () => this.narrowWindows()],
       ['workloads', () => this.smallerWorkloads()],
+      ['behaviours', () => this.narrowerBehaviours()],
       ['duration', () => this.shorter()],
       ['nodes', () => this.fewerNodes(allowedExcess)],
       ['groups', () => this.fewerGroups()],
