@@ -185,8 +185,9 @@ it; else the file run with that seed), writes out every event its plan holds (ea
 message fault, byzantine window, churn step, workload and network setting), and reduces them
 while the same violation keeps showing (the same invariant, or the same expectation failed;
 another failure does not count): the run cut off after the violation, delta debugging over
-the events, crashLeader written as the node it crashed, narrower fault windows, smaller
-workloads, a shorter run, fewer nodes (within the groups' fault budgets), fewer groups. Then
+the events, crashLeader and isolateLeader written as the node they acted on, narrower fault
+windows, smaller workloads (hostile ones with fewer behaviours), a mutating node with fewer
+mutations, a shorter run, fewer nodes (within the groups' fault budgets), fewer groups. Then
 it leaves out each kept event once to check the result is 1-minimal, and runs the written
 file twice to check it fails the same way with one trace digest. Candidates run in parallel
 in worker threads; the result is the same for any --jobs.

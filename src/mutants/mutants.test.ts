@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchorProblems, applyMutant, catalogue, classifySwarm, combine, median, mutantCopy, MutantPatchError, QUICK, repoRoot, runMutant, type Mutant } from './index.js';
-import { mutantShrinkCommand } from '../cli/seed-commands.js';
 
 const root = repoRoot();
 const sha = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
@@ -147,7 +146,7 @@ describe('running a mutant', () => {
 
     // the failing seed replays to the same digest (--seed: the replay the report names)
     const digestOf = async (dir: string) => (JSON.parse(await readFile(path.join(dir, 'swarm.json'), 'utf8')) as { runs: Array<{ seed: number; digest: string }> }).runs.find((r) => r.seed === 1)!.digest;
-    const replay = await runMutant(stall, { budgetMs: 20_000, jobs: 1, out: path.join(out, 'replay'), from: root, seed: 1, shrink: { budgetMs: 60_000, command: mutantShrinkCommand } });
+    const replay = await runMutant(stall, { budgetMs: 20_000, jobs: 1, out: path.join(out, 'replay'), from: root, seed: 1, shrink: { budgetMs: 60_000, command: (replay) => `${replay} --shrink` } });
     expect(replay).toMatchObject({ detection: 'stall', seed: 1 });
     // with shrink: the copy's twinchain shrink of that seed, verified on the mutant (the mutants command
     // also runs the result on the code without the bug: see mutants-command.test.ts)

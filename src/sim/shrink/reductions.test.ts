@@ -220,7 +220,8 @@ byzantine:
       ['view+1', 'duplicate'],
     ]);
     // the rest of the entry as it was
-    expect(byzantineVariants(p.units[0]!, s)[0]!.items[0]!.value).toEqual({ node: 'node1', behaviour: 'mutate', mutations: ['duplicate', 'second-vote'], rate: 0.4, group: 1, from: '2s', until: '9s' });
+    const narrowed = byzantineVariants(p.units[0]!, s)[0]!;
+    expect(narrowed.section === 'byzantine' && narrowed.items[0]!.value).toEqual({ node: 'node1', behaviour: 'mutate', mutations: ['duplicate', 'second-vote'], rate: 0.4, group: 1, from: '2s', until: '9s' });
     // Raft's swarm list (12 mutations: no term+1, rogue-proposal or second-vote), each left out once
     const raft = lists(1);
     expect(raft).toHaveLength(12);
