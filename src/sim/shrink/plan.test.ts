@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/scenario-loader.js';
 import { drawSwarm } from '../scenario/swarm.js';
 import { assemble, isEvent, splitScenario, timelineGroups } from './plan.js';
 import { describeUnit } from './describe.js';
 import { scenarioYaml } from './scenario-yaml.js';
+
+const SCENARIOS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'scenarios');
 
 const base = `name: demo
 duration: 40s
@@ -83,7 +88,29 @@ byzantine:
     expect(some.network).toEqual({});
   });
 
-  it("a swarm seed's draw, split and assembled, written as YAML and read back, is the same scenario (Raft adversaries too)", () => {
+  it("a swarm seed's draw of pbft-swarm.yaml and raft-swarm.yaml (mutate adversaries, hostile clients, stale leaders, clock skews, pool bursts), split, assembled, written as YAML and read back, is the same scenario", () => {
+    const seen = new Set<string>();
+    for (const name of ['pbft-swarm', 'raft-swarm']) {
+      const file = parseScenario(readFileSync(path.join(SCENARIOS, `${name}.yaml`), 'utf8'), `${name}.yaml`);
+      for (let seed = 1; seed <= 12; seed++) {
+        const { scenario } = drawSwarm(file, seed);
+        const plan = splitScenario(scenario);
+        const text = scenarioYaml(assemble(plan.base, plan.units));
+        const { swarm: _swarm, ...drawn } = scenario;
+        expect(parseScenario(text, `${name}.yaml`)).toEqual(drawn);
+        expect(text).not.toMatch(/^swarm:/m);
+        for (const b of drawn.byzantine) if ('node' in b) seen.add(b.behaviour === 'mutate' ? `${name} mutate ${b.mutations ? 'listed' : 'default'}` : `${name} ${b.behaviour}`);
+        for (const e of drawn.timeline) for (const k of ['isolateLeader', 'clockSkew'] as const) if (e[k]) seen.add(`${name} ${k}`);
+        for (const w of drawn.workloads) if (w.kind === 'hostile') seen.add(`${name} ${w.behaviours?.includes('pool-burst') ? 'pool burst' : 'hostile'}`);
+        // each unit describes itself (a mutating node with its mutations and rate)
+        for (const u of plan.units) if (u.section === 'byzantine' && 'node' in u.items[0]!.value && u.items[0]!.value.behaviour === 'mutate') expect(describeUnit(u)).toMatch(/mutate \(.+ at rate 0\.\d+\) in group 1/);
+      }
+    }
+    // the seeds drew every kind of the new draws, for both consensus protocols
+    for (const name of ['pbft-swarm', 'raft-swarm']) for (const kind of ['mutate listed', 'isolateLeader', 'clockSkew', 'hostile', 'pool burst']) expect(seen, `${name} ${kind}`).toContain(`${name} ${kind}`);
+  });
+
+  it("a swarm seed's draw with Raft adversaries, read back, is the same scenario", () => {
     for (const consensus of ['pbft', 'raft']) {
       const file = parseScenario(`name: sw
 duration: 40s
@@ -96,7 +123,7 @@ workloads:
   - { kind: helloworld, rate: 10 }
 swarm: { crashes: [0, 2], pauses: [0, 1], partitions: [0, 2], messageFaults: [0, 3], churn: [0, 2], adversaries: [1, 1], loss: [0, 0.08], latencyMs: [5, 60], window: [2s, 30s], faultDuration: [1s, 6s] }
 `);
-      for (let seed = 1; seed <= 15; seed++) {
+      for (let seed = 1; seed <= 8; seed++) {
         const { scenario } = drawSwarm(file, seed);
         const plan = splitScenario(scenario);
         const text = scenarioYaml(assemble(plan.base, plan.units));
