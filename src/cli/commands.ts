@@ -109,7 +109,7 @@ Examples:
   },
   {
     name: 'swarm',
-    synopsis: 'swarm <scenario.yaml> --seeds N [--from S] [--jobs N] [--until-fail] [--budget 5m] [--shard I/N]',
+    synopsis: 'swarm <scenario.yaml> --seeds N [--from S] [--seed S] [--jobs N] [--until-fail] [--budget 5m] [--shard I/N] [--shrink]',
     summary: 'run many seeds with faults drawn within the file\'s bounds; list failing seeds',
     help: `Usage: twinchain swarm <scenario.yaml> --seeds N [--from S] [--jobs N] [--until-fail] [--budget T] [--out dir]
        twinchain swarm <scenario.yaml> --until-fail --budget T [--from S] [--jobs N]
@@ -126,9 +126,9 @@ clients and pool bursts, message-kind faults, a message loss rate and a mean lat
 Every run checks safety and the protocol invariants (quorum signatures, valid blocks, PBFT
 locks and quorums, Raft votes and leaders). Prints what each seed drew and its verdict,
 writes swarm.json and a report for every failing seed, and lists the failing seeds with the
-command that replays each exactly (with the --out given). A replay of one seed (--seed S)
-writes its report, trace and its own swarm.json to seed-S/ in the output folder, leaving
-the scan's swarm.json as it was.
+command that replays each exactly (with the --out given) and the one that shrinks it (see
+twinchain help shrink). A replay of one seed (--seed S) writes its report, trace and its own
+swarm.json to seed-S/ in the output folder, leaving the scan's swarm.json as it was.
 
   swarm section (all optional):  crashes: [min, max]   pauses: [min, max]
     partitions: [min, max]   churn: [min, max]   adversaries: [min, max]
@@ -157,6 +157,8 @@ the scan's swarm.json as it was.
                   line of JSON on stdout, for a CI or kubectl log; the rows go to stderr
   --exit-zero     exit 0 although seeds failed (the result says which), so that a
                   Kubernetes Job completes; usage and file errors still exit 2
+  --shrink        then shrink the first failing seed (twinchain shrink, same --jobs) into
+                  seed-S/shrink/ of the output folder
 The summary prints seeds per minute (wall) and the jobs used; swarm.json holds per run
 the seed, verdict, digest, wall ms, failed expectations and safety violations, and
 jobs, seedsPerMinute and firstFailure { seed, afterMs }, the scenario's SHA-256 and the
@@ -170,6 +172,49 @@ Examples:
   twinchain swarm scenarios/raft-swarm.yaml --until-fail --budget 5m --jobs 2
   twinchain swarm scenarios/pbft-swarm.yaml --seeds 1000 --shard 0/4 --json-stdout`,
     load: () => import('./swarm-command.js'),
+  },
+  {
+    name: 'shrink',
+    synopsis: 'shrink <scenario.yaml> [--seed S] [--out dir] [--jobs N] [--budget 5m] [--violation name] [--plain]',
+    summary: 'shrink a failing run to a small standalone scenario that fails the same way',
+    help: `Usage: twinchain shrink <scenario.yaml> [--seed S] [--out dir] [--jobs N] [--budget 5m]
+                        [--violation name] [--plain]
+
+Takes a failing run (a swarm seed of a file with a swarm section, as \`swarm --seed S\` runs
+it; else the file run with that seed), writes out every event its plan holds (each fault,
+message fault, byzantine window, churn step, workload and network setting), and reduces them
+while the same violation keeps showing (the same invariant, or the same expectation failed;
+another failure does not count): the run cut off after the violation, delta debugging over
+the events, crashLeader and isolateLeader written as the node they acted on, narrower fault
+windows, smaller workloads (hostile ones with fewer behaviours), a mutating node with fewer
+mutations, a shorter run, fewer nodes (within the groups' fault budgets), fewer groups. Then
+it leaves out each kept event once to check the result is 1-minimal, and runs the written
+file twice to check it fails the same way with one trace digest. Candidates run in parallel
+in worker threads; the result is the same for any --jobs.
+
+Writes to the output folder: shrunk.yaml (standalone: every event explicit, fixed seed;
+\`twinchain run\` fails with the violation), original.yaml (the failing run's whole plan,
+which \`twinchain run\` replays exactly), report.html, summary.json and trace.jsonl of the
+shrunk run (its fault timeline beside the original's), and shrink.json. Prints the kept events
+and, for each, what the run does without it. A progress line on a terminal; Ctrl-C or the
+budget stops it with the best scenario so far written, marked not yet minimal.
+
+  --seed S         the failing seed (default: the file's)
+  --out dir        output folder (default reports/<name>-seed-<S>-shrink)
+  --jobs N         candidates run at once, each in a worker thread (default: the
+                   machine's cores; 1 runs them in this process)
+  --budget T       stop after T of wall time (default 5m), keeping the best so far
+  --violation X    the invariant (or expectation, by the start of its name) to keep
+                   (default: the first the run shows)
+  --plain          shrink the file's own run with the seed, ignoring its swarm section
+
+Exit status: 0 shrunk, 1-minimal and verified; 1 written but not yet minimal (the budget)
+or not verified; 2 bad file or usage, or a run that passes; 130 stopped by Ctrl-C.
+
+Examples:
+  twinchain shrink scenarios/pbft-swarm.yaml --seed 22 --jobs 2
+  twinchain shrink reports/pbft-swarm-seed-22-shrink/shrunk.yaml --budget 10m`,
+    load: () => import('./shrink-command.js'),
   },
   {
     name: 'serve',
@@ -400,11 +445,11 @@ ${benchmarkList()}`,
   },
   {
     name: 'mutants',
-    synopsis: 'mutants [--budget 300s] [--only id[,id]] [--jobs N] [--quick] [--list]',
+    synopsis: 'mutants [--budget 300s] [--only id[,id]] [--jobs N] [--quick] [--list] [--shrink]',
     summary: 'planted-bug benchmark: does swarm catch each catalogue bug as a safety violation?',
-    help: `Usage: twinchain mutants [--budget 300s] [--only id[,id]] [--jobs N] [--quick] [--out dir]
+    help: `Usage: twinchain mutants [--budget 300s] [--only id[,id]] [--jobs N] [--quick] [--out dir] [--shrink]
        twinchain mutants --list
-       twinchain mutants --only <id> --seed S           (replay a mutant's failing seed)
+       twinchain mutants --only <id> --seed S [--shrink]  (replay a mutant's failing seed)
 
 Mutation testing of the testbed itself. For each planted bug of the catalogue (PBFT quorums
 and locks, Raft votes and commits, block sync checks, replica validation; see --list) it
@@ -416,8 +461,8 @@ scenarios. Per mutant it prints:
   caught                  a failing seed showed a safety/invariant violation (named)
   caught only as a stall  seeds failed, but only on liveness/receipt expectations
   survived                no seed failed within the budget
-with the seed, the command that replays it, and the wall time to the first failure; then
-"caught N of M" and the median time to detection. Writes mutants.json and, per mutant,
+with the seed, the commands that replay it and shrink it, and the wall time to the first
+failure; then "caught N of M" and the median time to detection. Writes mutants.json and, per mutant,
 the swarm outputs (failing seeds' reports, swarm.log) under the output folder. Temporary
 copies are removed and swarm children killed on exit or Ctrl-C.
 
@@ -427,6 +472,11 @@ copies are removed and swarm children killed on exit or Ctrl-C.
   --quick      the few mutants caught fastest, 60 s each: for CI
   --list       print the catalogue and exit
   --seed S     run only seed S of each selected mutant's scenarios (a replay, with trace)
+  --shrink     then shrink each mutant's failing seed (the copy's twinchain shrink, with
+               --jobs) and print the shrunk size: events kept of the original's, nodes,
+               candidates, wall time, whether it is 1-minimal and verified; the shrunk
+               scenario is also run on the unmutated code, which must pass it
+  --shrink-budget T  wall time per shrink (default 5m)
   --out dir    output folder (default reports/mutants)
 
 Exit status: 0 every selected mutant was caught as a safety/invariant violation; 1 not;

@@ -17,6 +17,7 @@ import {
   type ShardResult,
   type ShardSpec,
   type ShardStop,
+  type SwarmRun,
   type SwarmScenarioId,
 } from '../sim/index.js';
 import { twinchainBuild } from './build-identity.js';
@@ -27,6 +28,7 @@ import { integerOption, parseOptions } from './parse-options.js';
 import { loadScenarioOrExit } from './run-command.js';
 import { localRunner, runSeeds, WorkerRunner, type SeedRunner } from './swarm-pool.js';
 import type { SwarmTask } from './swarm-seed.js';
+import { shrinkCommand } from './seed-commands.js';
 import { seedRow, verdictLines } from './swarm-text.js';
 
 /** A wall-clock budget such as 300s or 5m, in ms. */
@@ -86,6 +88,7 @@ export const SWARM_OPTIONS = {
   shard: { type: 'string' },
   'json-stdout': { type: 'boolean' },
   'exit-zero': { type: 'boolean' },
+  shrink: { type: 'boolean' },
 } as const;
 
 /** A swarm command line, checked: everything but the scenario file's content. */
@@ -103,6 +106,8 @@ export interface SwarmArgs {
   readonly shard: ShardSpec | undefined;
   readonly jsonStdout: boolean;
   readonly exitZero: boolean;
+  /** --shrink: shrink the first failing seed once the scan is over. */
+  readonly shrink: boolean;
   readonly out: string | undefined;
 }
 
@@ -132,6 +137,7 @@ export function parseSwarmArgs(args: string[], env: NodeJS.ProcessEnv = process.
     shard,
     jsonStdout,
     exitZero: values['exit-zero'] === true,
+    shrink: values.shrink === true,
     out: values.out,
   };
 }
@@ -197,7 +203,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await Promise.all(runners.map((r) => r.close()));
   }
   const rows = scan.outcomes;
-  const summary = { scenario: id, twinchain, shards: 1, jobs: used, wallMs: scan.wallMs, firstFailure: scan.firstFailure, runs: rows };
+  const summary = { scenario: id, twinchain, shards: 1, jobs: used, wallMs: scan.wallMs, firstFailure: scan.firstFailure, runs: rows, shrinkCommand: (seed: number) => shrinkCommand(file, seed) };
   // a replay of one seed writes its swarm.json in the seed's folder: the scan's stays as it was
   const swarmJson = single === undefined ? path.join(out, 'swarm.json') : path.join(out, `seed-${first}`, 'swarm.json');
   const stop: ShardStop = untilFail && scan.firstFailure ? 'failure' : scan.budgetSpent ? 'budget' : 'done';
@@ -228,6 +234,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   );
   for (const l of verdictLines(rows, { file, out, single: single !== undefined, swarmJson })) say(l);
   if (shardFile) say(`shard ${shardName(shard)} result: ${shardFile}${shard.count > 1 ? ` (twinchain swarm merge ${shellWord(out)} joins the shards)` : ''}`);
+  if (a.shrink) await shrinkFirstFailure(rows, a, out, a.jsonStdout ? { ...io, out: (t) => io.err(t) } : io);
   if (a.jsonStdout) io.out(line);
   return rows.some((r) => r.verdict !== 'pass') && !a.exitZero ? 1 : 0;
+}
+
+/** swarm --shrink: the lowest failing seed shrunk (twinchain shrink, same --jobs) into seed-S/shrink/ of the output folder. */
+async function shrinkFirstFailure(rows: readonly SwarmRun[], a: SwarmArgs, out: string, io: CliIo): Promise<void> {
+  const first = rows.filter((r) => r.verdict !== 'pass').sort((x, y) => x.seed - y.seed)[0];
+  if (!first) return;
+  if (first.verdict !== 'fail') {
+    io.out(`--shrink: seed ${first.seed} ended in an internal error, not a failure: nothing to shrink`);
+    return;
+  }
+  io.out('');
+  const { run: shrink } = await import('./shrink-command.js');
+  await shrink([a.file, '--seed', String(first.seed), '--jobs', String(a.jobs), '--out', path.join(out, `seed-${first.seed}`, 'shrink')], io);
 }

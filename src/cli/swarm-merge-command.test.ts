@@ -195,10 +195,10 @@ describe('twinchain swarm --shard and swarm merge', () => {
     expect(() => parseSwarmArgs(['s.yaml', '--seed', '3', '--shard', '0/2'], {})).toThrow('--shard and --json-stdout split and report a scan; --seed replays one seed');
   });
 
-  it('prints the shrink command next to the replay command once `twinchain shrink` exists', () => {
-    expect(shrinkCommand('scenarios/a b.yaml', 7, true)).toBe("npx twinchain shrink 'scenarios/a b.yaml' --seed 7");
-    expect(shrinkCommand('s.yaml', 7, false)).toBeUndefined();
-    expect(failingSeedLines('s.yaml', 7, 'npx twinchain swarm s.yaml --seed 7', 'report r.html', true)).toEqual(['  seed 7: npx twinchain swarm s.yaml --seed 7    (report r.html)', '    shrink: npx twinchain shrink s.yaml --seed 7']);
-    expect(failingSeedLines('s.yaml', 7, 'npx twinchain swarm s.yaml --seed 7', 'report r.html', false)).toEqual(['  seed 7: npx twinchain swarm s.yaml --seed 7    (report r.html)']);
+  it('prints the shrink command next to the replay command of a failing seed, not of one that ended in an error', () => {
+    expect(shrinkCommand('scenarios/a b.yaml', 7)).toBe("npx twinchain shrink 'scenarios/a b.yaml' --seed 7");
+    expect(shrinkCommand('s.yaml', 7, { plain: true, out: 'o d' })).toBe("npx twinchain shrink s.yaml --seed 7 --plain --out 'o d'");
+    expect(failingSeedLines('s.yaml', 7, 'npx twinchain swarm s.yaml --seed 7', 'report r.html')).toEqual(['  seed 7: npx twinchain swarm s.yaml --seed 7    (report r.html)', '    shrink: npx twinchain shrink s.yaml --seed 7']);
+    expect(failingSeedLines('s.yaml', 7, 'npx twinchain swarm s.yaml --seed 7', 'internal error: boom', false)).toEqual(['  seed 7: npx twinchain swarm s.yaml --seed 7    (internal error: boom)']);
   });
 });

@@ -18,7 +18,7 @@ import type { CliIo } from './io.js';
 import { fileSystemReason, makeOutputFolder } from './output-path.js';
 import { parseOptions } from './parse-options.js';
 import { fileSha256 } from './swarm-command.js';
-import { swarmReplayCommand } from './seed-commands.js';
+import { shrinkCommand, swarmReplayCommand } from './seed-commands.js';
 import { plural, seedRow, verdictLines, type VerdictContext } from './swarm-text.js';
 
 /** A commit as printed: 12 hex digits, and whether the tree was edited. */
@@ -208,7 +208,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   for (const r of merged.runs) runs.push({ ...r, replay: swarmReplayCommand(file, r.seed, a.out), report: await mergedReport(r, merged, out) });
   const swarmJson = path.join(out, 'swarm.json');
   const firstFailure = merged.firstFailure && { seed: merged.firstFailure.seed, afterMs: merged.firstFailure.afterMs };
-  await writeFile(swarmJson, swarmJsonText({ scenario: { ...merged.scenario, file }, twinchain: merged.twinchain, shards: merged.shards, jobs: merged.jobs, wallMs: merged.wallMs, firstFailure, runs }));
+  await writeFile(swarmJson, swarmJsonText({ scenario: { ...merged.scenario, file }, twinchain: merged.twinchain, shards: merged.shards, jobs: merged.jobs, wallMs: merged.wallMs, firstFailure, runs, shrinkCommand: (seed) => shrinkCommand(file, seed) }));
 
   printMerged(io, merged, runs, { file, out, single: false, swarmJson });
   io.out(`merged: ${swarmJson}`);

@@ -52,7 +52,7 @@ export function verdictLines(runs: readonly SwarmRun[], ctx: VerdictContext): st
         : r.report === null
           ? 'its report is not among the merged inputs; the replay writes it and the trace'
           : `report ${r.report}${ctx.single ? `, trace ${trace(r.seed)}, ${ctx.swarmJson}` : '; the replay also writes the trace'}`;
-    lines.push(...failingSeedLines(ctx.file, r.seed, r.replay, where));
+    lines.push(...failingSeedLines(ctx.file, r.seed, r.replay, where, r.verdict === 'fail'));
   }
   return lines;
 }

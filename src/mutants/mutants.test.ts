@@ -146,9 +146,16 @@ describe('running a mutant', () => {
 
     // the failing seed replays to the same digest (--seed: the replay the report names)
     const digestOf = async (dir: string) => (JSON.parse(await readFile(path.join(dir, 'swarm.json'), 'utf8')) as { runs: Array<{ seed: number; digest: string }> }).runs.find((r) => r.seed === 1)!.digest;
-    const replay = await runMutant(stall, { budgetMs: 20_000, jobs: 1, out: path.join(out, 'replay'), from: root, seed: 1 });
+    const replay = await runMutant(stall, { budgetMs: 20_000, jobs: 1, out: path.join(out, 'replay'), from: root, seed: 1, shrink: { budgetMs: 60_000, command: (replay) => `${replay} --shrink` } });
     expect(replay).toMatchObject({ detection: 'stall', seed: 1 });
+    // with shrink: the copy's twinchain shrink of that seed, verified on the mutant (the mutants command
+    // also runs the result on the code without the bug: see mutants-command.test.ts)
+    expect(replay.shrink).toMatchObject({ command: 'npx twinchain mutants --only test-unreachable-quorum --seed 1 --shrink', minimal: true, verified: true, target: { kind: 'expectation' } });
+    expect(replay.shrink!.error).toBeUndefined();
+    expect(replay.shrink!.eventsKept).toBeLessThan(replay.shrink!.eventsBefore);
+    expect(replay.shrink!.durationMsAfter).toBeLessThan(replay.shrink!.durationMsBefore);
+    expect(existsSync(replay.shrink!.file!)).toBe(true);
     // (the replay's swarm.json is in its seed's folder)
     expect(await digestOf(path.join(out, 'replay', 'quickstart', 'seed-1'))).toBe(await digestOf(path.join(out, 'stall', 'quickstart')));
-  }, 90_000);
+  }, 180_000);
 });

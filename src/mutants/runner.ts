@@ -19,6 +19,37 @@ export interface MutantRunOptions {
   readonly from?: string;
   /** Progress lines. */
   readonly onLine?: (line: string) => void;
+  /** Shrink the failing seed found (twinchain shrink in the patched copy, with `jobs`), within this wall time. */
+  readonly shrink?: {
+    readonly budgetMs: number;
+    /** The command printed and recorded for the shrink, from the mutant's replay command (the CLI's mutantShrinkCommand). */
+    readonly command: (replay: string) => string;
+  };
+}
+
+/** What shrinking a mutant's failing seed gave (the copy's shrink.json, in short). */
+export interface MutantShrink {
+  readonly command: string;
+  /** The shrunk scenario (kept after the copy is gone). */
+  readonly file: string | null;
+  readonly target: { readonly kind: string; readonly name: string } | null;
+  readonly eventsBefore: number;
+  readonly eventsKept: number;
+  /** Network settings (loss, latency, link overrides) before and kept. */
+  readonly settingsBefore: number;
+  readonly settingsKept: number;
+  readonly nodesBefore: number;
+  readonly nodesAfter: number;
+  readonly durationMsBefore: number;
+  readonly durationMsAfter: number;
+  readonly candidates: number;
+  readonly minimal: boolean;
+  /** The written file failed the same way twice with one trace digest (on the mutant). */
+  readonly verified: boolean;
+  readonly wallMs: number;
+  readonly error?: string;
+  /** What the unmutated code made of the shrunk scenario (added by the mutants command): a pass shows it is a report of the planted bug. */
+  readonly unmutated?: { readonly verdict: 'pass' | 'fail' | 'error'; readonly failed?: readonly string[]; readonly error?: string };
 }
 
 export interface MutantReport {
@@ -36,6 +67,8 @@ export interface MutantReport {
   readonly wallMs: number;
   readonly error?: string;
   readonly scenarios: ReadonlyArray<ScenarioVerdict & { readonly scenario: string; readonly wallMs: number }>;
+  /** With options.shrink, for a failing seed. */
+  readonly shrink?: MutantShrink;
 }
 
 const children = new Set<ChildProcess>();
@@ -51,14 +84,14 @@ export function stopEverything(): void {
 /** Time after the budget a child may take to finish its running seeds before it is killed. */
 const GRACE_MS = 90_000;
 
-/** Runs `node <args>` with its output in `log`; killed after `timeoutMs` (and on exit or a signal, see stopEverything). */
-export function runChild(args: readonly string[], log: string, timeoutMs: number): Promise<{ code: number | null; signal: string | null; timedOut: boolean; stderr: string }> {
+/** Runs `node <args>` (in `cwd`, by default this process's) with its output in `log`; killed after `timeoutMs` (and on exit or a signal, see stopEverything). */
+export function runChild(args: readonly string[], log: string, timeoutMs: number, cwd?: string): Promise<{ code: number | null; signal: string | null; timedOut: boolean; stderr: string }> {
   if (!exitHook) {
     exitHook = true;
     process.once('exit', stopEverything);
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) });
     children.add(child);
     const file = createWriteStream(log);
     let stderr = '';
@@ -90,6 +123,57 @@ export function replayCommand(id: string, seed: number): string {
   return `npx twinchain mutants --only ${id} --seed ${seed}`;
 }
 
+/** Time after its budget a shrink child may take (its verification runs and the outputs) before it is killed. */
+const SHRINK_GRACE_MS = 120_000;
+
+/** Runs the patched copy's `twinchain shrink` on a failing seed and reads what it wrote. */
+async function shrinkSeed(copyDir: string, mutant: Mutant, scenario: string, seed: number, options: MutantRunOptions & { shrink: NonNullable<MutantRunOptions['shrink']> }): Promise<MutantShrink> {
+  const out = path.resolve(options.out, 'shrink');
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const command = options.shrink.command(replayCommand(mutant.id, seed));
+  // run in the copy, so the scenario reads as scenarios/<file> in what shrink writes
+  const args = [path.join(copyDir, 'bin', 'twinchain.js'), 'shrink', path.join('scenarios', scenario), '--seed', String(seed), '--jobs', String(options.jobs), '--budget', `${Math.max(1, Math.round(options.shrink.budgetMs / 1000))}s`, '--out', out];
+  options.onLine?.(`  ${mutant.id}: shrink ${scenario} --seed ${seed} --jobs ${options.jobs}`);
+  const started = performance.now();
+  const child = await runChild(args, path.join(out, 'shrink.log'), options.shrink.budgetMs + SHRINK_GRACE_MS, copyDir);
+  const wallMs = Math.round(performance.now() - started);
+  const text = await readFile(path.join(out, 'shrink.json'), 'utf8').catch(() => undefined);
+  const empty = { command, file: null, target: null, eventsBefore: 0, eventsKept: 0, settingsBefore: 0, settingsKept: 0, nodesBefore: 0, nodesAfter: 0, durationMsBefore: 0, durationMsAfter: 0, candidates: 0, minimal: false, verified: false, wallMs };
+  if (text === undefined) {
+    const why = child.timedOut ? 'was killed after its budget and grace time' : `exited with ${child.signal ?? `code ${child.code}`}`;
+    return { ...empty, error: `shrink ${why} without writing shrink.json: ${child.stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'} (log ${path.join(out, 'shrink.log')})` };
+  }
+  const j = JSON.parse(text) as {
+    target: { kind: string; name: string };
+    original: { events: number; settings: number; nodes: number; durationMs: number };
+    shrunk: { events: number; settings: number; nodes: number; durationMs: number; file: string };
+    minimal: boolean;
+    verified: { reproduced: boolean[]; deterministic: boolean } | null;
+    candidates: { runs: number };
+    wallMs: number;
+  };
+  // the copy goes: keep the shrunk scenario beside the mutant's other outputs
+  const file = path.join(out, 'shrunk.yaml');
+  return {
+    command,
+    file,
+    target: j.target,
+    eventsBefore: j.original.events,
+    eventsKept: j.shrunk.events,
+    settingsBefore: j.original.settings,
+    settingsKept: j.shrunk.settings,
+    nodesBefore: j.original.nodes,
+    nodesAfter: j.shrunk.nodes,
+    durationMsBefore: j.original.durationMs,
+    durationMsAfter: j.shrunk.durationMs,
+    candidates: j.candidates.runs,
+    minimal: j.minimal,
+    verified: j.verified !== null && j.verified.deterministic && j.verified.reproduced.every(Boolean),
+    wallMs,
+  };
+}
+
 /**
  * Plants one mutant in a temporary copy of the repository and runs the copy's swarm on each of
  * its scenarios (until a failing seed or the budget), then removes the copy.
@@ -106,6 +190,8 @@ export async function runMutant(mutant: Mutant, options: MutantRunOptions): Prom
     return failed(e instanceof MutantPatchError ? e.message : `cannot make the patched copy: ${(e as Error).message}`);
   }
   const scenarios: Array<ScenarioVerdict & { scenario: string; wallMs: number }> = [];
+  let shrink: MutantShrink | undefined;
+  let detectionMs: number | undefined;
   try {
     scenarios: for (const scenario of mutant.scenarios) {
       // a seed that only stalls does not end the search: scan on from the next seed, within the budget
@@ -139,6 +225,11 @@ export async function runMutant(mutant: Mutant, options: MutantRunOptions): Prom
         from = verdict.seed + 1;
       }
     }
+    const found = combine(scenarios);
+    if (options.shrink && found.seed !== null && found.scenario !== null && (found.detection === 'caught' || found.detection === 'stall')) {
+      detectionMs = elapsed();
+      shrink = await shrinkSeed(copy.dir, mutant, found.scenario, found.seed, { ...options, shrink: options.shrink });
+    }
   } finally {
     await copy.remove();
   }
@@ -152,7 +243,8 @@ export async function runMutant(mutant: Mutant, options: MutantRunOptions): Prom
     evidence: best.evidence,
     seeds: scenarios.reduce((n, s) => n + s.seeds, 0),
     replay: best.seed === null ? null : replayCommand(mutant.id, best.seed),
-    wallMs: Math.round(elapsed()),
+    wallMs: Math.round(detectionMs ?? elapsed()),
     scenarios,
+    ...(shrink ? { shrink } : {}),
   };
 }

@@ -292,17 +292,27 @@ export function tickStep(end: number, count: number): number {
 
 const percent = (x: number): string => `${Math.round(x * 10_000) / 100}%`;
 
-/** The fault timeline: a lane per node, a bar per fault on the lanes of the nodes it touched (HTML, no canvas). */
-function faultGantt(view: ChartsView): string {
-  const end = view.endS > 0 ? view.endS : 1;
+interface GanttSpec {
+  readonly id: string;
+  readonly title: string;
+  readonly hint: string;
+  readonly faults: ChartsView['faults'];
+  readonly lanes: ChartsView['faultLanes'];
+  /** Right end of the time axis, in seconds. */
+  readonly endS: number;
+}
+
+/** A fault timeline: a lane per node, a bar per fault on the lanes of the nodes it touched (HTML, no canvas). */
+function faultGantt(spec: GanttSpec): string {
+  const end = spec.endS > 0 ? spec.endS : 1;
   const step = tickStep(end, 6);
   const ticks: number[] = [];
   for (let t = 0; t <= end + 1e-9; t += step) ticks.push(Math.round(t * 1000) / 1000);
-  const lanes = view.faultLanes
+  const lanes = spec.lanes
     .map((lane) => {
       const bars = lane.bars
         .map(({ fault, row }) => {
-          const f = view.faults[fault]!;
+          const f = spec.faults[fault]!;
           const left = Math.min(1, f.fromS / end);
           const width = Math.max(0, Math.min(1, f.untilS / end) - left);
           const color = faultColor(f.kind);
@@ -316,8 +326,8 @@ function faultGantt(view: ChartsView): string {
   const axis = ticks
     .map((t) => `<span class="tick${t === 0 ? ' first' : ''}${Math.abs(t - end) < step / 2 && t !== 0 ? ' last' : ''}" style="left:${percent(t / end)}">${formatTick(t)}</span>`)
     .join('');
-  return `<figure class="chart wide gantt-figure">
-<figcaption><h3>Fault timeline</h3><p class="hint">One lane per node: a bar for each fault that touched it (a partition shows on every node it split). Faults on no single node are in the “${ALL_NODES_LANE}” lane. The table below lists every fault; hover a bar for its description.</p></figcaption>
+  return `<figure class="chart wide gantt-figure" id="${spec.id}">
+<figcaption><h3>${escapeHtml(spec.title)}</h3><p class="hint">${spec.hint}</p></figcaption>
 <div class="gantt" style="--grid:${percent(step / end)}">
 ${lanes}
 <div class="gantt-axis"><div class="lane-name"></div><div class="axis-track">${axis}</div></div>
@@ -325,6 +335,8 @@ ${lanes}
 </div>
 </figure>`;
 }
+
+const GANTT_HINT = `One lane per node: a bar for each fault that touched it (a partition shows on every node it split). Faults on no single node are in the “${ALL_NODES_LANE}” lane. The table below lists every fault; hover a bar for its description.`;
 
 function formatTick(t: number): string {
   return Number(t.toFixed(3)).toLocaleString('en-US');
@@ -341,17 +353,11 @@ function textOn(hex: string): string {
   return (1.05 / (lum + 0.05)) >= ((lum + 0.05) / 0.05) ? '#ffffff' : '#000000';
 }
 
-function faultTimeline(view: ChartsView): string {
-  if (view.faults.length === 0) {
-    return `<section id="faults">
-<h2>Faults <span class="count">0</span></h2>
-<p class="quiet" id="faults-note">No faults in this scenario: no node was crashed, paused, cut off or made byzantine, and no message fault was injected.</p>
-</section>`;
-  }
-  const table = `<div class="table-scroll"><table class="faults">
+function faultTable(faults: ChartsView['faults']): string {
+  return `<div class="table-scroll"><table class="faults">
 <thead><tr><th>from (s)</th><th>until (s)</th><th>kind</th><th>nodes</th><th>description</th></tr></thead>
 <tbody>
-${view.faults
+${faults
   .map(
     (f) =>
       `<tr><td class="num">${f.fromS}</td><td class="num">${f.open ? 'end' : f.untilS}</td><td><span class="kind" style="border-color:${faultColor(f.kind)}">${escapeHtml(f.kind)}</span></td><td>${escapeHtml(f.nodes.join(', ') || '—')}</td><td>${escapeHtml(f.description)}</td></tr>`,
@@ -359,10 +365,36 @@ ${view.faults
   .join('\n')}
 </tbody>
 </table></div>`;
+}
+
+/** The original run's timeline (ReportData.original) on the same axis as this run's, and its faults in a table that opens on demand. */
+function originalTimeline(view: ChartsView, endS: number): string {
+  const o = view.original;
+  if (!o) return '';
+  const timeline =
+    o.faults.length === 0
+      ? `<p class="quiet" id="original-faults-note">${escapeHtml(o.title)}: no faults.</p>`
+      : faultGantt({ id: 'original-timeline', title: o.title, hint: `${escapeHtml(o.note)} Same time axis as the timeline above.`, faults: o.faults, lanes: o.faultLanes, endS });
+  const table = o.faults.length === 0 ? '' : `<details class="original-faults"><summary>${escapeHtml(o.title)}: every fault (${o.faults.length})</summary>\n${faultTable(o.faults)}\n</details>`;
+  return `${timeline}\n${table}`;
+}
+
+function faultTimeline(view: ChartsView): string {
+  // beside another run's timeline, both share the longer run's axis
+  const endS = Math.max(view.endS, view.original?.endS ?? 0);
+  const title = view.original ? 'Fault timeline of this run' : 'Fault timeline';
+  if (view.faults.length === 0) {
+    return `<section id="faults">
+<h2>Faults <span class="count">0</span></h2>
+<p class="quiet" id="faults-note">No faults in this scenario: no node was crashed, paused, cut off or made byzantine, and no message fault was injected.</p>
+${originalTimeline(view, endS)}
+</section>`;
+  }
   return `<section id="faults">
 <h2>Faults <span class="count">${view.faults.length}</span></h2>
-${faultGantt(view)}
-${table}
+${faultGantt({ id: 'fault-timeline', title, hint: GANTT_HINT, faults: view.faults, lanes: view.faultLanes, endS })}
+${originalTimeline(view, endS)}
+${faultTable(view.faults)}
 </section>`;
 }
 

@@ -20,11 +20,22 @@ export interface ReportData {
   consensusRounds: Array<{ node: string; group: number; kind: 'view' | 'term'; points: Array<[number, number]> }>;
   messages: Array<{ node: string; sent: number; received: number; dropped: number }>;
   /** untilMs undefined: the fault lasts until the end of the run. */
-  faults: Array<{ fromMs: number; untilMs?: number; kind: string; description: string; nodes: string[] }>;
+  faults: ReportFault[];
   expectations: Array<{ name: string; ok: boolean; detail: string }>;
   /** Safety invariant violations; usually empty. */
   violations: Array<{ atMs: number; invariant: string; detail: string }>;
   totals: { submitted: number; committed: number; failed: number; blocks: number; viewChanges: number };
+  /**
+   * Another run's faults, drawn beside this run's on one time axis: a shrunk run shows the run it
+   * was shrunk from. `title` heads its timeline, `note` says what it is.
+   */
+  original?: { title: string; note: string; durationMs: number; nodes: string[]; faults: ReportFault[] };
 }
 
-export type ReportFault = ReportData['faults'][number];
+export interface ReportFault {
+  fromMs: number;
+  untilMs?: number;
+  kind: string;
+  description: string;
+  nodes: string[];
+}

@@ -58,6 +58,8 @@ export interface ChartsView {
   faults: FaultView[];
   /** The fault timeline's lanes; empty when there were no faults. */
   faultLanes: FaultLane[];
+  /** Another run's faults to draw beside these (ReportData.original), and the end of the time axis both share. */
+  original?: { title: string; note: string; endS: number; faults: FaultView[]; faultLanes: FaultLane[] };
 }
 
 /** The JSON embedded in the report: the run's facts, plus the charts' data in place of raw samples. */
@@ -127,6 +129,7 @@ function buildChartsView(data: ReportData): ChartsView {
   };
 
   const faults = faultViews(data.faults, endMs);
+  const original = data.original && originalView(data.original);
   return {
     endS,
     groups,
@@ -145,7 +148,16 @@ function buildChartsView(data: ReportData): ChartsView {
     },
     faults,
     faultLanes: faultLanes(faults, [...data.nodes.map((n) => n.name)], endS),
+    ...(original ? { original } : {}),
   };
+}
+
+function originalView(o: NonNullable<ReportData['original']>): NonNullable<ChartsView['original']> {
+  let endMs = o.durationMs;
+  for (const f of o.faults) endMs = Math.max(endMs, f.fromMs, f.untilMs ?? 0);
+  const faults = faultViews(o.faults, endMs);
+  const endS = seconds(endMs);
+  return { title: o.title, note: o.note, endS, faults, faultLanes: faultLanes(faults, o.nodes, endS) };
 }
 
 /** Series by group, then in node order (the legend's order, and the order the charts offset lines in). */

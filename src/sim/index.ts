@@ -4,3 +4,4 @@ export { SimChain, DEFAULT_EPOCH_MS, type SimChainOptions, type SimGroupSpec, ty
 export { RaftSafetyMonitor, RaftSafetyViolation } from './raft-safety.js';
 export { startDevServer, type DevServer, type DevServerOptions, type CommittedBlock, type NodeAttachment } from './dev-server.js';
 export * from './scenario/index.js';
+export * from './shrink/index.js';

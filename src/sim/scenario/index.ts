@@ -30,6 +30,7 @@ export {
   type SwarmViolation,
   type TwinchainBuild,
 } from './swarm-result.js';
+export type { FaultInterval } from './timeline.js';
 export { resolveGroups, honestNodes, simChainOptions } from './scenario-chain.js';
 export type { Violation, InvariantName } from './safety-monitor.js';
 export { shellOption, shellWord } from './shell-words.js';

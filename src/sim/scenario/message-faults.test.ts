@@ -67,7 +67,7 @@ describe('the messages timeline action', () => {
     expect(faulty.violations).toEqual([]);
     expect(faulty.expectations.filter((e) => !e.ok)).toEqual([]);
     expect(faulty.verdict).toBe('pass');
-    expect(faulty.faults).toContainEqual({ fromMs: 4000, untilMs: 8000, kind: 'messages', description: 'pbft.commit, sync.blocks every node → node1, node2, node3 dropped for 4000 ms', nodes: ['node1', 'node2', 'node3'] });
+    expect(faulty.faults).toContainEqual({ fromMs: 4000, untilMs: 8000, kind: 'messages', description: 'pbft.commit, sync.blocks every node → node1, node2, node3 dropped for 4000 ms', nodes: ['node1', 'node2', 'node3'], entry: 0 });
     // the drops are the three's alone, and the report's per-node drop counts include them
     const inbound = ['node0', 'node1', 'node2', 'node3'].map((n) => chain!.sim.network.nodeStats(n).droppedInbound.kind);
     expect(inbound[0]).toBe(0);

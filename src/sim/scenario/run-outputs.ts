@@ -3,8 +3,8 @@ import path from 'node:path';
 import { writeReport, type ReportData } from '../../report/index.js';
 import type { ScenarioResult } from './scenario-runner.js';
 
-/** The report's view of a run. */
-export function reportData(result: ScenarioResult): ReportData {
+/** The report's view of a run; `original` adds another run's fault timeline beside this one's. */
+export function reportData(result: ScenarioResult, original?: ReportData['original']): ReportData {
   const { scenario, metrics } = result;
   const withOrigin = (points: Array<[number, number]>): Array<[number, number]> => (points[0]?.[0] === 0 ? points : [[0, 0], ...points]);
   return {
@@ -30,6 +30,7 @@ export function reportData(result: ScenarioResult): ReportData {
     expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail })),
     violations: result.violations.map((v) => ({ atMs: v.atMs, invariant: v.invariant, detail: v.detail })),
     totals: { submitted: result.totals.submitted, committed: result.totals.committed, failed: result.totals.failed, blocks: result.totals.blocks, viewChanges: result.totals.viewChanges },
+    ...(original ? { original } : {}),
   };
 }
 
@@ -69,12 +70,12 @@ export function summaryJson(result: ScenarioResult, extra: Record<string, unknow
   )}\n`;
 }
 
-/** Writes summary.json and report.html into `dir` (the trace is written during the run). */
-export async function writeRunOutputs(result: ScenarioResult, dir: string, extra: Record<string, unknown> = {}): Promise<{ summary: string; report: string }> {
+/** Writes summary.json and report.html into `dir` (the trace is written during the run); `original` as for reportData. */
+export async function writeRunOutputs(result: ScenarioResult, dir: string, extra: Record<string, unknown> = {}, original?: ReportData['original']): Promise<{ summary: string; report: string }> {
   await mkdir(dir, { recursive: true });
   const summary = path.join(dir, 'summary.json');
   const report = path.join(dir, 'report.html');
   await writeFile(summary, summaryJson(result, extra));
-  await writeReport(report, reportData(result));
+  await writeReport(report, reportData(result, original));
   return { summary, report };
 }

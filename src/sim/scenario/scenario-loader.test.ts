@@ -26,6 +26,11 @@ describe('scenario loader', () => {
     expect(s.expect).toMatchObject({ safety: true, allReceipted: true, liveness: { within: '15s' } });
   });
 
+  it('takes the byzantine behaviours of each consensus (swarm draws Raft ones, and a shrunk swarm run writes them out)', () => {
+    const raft = parseScenario(`name: demo\nduration: 30s\nchain: { nodes: 5 }\ngroups:\n  - { id: 1, consensus: raft, sealers: 5 }\nbyzantine:\n  - { node: node1, behaviour: conflicting-leader, from: 5s, until: 9s }\n  - { node: node2, behaviour: forge-sync, variant: other-fork }\n  - { node: node3, behaviour: double-vote }\n`);
+    expect(raft.byzantine.map((b) => ('node' in b ? b.behaviour : b.twins))).toEqual(['conflicting-leader', 'forge-sync', 'double-vote']);
+  });
+
   it('parses durations', () => {
     expect([durationMs('500ms'), durationMs('10s'), durationMs('1.5m'), durationMs('1h'), durationMs(42)]).toEqual([500, 10_000, 90_000, 3_600_000, 42]);
   });
@@ -122,6 +127,7 @@ describe('scenario loader', () => {
     ['a mutation rate out of range', scenarioWith(`byzantine:\n  - { node: node1, behaviour: mutate, rate: 1.5 }\n`, pbft4), 'byzantine[0].rate: rate must be above 0 and at most 1 (got 1.5)'],
     ['mutations on another behaviour', scenarioWith(`byzantine:\n  - { node: node1, behaviour: silent, mutations: [duplicate] }\n`, pbft4), 'byzantine[0].mutations: only behaviour mutate takes mutations and a rate (got behaviour silent)'],
     ['a PBFT behaviour in a Raft group', `name: demo\nduration: 30s\nchain: { nodes: 4 }\ngroups:\n  - { id: 1, consensus: raft, sealers: 4 }\nbyzantine:\n  - { node: node1, behaviour: equivocate }\n`, 'byzantine[0].behaviour: equivocate is not a behaviour of raft groups; group 1 runs raft, whose behaviours are double-vote, conflicting-leader, forge-sync, mutate'],
+    ['a Raft behaviour in a PBFT group', scenarioWith(`byzantine:\n  - { node: node1, behaviour: conflicting-leader }\n`, pbft4), 'byzantine[0].behaviour: conflicting-leader is not a behaviour of pbft groups; group 1 runs pbft, whose behaviours are'],
     ['a hostile behaviour that does not exist', scenarioWith(`workloads:\n  - { kind: hostile, rate: 1, behaviours: [nonce-rce] }\n`), 'demo.yaml:6:44: workloads[0].behaviours[0]: Invalid option: expected one of "multi-submit"|"nonce-race"|"replay-committed"|"block-limit-edges"|"pool-burst", got "nonce-rce" (did you mean "nonce-race"?)'],
     ['a leader isolated past the end', scenarioWith(`timeline:\n  - { at: 25s, isolateLeader: { group: 1, for: 10s } }\n`), 'timeline[0].isolateLeader.for: the heal would come after the end of the scenario'],
     ['a leader isolated in a group that does not exist', scenarioWith(`timeline:\n  - { at: 5s, isolateLeader: { group: 3, for: 2s } }\n`), 'timeline[0].isolateLeader.group: unknown group 3'],

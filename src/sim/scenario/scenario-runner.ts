@@ -51,6 +51,12 @@ export interface RunScenarioOptions {
   readonly onChain?: (chain: SimChain) => void;
   /** For tests: each workload's driver once it is built (a HostileClients for kind hostile). */
   readonly onWorkload?: (index: number, driver: WorkloadDriver | ReplayDriver | HostileClients) => void;
+  /**
+   * Checked after every event: true ends the run there (the shrinker stops a candidate once the
+   * violation it looks for shows, or when it is cancelled). The result then has `stoppedEarly`,
+   * and the end checks did not run.
+   */
+  readonly stopWhen?: (violations: readonly Violation[]) => boolean;
 }
 
 export interface ScenarioResult {
@@ -73,6 +79,8 @@ export interface ScenarioResult {
   readonly metrics: RunMetrics;
   readonly latenciesMs: readonly number[];
   readonly replayCommand: string;
+  /** The run was ended by options.stopWhen, before its end checks. */
+  readonly stoppedEarly: boolean;
 }
 
 const DEFAULT_DRAIN_MS = 15_000;
@@ -129,6 +137,7 @@ class ScenarioRun {
   private livenessMs: number | undefined;
   private finished = false;
   private finishing = false;
+  private stoppedEarly = false;
   private workloadChecks: WorkloadCheck[] = [];
   private timelineChecks: ExpectationResult[] = [];
 
@@ -296,6 +305,10 @@ class ScenarioRun {
         until: this.deadline,
         stopWhen: () => {
           if (this.finished) return true;
+          if (options.stopWhen?.(this.safety.violations)) {
+            this.stoppedEarly = true;
+            return true;
+          }
           if (this.phase === 'liveness' && !this.finishing && this.committedSince) {
             this.committedSince = false;
             if (this.liveness !== undefined && this.livenessMs === undefined && this.probesArrived()) this.livenessMs = sim.now - this.endMs;
@@ -338,6 +351,7 @@ class ScenarioRun {
       metrics,
       latenciesMs,
       replayCommand: options.replayCommand ?? replayCommand(file, this.seed),
+      stoppedEarly: this.stoppedEarly,
     };
   }
 }

@@ -108,6 +108,8 @@ export interface SwarmSummary {
   readonly wallMs: number;
   readonly firstFailure: FirstFailure | null;
   readonly runs: readonly SwarmRun[];
+  /** The command that shrinks a failing seed, recorded beside its replay (the CLI's, so that swarm and merge name it alike). */
+  readonly shrinkCommand?: (seed: number) => string;
 }
 
 /** swarm.json's text. */
@@ -129,6 +131,7 @@ export function swarmJsonText(s: SwarmSummary): string {
         drawn: r.drawn,
         digest: r.digest,
         replay: r.replay,
+        ...(r.verdict === 'fail' && s.shrinkCommand ? { shrink: s.shrinkCommand(r.seed) } : {}),
         failed: r.failed,
         ...(r.verdict === 'pass' ? {} : { violations: r.violations }),
         ...(r.error === undefined ? {} : { error: r.error }),

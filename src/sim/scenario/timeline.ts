@@ -16,6 +16,8 @@ export interface FaultInterval {
   readonly kind: string;
   readonly description: string;
   readonly nodes: string[];
+  /** The index of the timeline entry that began it (absent for the byzantine intervals): which node a crashLeader crashed, say. */
+  entry?: number;
 }
 
 /** What an administrative transaction should have changed, checked on every live honest node at the end. */
@@ -79,10 +81,16 @@ export class TimelinePlayer {
       const { from, to, ...settings } = link;
       sim.network.setLink(from, to, linkConfigOf(settings));
     }
-    for (const entry of this.scenario.timeline) {
+    this.scenario.timeline.forEach((entry, index) => {
       const at = durationMs(entry.at);
-      sim.at(at, () => this.play(entry, at), entry.label ?? 'timeline');
-    }
+      sim.at(at, () => {
+        // play records its intervals before its first await
+        const before = this.faults.length;
+        const played = this.play(entry, at);
+        for (const interval of this.faults.slice(before)) interval.entry = index;
+        return played;
+      }, entry.label ?? 'timeline');
+    });
     for (const b of this.scenario.byzantine) {
       if ('twins' in b) this.faults.push({ fromMs: 0, untilMs: undefined, kind: 'twins', description: `${b.twins} has a twin (${b.twins}-twin) with its identity`, nodes: [b.twins, `${b.twins}-twin`] });
       else {
