@@ -1,6 +1,7 @@
 // A vitest reporter for npm test's last lines: which tests were skipped and why (the reasons the
 // test files noted with noteSkip, e.g. no Chromium for the browser tests), so a skip is never
-// silent; and whether the run wrote into the clone's reports/ (tests write to temporary folders).
+// silent; whether the run wrote into the clone's reports/ (tests write to temporary folders); and
+// the ten slowest test files, so that the suite's growth shows in every CI log.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,14 @@ export function skipSummary(modules: ReadonlyArray<{ file: string; skipped: numb
   return lines;
 }
 
+/** The `count` test files that took longest (tests and hooks), so CI shows where the suite's time grows. */
+export function slowestFiles(modules: ReadonlyArray<{ file: string; durationMs: number }>, count = 10): string[] {
+  const slowest = [...modules].sort((a, b) => b.durationMs - a.durationMs || a.file.localeCompare(b.file)).slice(0, count);
+  if (slowest.length === 0) return [];
+  const width = Math.max(...slowest.map((m) => (m.durationMs / 1000).toFixed(1).length));
+  return [`the ${slowest.length} slowest test files:`, ...slowest.map((m) => `  ${(m.durationMs / 1000).toFixed(1).padStart(width)} s  ${m.file}`)];
+}
+
 export default class SkipSummaryReporter implements Reporter {
   private readonly notes = mkdtempSync(path.join(tmpdir(), 'twinchain-skip-notes-'));
   private readonly reportsBefore = new Set(entries(REPORTS));
@@ -70,6 +79,7 @@ export default class SkipSummaryReporter implements Reporter {
     const written = entries(REPORTS).filter((e) => !this.reportsBefore.has(e));
     if (written.length > 0) lines.push(`WROTE INTO THE CLONE: reports/${written.join(', reports/')} (tests must write to temporary folders)`);
     if (lines.length === 0) lines.push('skipped: none');
+    lines.push(...slowestFiles(testModules.map((m) => ({ file: path.relative(ROOT, m.moduleId), durationMs: m.diagnostic().duration }))));
     process.stdout.write(`\n${lines.join('\n')}\n`);
   }
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chromiumProblem } from '../browser/chromium.js';
-import { skipSummary } from './skip-summary-reporter.js';
+import { skipSummary, slowestFiles } from './skip-summary-reporter.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'twinchain-skip-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,5 +48,17 @@ describe('which Chromium runs the browser tests', () => {
     chmodSync(plain, 0o644);
     if (process.getuid?.() !== 0) expect(chromiumProblem(plain, false)).toBe(`${plain} cannot be run (not executable)`);
     expect(chromiumProblem(process.execPath, true)).toBeUndefined();
+  });
+});
+
+describe('slowestFiles', () => {
+  it('lists the ten slowest files, slowest first, with seconds aligned', () => {
+    const modules = Array.from({ length: 12 }, (_, i) => ({ file: `f${i}.test.ts`, durationMs: (i + 1) * 1500 }));
+    const lines = slowestFiles(modules);
+    expect(lines[0]).toBe('the 10 slowest test files:');
+    expect(lines).toHaveLength(11);
+    expect(lines[1]).toBe('  18.0 s  f11.test.ts');
+    expect(lines[10]).toBe('   4.5 s  f2.test.ts');
+    expect(slowestFiles([])).toEqual([]);
   });
 });
