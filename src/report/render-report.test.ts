@@ -189,9 +189,14 @@ describe('renderReport', () => {
   it('says "no view changes" instead of drawing flat view lines, and "no new elections" for flat Raft terms', () => {
     const data = sampleReportData();
     data.consensusRounds = data.nodes.map((n) => ({ node: n.name, group: 1, kind: 'view' as const, points: [[0, 0]] }));
+    data.totals = { ...data.totals, viewChanges: 0 };
     const pbft = renderReport(data);
     expect(pbft).not.toContain('<canvas id="chart-rounds"');
     expect(pbft).toContain('No view changes: the view stayed 0 on all 4 PBFT sealers for the whole run.');
+    // two of four sealers down: view changes tried, none reached; the card and the panel agree
+    const tried = renderReport({ ...data, totals: { ...data.totals, viewChanges: 4 } });
+    expect(tried).toContain('<span class="value">4</span><span class="label">view changes tried</span>');
+    expect(tried).toContain('No view change completed: the view stayed 0 on all 4 PBFT sealers for the whole run; the 4 view changes tried (the summary\'s count) never gathered a quorum.');
     data.consensusRounds = data.nodes.map((n) => ({ node: n.name, group: 1, kind: 'term' as const, points: [[300, 1]] }));
     expect(renderReport(data)).toContain('No new elections: the Raft term stayed 1 on all 4 nodes after the first election.');
     // one rise anywhere: the chart

@@ -49,7 +49,7 @@ ${banner(data, report)}
 ${summary(data, report)}
 ${expectations(data)}
 ${violations(data)}
-${charts(report.charts)}
+${charts(report.charts, data.totals.viewChanges)}
 ${faultTimeline(report.charts)}
 ${topology(data)}
 <footer>Twinchain scenario report · all times are virtual (simulated) unless marked wall · charts drawn with the inlined Chart.js, no network access</footer>
@@ -98,7 +98,8 @@ function summary(data: ReportData, report: EmbeddedReport): string {
     ['committed', formatCount(t.committed)],
     ['failed', formatCount(t.failed), t.failed > 0 ? 'warn' : undefined],
     ['blocks', formatCount(t.blocks)],
-    ['view changes', formatCount(t.viewChanges), t.viewChanges > 0 ? 'warn' : undefined],
+    // view changes (and elections after the first) started, whether or not they reached a new view or term
+    ['view changes tried', formatCount(t.viewChanges), t.viewChanges > 0 ? 'warn' : undefined],
     ['committed tx/s', virtualS > 0 ? formatRate(t.committed / virtualS) : '—'],
     ['latency p50', formatLatency(latency.p50Ms)],
     ['latency p99', formatLatency(latency.p99Ms)],
@@ -185,8 +186,12 @@ ${body}
 </figure>`;
 }
 
-/** Words for the views/terms panel when no series moved (or none was recorded). */
-function roundsNote(view: ChartsView): string | undefined {
+/**
+ * Words for the views/terms panel when no series moved (or none was recorded). The summary card
+ * counts view changes tried; the panel shows views reached, so where some were tried and none
+ * was reached the note says so, and the two agree.
+ */
+function roundsNote(view: ChartsView, tried: number): string | undefined {
   if (view.rounds.length === 0) return 'No PBFT view or Raft term was recorded: no consensus round ran.';
   const moved = view.rounds.some((r) => new Set(r.points.map(([, v]) => v)).size > 1);
   if (moved) return undefined;
@@ -194,12 +199,19 @@ function roundsNote(view: ChartsView): string | undefined {
   const views = view.rounds.filter((r) => r.kind === 'view');
   const terms = view.rounds.filter((r) => r.kind === 'term');
   const valuesOf = (series: typeof view.rounds): string => [...new Set(series.map((r) => r.points[0]?.[1] ?? 0))].sort((a, b) => a - b).join(', ');
-  if (views.length > 0) parts.push(`No view changes: the view stayed ${valuesOf(views)} on all ${views.length} PBFT sealer${views.length === 1 ? '' : 's'} for the whole run.`);
+  if (views.length > 0) {
+    const sealers = `all ${views.length} PBFT sealer${views.length === 1 ? '' : 's'}`;
+    parts.push(
+      tried > 0
+        ? `No view change completed: the view stayed ${valuesOf(views)} on ${sealers} for the whole run; the ${formatCount(tried)} view change${tried === 1 ? '' : 's'} tried (the summary's count) never gathered a quorum.`
+        : `No view changes: the view stayed ${valuesOf(views)} on ${sealers} for the whole run.`,
+    );
+  }
   if (terms.length > 0) parts.push(`No new elections: the Raft term stayed ${valuesOf(terms)} on all ${terms.length} node${terms.length === 1 ? '' : 's'} after the first election.`);
   return parts.join(' ');
 }
 
-function charts(view: ChartsView): string {
+function charts(view: ChartsView, tried: number): string {
   const latency = view.latency;
   const percentiles =
     latency.count > 0
@@ -235,7 +247,7 @@ function charts(view: ChartsView): string {
       id: 'chart-rounds',
       title: 'Consensus views and terms',
       hint: `PBFT view or Raft term over time, per node; a rise is a view change or an election.${faulted}`,
-      note: roundsNote(view),
+      note: roundsNote(view, tried),
       wide: wideLower,
       heightPx: 270 + legendPx(view.rounds.length, wideLower ? 9 : 4),
     },
