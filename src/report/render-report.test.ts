@@ -196,6 +196,8 @@ describe('renderReport', () => {
     // two of four sealers down: view changes tried, none reached; the card and the panel agree
     const tried = renderReport({ ...data, totals: { ...data.totals, viewChanges: 4 } });
     expect(tried).toContain('<span class="value">4</span><span class="label">view changes tried</span>');
+    // the failed-count card says what it counts: committed transactions whose receipt status is not 0
+    expect(tried).toMatch(/<span class="value">[0-9,]+<\/span><span class="label">committed with an error status<\/span>/);
     expect(tried).toContain('No view change completed: the view stayed 0 on all 4 PBFT sealers for the whole run; the 4 view changes tried (the summary\'s count) never gathered a quorum.');
     data.consensusRounds = data.nodes.map((n) => ({ node: n.name, group: 1, kind: 'term' as const, points: [[300, 1]] }));
     expect(renderReport(data)).toContain('No new elections: the Raft term stayed 1 on all 4 nodes after the first election.');

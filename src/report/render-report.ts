@@ -96,7 +96,8 @@ function summary(data: ReportData, report: EmbeddedReport): string {
   const stats: Array<[string, string, string?]> = [
     ['submitted', formatCount(t.submitted)],
     ['committed', formatCount(t.committed)],
-    ['failed', formatCount(t.failed), t.failed > 0 ? 'warn' : undefined],
+    // committed with a non-zero receipt status (a revert, out of gas, …): on chain, but failed
+    ['committed with an error status', formatCount(t.failed), t.failed > 0 ? 'warn' : undefined],
     ['blocks', formatCount(t.blocks)],
     // view changes (and elections after the first) started, whether or not they reached a new view or term
     ['view changes tried', formatCount(t.viewChanges), t.viewChanges > 0 ? 'warn' : undefined],
