@@ -15,7 +15,7 @@ export interface Block {
   readonly commands: Command[];
 }
 
-const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file', 'example']);
+const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file', 'excerpt', 'example']);
 
 /** Every fenced block of the README with the readme-test markers right above it. */
 export function parseReadme(text: string): Block[] {
