@@ -329,6 +329,13 @@ for (const block of blocks) {
   writeFileSync(target, `${block.body.join('\n')}\n`);
   files.add(file, target);
 }
+/**
+ * The clone as the pages' commands see it: every top-level entry linked, except reports/, which
+ * is the view's own (temporary) folder, so the examples' reports never land in the clone.
+ */
+const view = path.join(work, 'clone');
+mkdirSync(path.join(view, 'reports'), { recursive: true });
+for (const entry of readdirSync(ROOT)) if (entry !== 'reports') symlinkSync(path.join(ROOT, entry), path.join(view, entry));
 const openTemps: string[] = [work];
 /** Ports and temporary folders by the pages' text, shared by the blocks that name them. */
 const sharedPorts = new Map<string, number>();
@@ -424,7 +431,7 @@ describe.sequential('command blocks of the README and docs/', () => {
           subs.add(tmp, dir);
         }
         const cwdName = block.directives.get('cwd');
-        const cwd = cwdName === undefined ? ROOT : sharedTmp.get(cwdName);
+        const cwd = cwdName === undefined ? view : sharedTmp.get(cwdName);
         if (cwd === undefined) throw new Error(`${block.page}:${block.line}: cwd ${cwdName} is not a tmp folder of this or an earlier block`);
         const after = block.directives.get('after');
         if (after) {
