@@ -36,7 +36,7 @@ describe('examples/', () => {
     const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
     const shown = new Set<string>();
     for (const page of pages) {
-      for (const block of parseReadme(readFileSync(path.join(ROOT, page), 'utf8'))) {
+      for (const block of parseReadme(readFileSync(path.join(ROOT, page), 'utf8'), page)) {
         const file = block.directives.get('example');
         if (file === undefined) continue;
         expect(existsSync(path.join(ROOT, file)), `${page}:${block.line}: ${file} does not exist`).toBe(true);

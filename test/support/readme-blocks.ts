@@ -8,6 +8,8 @@ export interface Command {
 }
 
 export interface Block {
+  /** The page it is in, relative to the repository: README.md or docs/x.md. */
+  readonly page: string;
   readonly line: number;
   readonly lang: string;
   readonly directives: Map<string, string>;
@@ -17,8 +19,8 @@ export interface Block {
 
 const DIRECTIVES = new Set(['skip', 'ports', 'tmp', 'cwd', 'before', 'after', 'serve', 'http', 'mask', 'file', 'excerpt', 'example']);
 
-/** Every fenced block of the README with the readme-test markers right above it. */
-export function parseReadme(text: string): Block[] {
+/** Every fenced block of a page (README.md or docs/x.md) with the readme-test markers right above it. */
+export function parseReadme(text: string, page = 'README.md'): Block[] {
   const lines = text.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -32,10 +34,10 @@ export function parseReadme(text: string): Block[] {
     for (let j = start - 1; j >= 0; j--) {
       const marker = /^\s*<!--\s*readme-test:\s*([a-z]+)\s*:?\s*(.*?)\s*-->\s*$/.exec(lines[j]!);
       if (!marker) break;
-      if (!DIRECTIVES.has(marker[1]!)) throw new Error(`README.md:${j + 1}: unknown readme-test directive "${marker[1]}" (known: ${[...DIRECTIVES].join(', ')})`);
+      if (!DIRECTIVES.has(marker[1]!)) throw new Error(`${page}:${j + 1}: unknown readme-test directive "${marker[1]}" (known: ${[...DIRECTIVES].join(', ')})`);
       directives.set(marker[1]!, marker[2]!);
     }
-    blocks.push({ line: start + 1, lang: open[2]!, directives, body, commands: commandsOf(body, start + 2) });
+    blocks.push({ page, line: start + 1, lang: open[2]!, directives, body, commands: commandsOf(body, start + 2) });
   }
   return blocks;
 }
