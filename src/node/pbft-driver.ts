@@ -1,3 +1,4 @@
+import { LaterTimers } from './later-timers.js';
 import { bigintToBytes, bytesEqual, fromHex, parseRlpUint, rlpDecode, rlpEncode, rlpListOfEncoded, toHex, type RlpValue } from '../codec/index.js';
 import {
   decodePbftMessage,
@@ -59,7 +60,7 @@ export class PbftDriver implements ConsensusDriver {
   /** Set only while this sealer is byzantine (see ByzantineBehaviour); the honest path never looks further. */
   private adversary: PbftAdversary | PbftMutator | undefined;
   /** Timers a mutating sealer set (messages it sends again later), cancelled when it stops. */
-  private readonly laterTimers = new Set<TimerHandle>();
+  private readonly laterTimers: LaterTimers;
   readonly byzantineStats: ByzantineStats = { withheld: 0, conflictingProposals: 0, extraVotes: 0 };
 
   /**
@@ -70,6 +71,7 @@ export class PbftDriver implements ConsensusDriver {
     private readonly group: Group,
     private readonly options: { readonly createPbft?: (...args: ConstructorParameters<typeof Pbft>) => Pbft } = {},
   ) {
+    this.laterTimers = new LaterTimers(this.env.clock);
     if (group.options.byzantine && PBFT_BYZANTINE_KINDS.includes(group.options.byzantine.kind)) this.adversary = this.makeAdversary(group.options.byzantine);
   }
 
@@ -104,13 +106,7 @@ export class PbftDriver implements ConsensusDriver {
           return txs.length === 0 ? undefined : this.proposalOf(height, this.env.clock.now(), txs.map((p) => p.transaction.raw));
         },
         random: this.env.random.stream(`mutate/${this.group.groupId}`),
-        later: (ms, action) => {
-          const handle = this.env.clock.setTimer(ms, () => {
-            this.laterTimers.delete(handle);
-            if (!this.stopped) action();
-          });
-          this.laterTimers.add(handle);
-        },
+        later: this.laterTimers.later,
       });
     }
     return new PbftAdversary(behaviour, port, this.byzantineStats);
@@ -167,8 +163,8 @@ export class PbftDriver implements ConsensusDriver {
 
   stop(): void {
     this.stopped = true;
-    for (const t of [this.viewTimer, this.sealTimer, this.resendTimer, ...this.laterTimers]) if (t) this.env.clock.cancelTimer(t);
-    this.laterTimers.clear();
+    for (const t of [this.viewTimer, this.sealTimer, this.resendTimer]) if (t) this.env.clock.cancelTimer(t);
+    this.laterTimers.cancelAll();
   }
 
   private config(): PbftConfig {

@@ -1,3 +1,4 @@
+import { LaterTimers } from './later-timers.js';
 import { GENESIS_DEFAULTS } from '../chain/index.js';
 import { bigintToBytes, bytesEqual, fromHex, parseRlpUint, rlpDecode, rlpEncode, toHex, type RlpValue } from '../codec/index.js';
 import {
@@ -71,9 +72,10 @@ export class RaftDriver implements ConsensusDriver {
   /** Set only while this sealer is byzantine (see RaftAdversary, RaftMutator); the honest path never looks further. */
   private adversary: RaftAdversary | RaftMutator | undefined;
   /** Timers a mutating sealer set (messages it sends again later), cancelled when it stops. */
-  private readonly laterTimers = new Set<TimerHandle>();
+  private readonly laterTimers: LaterTimers;
 
   constructor(private readonly group: Group) {
+    this.laterTimers = new LaterTimers(this.env.clock);
     const b = group.options.byzantine;
     if (b && RAFT_BYZANTINE_KINDS.includes(b.kind)) this.adversary = this.makeAdversary(b);
   }
@@ -104,13 +106,7 @@ export class RaftDriver implements ConsensusDriver {
       term: () => this.raft.status().term,
       signBlock: (hash) => this.group.options.signer.sign(hash),
       random: this.env.random.stream(`mutate/${this.group.groupId}`),
-      later: (ms, action) => {
-        const handle = this.env.clock.setTimer(ms, () => {
-          this.laterTimers.delete(handle);
-          if (!this.stopped) action();
-        });
-        this.laterTimers.add(handle);
-      },
+      later: this.laterTimers.later,
     });
   }
 
@@ -165,8 +161,7 @@ export class RaftDriver implements ConsensusDriver {
   stop(): void {
     this.stopped = true;
     for (const t of [this.timer, this.sealTimer]) if (t) this.env.clock.cancelTimer(t.handle);
-    for (const handle of this.laterTimers) this.env.clock.cancelTimer(handle);
-    this.laterTimers.clear();
+    this.laterTimers.cancelAll();
   }
 
   private config(): RaftConfig {
