@@ -1,10 +1,8 @@
-// Builds the optional addons, run by scripts/build.js (so by `npm install`/`npm ci`):
+// Builds the optional addon, run by scripts/build.js (so by `npm install`/`npm ci`):
 // native/secp256k1-system.c (system libsecp256k1 key recovery) into
-// native/build/secp256k1-system.node, and native/thread-affinity.c (which cores a thread may
-// run on) into native/build/thread-affinity.node. Where a C compiler, Node's headers or
-// libsecp256k1 (Debian: libsecp256k1-dev) are missing it says so and goes on without failing:
-// the crypto then uses the secp256k1 npm package alone (src/crypto/secp256k1-backend.ts), and
-// replay leaves its threads where the kernel puts them (src/replay/thread-placement.ts).
+// native/build/secp256k1-system.node. Where a C compiler, Node's headers or libsecp256k1
+// (Debian: libsecp256k1-dev) are missing it says so and goes on without failing: the crypto
+// then uses the secp256k1 npm package alone (src/crypto/secp256k1-backend.ts).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -27,14 +25,14 @@ function buildAddon(name, headers, libraries) {
 }
 
 export function buildNative() {
+  // (thread-affinity.node: an addon of earlier versions, removed so that no stale copy ships)
   for (const name of ['secp256k1-system', 'thread-affinity']) rmSync(path.join(root, 'native', 'build', `${name}.node`), { force: true });
   if (process.platform !== 'linux') return 'skipped (Linux only)';
   const headers = [path.join(path.dirname(path.dirname(process.execPath)), 'include', 'node'), '/usr/include/node'].find((dir) => existsSync(path.join(dir, 'node_api.h')));
   if (!headers) return "skipped: Node's headers (node_api.h) are not installed";
-  const recovery = existsSync('/usr/include/secp256k1_recovery.h')
+  return existsSync('/usr/include/secp256k1_recovery.h')
     ? buildAddon('secp256k1-system', headers, ['-lsecp256k1', '-lpthread'])
     : 'secp256k1-system skipped: libsecp256k1 is not installed (Debian: apt-get install libsecp256k1-dev)';
-  return `${recovery}; ${buildAddon('thread-affinity', headers, [])}`;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) console.log(`build-native: ${buildNative()}`);

@@ -38,7 +38,7 @@ export interface ReplayMeasurement {
 /** Replays `file` (warm: once untimed first when `warm`) and times it. */
 export async function measureReplay(file: string, warm = false): Promise<ReplayMeasurement> {
   // as `twinchain replay` runs it
-  const options = { prioritize: true };
+  const options = {};
   if (warm) await replayRecording(file, options);
   const started = performance.now();
   const report = await replayRecording(file, options);

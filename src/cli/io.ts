@@ -4,12 +4,6 @@ export interface CliIo {
   err(text: string): void;
   /** Whether stdout is an interactive terminal (progress bars only there). */
   readonly isTty: boolean;
-  /**
-   * True when the command is this process's whole job (bin/twinchain.js), so that it may tune the
-   * process (replay gives its own thread priority over every other); false or absent where main()
-   * runs inside another program, a test for one.
-   */
-  readonly ownsProcess?: boolean;
   /** All of standard input, as text (absent: the process's own; tests pass their own). */
   readonly readStdin?: () => Promise<string>;
 }
@@ -18,7 +12,6 @@ export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   isTty: Boolean(process.stdout.isTTY),
-  ownsProcess: true,
 };
 
 /** The exit status of a process that a closed pipe stopped (128 + SIGPIPE), as \`yes | head -1\` leaves \`yes\`. */

@@ -134,7 +134,7 @@ export async function run(args: string[], io: CliIo, deps: ReplayDeps = {}): Pro
   };
   let report: ReplayReport;
   try {
-    report = await replayRecording(file, { prioritize: io.ownsProcess === true, ...(to === undefined ? {} : { to }), allowMissing, onProgress });
+    report = await replayRecording(file, { ...(to === undefined ? {} : { to }), allowMissing, onProgress });
   } catch (e) {
     if (e instanceof RecordingError || e instanceof ReplayInputError) throw new CliError(`${e.message}${matchedBefore(matched)}`);
     const errno = e as NodeJS.ErrnoException;

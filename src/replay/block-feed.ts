@@ -8,7 +8,7 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { CryptoAhead } from './crypto-ahead.js';
 import { rawBlockLine, RecordingError, type RawBlockLine, type RecordedBlock, type RecordingReader } from './recording.js';
-import { isReadyMessage, type ThreadReady } from './thread-priority.js';
+import { isReadyMessage, type ThreadReady } from './worker-ready.js';
 
 /** One block line, numbered; `parsed` where it had to be parsed to be numbered. */
 export interface FedBlock {
@@ -169,8 +169,6 @@ const BOOT = new URL(import.meta.url.endsWith('.ts') ? './line-reader-worker-boo
 class ReaderThread {
   ready = false;
   failed = false;
-  /** Its kernel thread id, once it is up (where /proc tells it). */
-  tid: number | undefined;
   readonly booted: Promise<void>;
   private readonly worker: Worker;
   private readonly sessions = new Map<number, (answer: ReaderAnswer) => void>();
@@ -183,7 +181,6 @@ class ReaderThread {
     this.worker.on('message', (message: ReaderAnswer | ThreadReady) => {
       if (isReadyMessage(message)) {
         this.ready = true;
-        this.tid = message.tid;
         settle();
         if (this.sessions.size === 0) this.worker.unref();
         return;

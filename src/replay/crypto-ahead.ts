@@ -19,7 +19,7 @@ import type { CryptoSuite } from '../crypto/index.js';
 import { computeChunk, partRange, type ChunkResult, type PreparedRange, type ReceiptEncodings } from './block-prep.js';
 import { planParts, requestKey, type AheadAnswer, type AheadRequest } from './ahead-protocol.js';
 import type { JsonObject } from './recording.js';
-import { isReadyMessage, type ThreadReady } from './thread-priority.js';
+import { isReadyMessage, type ThreadReady } from './worker-ready.js';
 
 // Compiled (dist/), the worker runs crypto-worker.js itself; from the sources it starts through
 // crypto-worker-boot.js, which registers tsx in the worker first.
@@ -89,8 +89,6 @@ interface Waiting {
 class SharedWorker {
   ready = false;
   failed = false;
-  /** Its kernel thread id, once it is up (where /proc tells it). */
-  tid: number | undefined;
   /** Settles once the worker is up or has failed. */
   readonly booted: Promise<void>;
   private settleBoot!: () => void;
@@ -105,7 +103,6 @@ class SharedWorker {
     this.worker.on('message', (message: AheadAnswer | ThreadReady) => {
       if (isReadyMessage(message)) {
         this.ready = true;
-        this.tid = message.tid;
         this.settleBoot();
         if (this.waiting.size === 0) this.worker.unref();
         return;
@@ -285,11 +282,6 @@ export class CryptoAhead {
   /** How many workers this replay uses. */
   get size(): number {
     return this.workers.length;
-  }
-
-  /** The kernel thread ids of the workers this replay uses (those that told theirs). */
-  threadIds(): number[] {
-    return this.workers.flatMap((w) => (w.tid === undefined ? [] : [w.tid]));
   }
 
   /** A message port to each worker this replay uses, for the reader thread to send it requests. */

@@ -10,7 +10,7 @@ import { getSuite, type CryptoSuite } from '../crypto/index.js';
 import { cryptoOfRange, FIRST_SLICE, headSlice, prepareRange, receiptsOfRange, type PreparedRange, type RangeWork } from './block-prep.js';
 import type { AheadAnswer, AheadRequest } from './ahead-protocol.js';
 import { utf8 } from './recording.js';
-import { lowerThisThread, readyMessage } from './thread-priority.js';
+import { readyMessage } from './worker-ready.js';
 import { WorkerSteps } from './worker-steps.js';
 
 const versions = new Map<string, ProtocolVersion>();
@@ -115,8 +115,6 @@ function crypto({ request, range, version }: Prepared): void {
 const steps = new WorkerSteps<AheadRequest, Prepared>({ prepare, receipts, crypto, allPrepared: () => (lastParsed = undefined), later: (run) => setImmediate(run) });
 const onRequests = (requests: AheadRequest[]) => steps.add(requests);
 
-// the replay's own thread, which waits for nothing else, goes first when the cores are busy
-lowerThisThread();
 parentPort!.on('message', (message: AheadRequest[] | { port: MessagePort }) => {
   if (Array.isArray(message)) onRequests(message);
   else message.port.on('message', onRequests);

@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { readAheadFull, type FeedLimits, type PartPlan, type ReaderAnswer, type ReaderRequest } from './block-feed.js';
 import { planParts, requestKey, type AheadRequest } from './ahead-protocol.js';
 import { RecordingError, RecordingReader } from './recording.js';
-import { lowerThisThread, readyMessage } from './thread-priority.js';
+import { readyMessage } from './worker-ready.js';
 
 type Open = Extract<ReaderRequest, { type: 'open' }>;
 
@@ -103,5 +103,4 @@ parentPort!.on('message', (request: ReaderRequest) => {
   session.wake?.();
   session.wake = undefined;
 });
-lowerThisThread();
 parentPort!.postMessage(readyMessage());

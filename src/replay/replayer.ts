@@ -21,8 +21,6 @@ import type { PreparedRange } from './block-prep.js';
 import { parseHeader, parseReceipt, parseTransaction, RecordedFields, ReplayInputError, transactionObjects, type LaterVariantField, type RecordedHeader } from './recorded-json.js';
 import { readRecordingHeader, RecordingReader, unsupportedVersion, type JsonObject, type RecordedBlock } from './recording.js';
 import { readerThread, ThreadFeed, WorkerFeed, type BlockFeed } from './block-feed.js';
-import { yieldToThisThread } from './thread-priority.js';
-import { placeThreads } from './thread-placement.js';
 
 export { rebuildGenesis } from './genesis-rebuild.js';
 export type { Divergence, SkippedCheck } from './divergence.js';
@@ -70,15 +68,6 @@ export interface ReplayOptions {
    */
   readonly signatureWorker?: boolean;
   /**
-   * Give this thread priority over every other thread of the process (thread-priority.ts): the
-   * reader, the workers, V8's collector threads and libuv's pool then run on the cores it leaves
-   * idle. And keep it on its core, the reader and the crypto workers on the others, until the
-   * replay ends (thread-placement.ts). For a process that is the replay's alone (`twinchain
-   * replay`); default false, a library caller's process keeping its priorities and placement.
-   * The workers lower their own priority either way.
-   */
-  readonly prioritize?: boolean;
-  /**
    * Fields of the later interface variant the recording may lack (`replay --allow-missing`):
    * their checks are then listed as skipped. Any other missing one refuses the recording.
    */
@@ -120,12 +109,6 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
   const realSuite = getSuite(header.suite);
   // started first: the workers boot (the crypto modules) and the first blocks are read while the genesis and the state are set up
   const [ahead, thread] = await Promise.all([CryptoAhead.start(realSuite, version, workers), workers ? readerThread() : undefined]);
-  // its helpers behind this thread, and (thread-placement.ts) on the other cores; put back when the replay ends
-  let unplace: (() => void) | undefined;
-  if (options.prioritize) {
-    yieldToThisThread();
-    unplace = placeThreads([...ahead.threadIds(), ...(thread?.tid === undefined ? [] : [thread.tid])]);
-  }
   const limits = { lines: READ_AHEAD, bytes: READ_AHEAD_BYTES };
   // read on the reader thread where it runs, else on this thread
   if (!thread) {
@@ -133,13 +116,11 @@ export async function replayRecording(file: string, options: ReplayOptions = {})
       reader ??= await RecordingReader.open(file);
     } catch (e) {
       ahead.close();
-      unplace?.();
       throw e;
     }
   }
   const feed: BlockFeed = thread ? new WorkerFeed(thread, file, header.from, options.to, ahead, limits) : new ThreadFeed(reader!, options.to, ahead, limits);
   const stopReading = async () => {
-    unplace?.();
     ahead.close();
     await feed.close();
     reader?.close();
