@@ -1,205 +1,16 @@
 import type { AddressInfo, Socket } from 'node:net';
-import { connect, createSecureContext, createServer, type DetailedPeerCertificate, type SecureContext, type Server, type TLSSocket } from 'node:tls';
+import { connect, createSecureContext, createServer, type SecureContext, type Server, type TLSSocket } from 'node:tls';
 import type { LogLevel, NodeId, Transport } from '../env.js';
-import { encodeFrame, FrameDecoder } from './frame-decoder.js';
+import { encodeFrame } from './frame-decoder.js';
 import { PendingHandshakes } from '../connections/index.js';
+import { LimitedLog } from './limited-log.js';
+import { errorText, formatAddress, Link, PING, type AddressState, type Direction } from './tls-link.js';
+import { TLS_TRANSPORT_DEFAULTS, type PeerAddress, type TlsTransportOptions, type TlsTransportStats } from './tls-transport-options.js';
 
-/** Limits and defaults of the p2p transport. */
-export const TLS_TRANSPORT_DEFAULTS = {
-  /** FISCO's largest p2p message. */
-  maxFrameBytes: 100 * 1024 * 1024,
-  sendQueueBytes: 64 * 1024 * 1024,
-  reconnectMs: { min: 500, max: 10_000 },
-  /** Short: a peer sends its ClientHello at once and the handshake takes milliseconds; a connection that does not is a stranger's. */
-  handshakeTimeoutMs: 3_000,
-  keepAliveMs: 5_000,
-  idleTimeoutMs: 30_000,
-  /** Authenticated inbound peers at once (FISCO's max_nodes_limit of 100, with room for crossing dials). */
-  maxInbound: 200,
-  /** Inbound connections still in their TCP or TLS handshake, a bound of their own. */
-  maxPendingInbound: 512,
-} as const;
-
-/** The same refusal or failure from the same place is logged at most once in this window. */
-const LOG_WINDOW_MS = 60_000;
-const RATE_LIMIT_KEYS_MAX = 1_000;
+export { TLS_TRANSPORT_DEFAULTS, type PeerAddress, type TlsTransportOptions, type TlsTransportStats } from './tls-transport-options.js';
 
 /** secp256k1 first: FISCO's node certificates are secp256k1 keys, which TLS 1.2 only accepts with that group offered. */
 const ECDH_CURVES = 'secp256k1:X25519:prime256v1';
-
-export interface PeerAddress {
-  readonly host: string;
-  readonly port: number;
-}
-
-export interface TlsTransportOptions {
-  /** Port 0 picks a free port; `start()` returns the bound address. */
-  readonly listen: PeerAddress;
-  /** Every configured peer address (config.ini node.N); may include this node's own address. */
-  readonly peers: ReadonlyArray<PeerAddress>;
-  /** PEM: the node key, its certificate (the chain up to the CA may follow it), the chain CA. */
-  readonly tls: { readonly key: string | Buffer; readonly cert: string | Buffer; readonly ca: string | Buffer };
-  readonly selfId: NodeId;
-  /** The node id a peer certificate proves (ECDSA chains: its public key, 128 hex without 04; SM chains: a SAN URI); or an error text. */
-  readonly identify: (cert: DetailedPeerCertificate) => NodeId | { error: string };
-  /** A reason to refuse a node id (blacklist / whitelist), or undefined to accept. */
-  readonly refuse?: (nodeId: NodeId) => string | undefined;
-  /** Largest payload accepted; a bigger announced frame closes that connection. Default 100 MiB (FISCO's limit). */
-  readonly maxFrameBytes?: number;
-  /**
-   * Per-peer bound on bytes written but not yet taken by the socket (default 64 MiB): a message
-   * that would go over it is dropped and counted. A message is never dropped for this when the
-   * queue is empty, so one frame larger than the bound still goes out.
-   */
-  readonly sendQueueBytes?: number;
-  /** Redial back-off per address: `min` doubling to `max`, ±25 % jitter; back to `min` after a connection that lasted `max`. Default 500..10000. */
-  readonly reconnectMs?: { readonly min: number; readonly max: number };
-  /** TCP connect plus TLS handshake must finish within this, in both directions. Default 3 s. */
-  readonly handshakeTimeoutMs?: number;
-  /**
-   * Authenticated inbound peers at once (default 200). Past it a newcomer is refused, unless it is
-   * a preferred peer: then the oldest inbound peer that is not preferred makes room for it.
-   */
-  readonly maxInbound?: number;
-  /**
-   * Inbound connections not yet authenticated (TCP accepted, TLS handshake not done) at once,
-   * counted apart from the peers (default 512). Past it the oldest that has sent nothing yet (a
-   * peer sends its ClientHello at once) is closed, or failing that the oldest, so a flood of idle
-   * connections never keeps a peer's handshake out.
-   */
-  readonly maxPendingInbound?: number;
-  /**
-   * Node ids never starved by strangers (the members of this node's groups): past `maxInbound`
-   * they still get in. Nodes reached at a configured address are preferred too.
-   */
-  readonly preferred?: (nodeId: NodeId) => boolean;
-  /** A zero-length frame is sent on each connection this often (default 5 s). */
-  readonly keepAliveMs?: number;
-  /** A connection on which nothing arrived for this long is closed (default 30 s; half-open TCP). */
-  readonly idleTimeoutMs?: number;
-  /** FISCO-style text, e.g. `[P2P][Host] handshake failed,endpoint=127.0.0.1:5555,reason=...`. */
-  readonly log: (level: LogLevel, message: string) => void;
-  /** A message handler threw or rejected; default: logged at error level. */
-  readonly onHandlerError?: (error: unknown, from: NodeId) => void;
-}
-
-export interface TlsTransportStats {
-  /** Peers with a working connection (connectedPeers().length). */
-  readonly connectedPeers: number;
-  /** Sockets open now: working connections plus ones in handshake or being closed. */
-  readonly sockets: number;
-  /** Messages (non-empty frames) and their payload bytes. */
-  readonly framesIn: number;
-  readonly bytesIn: number;
-  readonly framesOut: number;
-  readonly bytesOut: number;
-  readonly dropped: {
-    /** send() to a peer not connected. */
-    readonly notConnected: number;
-    /** The peer's send queue was over `sendQueueBytes`. */
-    readonly queueFull: number;
-    /** The payload is over `maxFrameBytes` (the peer would cut the connection). */
-    readonly tooLarge: number;
-    /** Received before onReceive set a handler. */
-    readonly noHandler: number;
-  };
-  /** Outbound connection attempts. */
-  readonly dials: number;
-  /** Outbound TCP connections that failed (refused, unreachable, timed out before TCP connected). */
-  readonly connectsFailed: number;
-  /** TLS-level failures: certificate not from the chain CA, no certificate, timeout, not TLS at all. */
-  readonly handshakesFailed: number;
-  /** Verified certificates refused: our own id, `refuse`, `identify` errors. */
-  readonly handshakesRefused: number;
-  /** Connections cut for a malformed stream (a frame over the limit). */
-  readonly malformedStreams: number;
-  /** Inbound connections in their handshake now. */
-  readonly pendingInbound: number;
-  /** Inbound handshakes closed to make room past `maxPendingInbound`. */
-  readonly pendingEvicted: number;
-  /** Authenticated inbound peers closed to make room for a preferred one, and ones refused past `maxInbound`. */
-  readonly peersEvicted: number;
-  readonly peersRefusedFull: number;
-  readonly addresses: ReadonlyArray<{
-    readonly address: string;
-    /** The node last reached at this address. */
-    readonly nodeId: NodeId | undefined;
-    /** This node's own address: never dialled. */
-    readonly self: boolean;
-    readonly connected: boolean;
-    readonly dials: number;
-  }>;
-}
-
-type Direction = 'in' | 'out';
-
-interface AddressState {
-  readonly key: string;
-  readonly host: string;
-  readonly port: number;
-  nodeId: NodeId | undefined;
-  self: boolean;
-  dialing: Link | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  backoffMs: number;
-  dials: number;
-  removed: boolean;
-}
-
-class Link {
-  nodeId: NodeId | undefined;
-  /** Authenticated and accepted: frames flow. */
-  accepted = false;
-  acceptedAt = 0;
-  /** Lost a duplicate-connection contest: no longer used for sending, read until it closes. */
-  retiring = false;
-  retiredAt = 0;
-  /** Was the node's connection until closeLink took it out of the peer map. */
-  detachedAsPeer = false;
-  /** TCP connected (outbound), so a failure is a TLS one rather than an unreachable address. */
-  tcpConnected = false;
-  closed = false;
-  lastReceived: number;
-  lastSent: number;
-  handshakeTimer: ReturnType<typeof setTimeout> | undefined;
-  readonly decoder: FrameDecoder;
-  readonly closedPromise: Promise<void>;
-  private resolveClosed!: () => void;
-
-  constructor(
-    readonly socket: TLSSocket,
-    readonly direction: Direction,
-    readonly endpoint: string,
-    readonly address: AddressState | undefined,
-    maxFrameBytes: number,
-  ) {
-    this.decoder = new FrameDecoder(maxFrameBytes);
-    this.lastReceived = this.lastSent = Date.now();
-    this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
-  }
-
-  markClosed(): void {
-    this.closed = true;
-    this.resolveClosed();
-  }
-}
-
-const PING = Buffer.alloc(4);
-
-function formatAddress(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // OpenSSL errors carry a readable `reason` ("http request", "wrong version number"); their message is a raw error stack
-    const reason = (error as { reason?: unknown }).reason;
-    const message = typeof reason === 'string' && reason !== '' ? reason : error.message.split('\n')[0]!.trim();
-    return code && !message.includes(code) ? `${code}: ${message}` : message;
-  }
-  return String(error);
-}
 
 /**
  * Peer-to-peer transport between node processes: TCP + TLS 1.2 with mutual authentication
@@ -241,7 +52,7 @@ export class TlsTransport implements Transport {
   private readonly pending: PendingHandshakes;
   /** Where a node id was reached by dialing (a configured address), for peerAddress(). */
   private readonly learned = new Map<NodeId, string>();
-  private readonly rateLimit = new Map<string, { until: number; suppressed: number }>();
+  private readonly limitedLog: LimitedLog;
 
   private framesIn = 0;
   private bytesIn = 0;
@@ -259,6 +70,7 @@ export class TlsTransport implements Transport {
   private readonly maxPendingInbound: number;
 
   private constructor(private readonly options: TlsTransportOptions) {
+    this.limitedLog = new LimitedLog(options.log);
     this.maxFrameBytes = options.maxFrameBytes ?? TLS_TRANSPORT_DEFAULTS.maxFrameBytes;
     this.sendQueueBytes = options.sendQueueBytes ?? TLS_TRANSPORT_DEFAULTS.sendQueueBytes;
     this.reconnect = options.reconnectMs ?? TLS_TRANSPORT_DEFAULTS.reconnectMs;
@@ -282,7 +94,7 @@ export class TlsTransport implements Transport {
     positive('maxInbound', this.maxInbound);
     positive('maxPendingInbound', this.maxPendingInbound);
     this.pending = new PendingHandshakes(this.maxPendingInbound, (socket, silent) =>
-      this.logLimited(
+      this.limitedLog.write(
         'pending-full',
         'warning',
         `[P2P][Host] too many connections in their handshake, the oldest ${silent ? 'silent ' : ''}one closed,endpoint=${formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0)},limit=${this.maxPendingInbound},closed=${this.pending.evicted}`,
@@ -399,13 +211,13 @@ export class TlsTransport implements Transport {
     }
     if (payload.length > this.maxFrameBytes) {
       this.dropped.tooLarge++;
-      this.logLimited(`too-large ${to}`, 'warning', `[P2P][Session] message over the frame limit dropped,nodeID=${to},size=${payload.length},limit=${this.maxFrameBytes}`);
+      this.limitedLog.write(`too-large ${to}`, 'warning', `[P2P][Session] message over the frame limit dropped,nodeID=${to},size=${payload.length},limit=${this.maxFrameBytes}`);
       return;
     }
     const queued = link.socket.writableLength;
     if (queued > 0 && queued + 4 + payload.length > this.sendQueueBytes) {
       this.dropped.queueFull++;
-      this.logLimited(
+      this.limitedLog.write(
         `queue-full ${to}`,
         'warning',
         `[P2P][Session] send queue full, message dropped,nodeID=${to},endpoint=${link.endpoint},queued=${queued},size=${payload.length},limit=${this.sendQueueBytes}`,
@@ -556,7 +368,7 @@ export class TlsTransport implements Transport {
       });
     } catch (error) {
       this.connectsFailed++;
-      this.logLimited(`connect ${address.key}`, 'warning', `[P2P][Host] connect failed,endpoint=${address.key},reason=${errorText(error)}`);
+      this.limitedLog.write(`connect ${address.key}`, 'warning', `[P2P][Host] connect failed,endpoint=${address.key},reason=${errorText(error)}`);
       this.redialLater(address);
       return;
     }
@@ -628,7 +440,7 @@ export class TlsTransport implements Transport {
       if (link.address !== undefined) {
         link.address.self = true;
         link.address.nodeId = id;
-        this.logLimited(`self ${link.endpoint}`, 'info', `[P2P][Host] the address is this node itself, not dialled again,endpoint=${link.endpoint}`);
+        this.limitedLog.write(`self ${link.endpoint}`, 'info', `[P2P][Host] the address is this node itself, not dialled again,endpoint=${link.endpoint}`);
       }
       this.handshakesRefused++;
       this.closeLink(link, 'self', undefined, true);
@@ -680,7 +492,7 @@ export class TlsTransport implements Transport {
 
   private refused(link: Link, limitKey: string, id: NodeId | undefined, reason: string): void {
     this.handshakesRefused++;
-    this.logLimited(
+    this.limitedLog.write(
       `refused ${reason} ${limitKey}`,
       'warning',
       `[P2P][Host] connection refused,endpoint=${link.endpoint}${id === undefined ? '' : `,nodeID=${id}`},reason=${reason}`,
@@ -723,7 +535,7 @@ export class TlsTransport implements Transport {
     });
     if (malformed !== undefined) {
       this.malformedStreams++;
-      this.logLimited(`malformed ${link.nodeId}`, 'warning', `[P2P][Session] malformed stream, connection closed,nodeID=${link.nodeId},endpoint=${link.endpoint},reason=${malformed}`);
+      this.limitedLog.write(`malformed ${link.nodeId}`, 'warning', `[P2P][Session] malformed stream, connection closed,nodeID=${link.nodeId},endpoint=${link.endpoint},reason=${malformed}`);
       this.closeLink(link, malformed, undefined);
     }
   }
@@ -753,7 +565,7 @@ export class TlsTransport implements Transport {
         error = again;
       }
     }
-    this.logLimited(`handler ${errorText(error)}`, 'error', `[P2P][Service] message handler failed,nodeID=${from},error=${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    this.limitedLog.write(`handler ${errorText(error)}`, 'error', `[P2P][Service] message handler failed,nodeID=${from},error=${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 
   /** Takes the link out of the peer map if it is the node's connection there. */
@@ -812,29 +624,12 @@ export class TlsTransport implements Transport {
 
   private connectFailed(endpoint: string, reason: string): void {
     this.connectsFailed++;
-    this.logLimited(`connect ${endpoint}`, 'info', `[P2P][Host] connect failed,endpoint=${endpoint},reason=${reason}`);
+    this.limitedLog.write(`connect ${endpoint}`, 'info', `[P2P][Host] connect failed,endpoint=${endpoint},reason=${reason}`);
   }
 
   private handshakeFailed(direction: Direction, endpoint: string, limitKey: string, reason: string): void {
     this.handshakesFailed++;
-    this.logLimited(`handshake ${direction} ${limitKey} ${reason.replace(/\d+/g, '#')}`, 'warning', `[P2P][Host] handshake failed,endpoint=${endpoint},direction=${direction},reason=${reason}`);
-  }
-
-  /** Logs `message` unless the same key was logged within LOG_WINDOW_MS; says how many were held back. */
-  private logLimited(key: string, level: LogLevel, message: string): void {
-    const now = Date.now();
-    const entry = this.rateLimit.get(key);
-    if (entry !== undefined && now < entry.until) {
-      entry.suppressed++;
-      return;
-    }
-    if (this.rateLimit.size >= RATE_LIMIT_KEYS_MAX) {
-      for (const [k, e] of this.rateLimit) if (now >= e.until) this.rateLimit.delete(k);
-      if (this.rateLimit.size >= RATE_LIMIT_KEYS_MAX) this.rateLimit.clear();
-    }
-    const suppressed = entry?.suppressed ?? 0;
-    this.rateLimit.set(key, { until: now + LOG_WINDOW_MS, suppressed: 0 });
-    this.options.log(level, suppressed > 0 ? `${message},suppressed=${suppressed}` : message);
+    this.limitedLog.write(`handshake ${direction} ${limitKey} ${reason.replace(/\d+/g, '#')}`, 'warning', `[P2P][Host] handshake failed,endpoint=${endpoint},direction=${direction},reason=${reason}`);
   }
 
   private onTick(): void {
