@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenario, parseScenario } from '../scenario/scenario-loader.js';
+import { durationMs, loadScenario, parseScenario } from '../scenario/scenario-loader.js';
 import { runScenario } from '../scenario/scenario-runner.js';
 import type { Scenario } from '../scenario/scenario-schema.js';
 import { candidateOutcome, errorOutcome, type CandidateJob, type CandidateOutcome, type CandidateViolation } from './candidate.js';
@@ -189,6 +189,37 @@ byzantine:
     // group 1 went (nothing needed it); group 2 stays for its token workload
     expect(one!.shrunk.scenario.groups.map((g) => g.id)).toEqual([2]);
     expect(one!.minimal).toBe(true);
+  });
+
+  it('moves an event into the moment of another and drops that one, when one event at that moment does what both did', async () => {
+    const text = `name: moment
+duration: 20s
+chain: { nodes: 4 }
+timeline:
+  - { at: 3s, crash: node1, label: who }
+  - { at: 4s, restart: node1, label: who }
+  - { at: 10s, crash: node2, label: when }
+  - { at: 11s, restart: node2, label: when }
+`;
+    // planted: node1 was crashed at some time, and some sealer is down at 10.2 s
+    const downAt = (s: Scenario, node: string | undefined, ms: number) =>
+      s.timeline.some((e, i) => {
+        if (!('crash' in e) || (node !== undefined && e.crash !== node)) return false;
+        const restart = s.timeline.slice(i + 1).find((r) => 'restart' in r && r.restart === e.crash);
+        return durationMs(e.at) <= ms && (restart === undefined || durationMs(restart.at) > ms);
+      });
+    const needs = (s: Scenario) => s.timeline.some((e) => 'crash' in e && e.crash === 'node1') && downAt(s, undefined, 10_200);
+    const results = [];
+    for (const jobs of [1, 3]) results.push(await new Shrinker({ scenario: parseScenario(text, FILE), file: FILE, pool: new CandidatePool(Array.from({ length: jobs }, () => oracle(needs))) }).run());
+    const [one, three] = results;
+    expect(three!.shrunk.yaml).toBe(one!.shrunk.yaml);
+    // delta debugging alone keeps both (each is needed as drawn); the move keeps one: node1 down at 10.2 s
+    expect(one!.phases.find((p) => p.phase === 'events')!.accepted).toBe(0);
+    expect(one!.phases.find((p) => p.phase === 'moves')!.accepted).toBeGreaterThan(0);
+    expect(one!.shrunk.events).toBe(1);
+    expect(downAt(one!.shrunk.scenario, 'node1', 10_200)).toBe(true);
+    expect(one!.minimal).toBe(true);
+    expect(one!.kept.map((k) => k.without)).toEqual(['passes']);
   });
 
   it('narrows a mutating node to the mutations the violation needs and hostile clients to the behaviours it needs; stale leaders, clock skews and pool bursts go', async () => {

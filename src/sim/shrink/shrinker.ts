@@ -20,6 +20,8 @@ export class ShrinkError extends Error {
 }
 
 /** The expectation a violation fails as a whole (its name begins so); a target names the invariant instead. */
+/** Candidates one move-and-drop round runs at most (4 per pair of timed events: 10 events give 360). */
+const MOVE_CANDIDATES_MAX = 400;
 const SAFETY_EXPECTATION = 'safety:';
 /** Not a finding of the run but of how it ended. */
 const ENDED_EXPECTATION = 'the run ended with its final checks';
@@ -57,7 +59,7 @@ export function otherwise(outcome: CandidateOutcome): string {
   return `fails otherwise (${[...names, ...others].join('; ')})`;
 }
 
-export type ShrinkPhase = 'original' | 'truncate' | 'events' | 'leaders' | 'windows' | 'workloads' | 'behaviours' | 'duration' | 'nodes' | 'groups' | 'minimality';
+export type ShrinkPhase = 'original' | 'truncate' | 'events' | 'leaders' | 'windows' | 'moves' | 'workloads' | 'behaviours' | 'duration' | 'nodes' | 'groups' | 'minimality';
 
 export interface ShrinkProgress {
   readonly phase: ShrinkPhase;
@@ -347,6 +349,41 @@ export class Shrinker {
     return changed;
   }
 
+  /**
+   * One event fewer by moving another into its time: for each event j and each other timed event
+   * i, the plan without j and with i (its length kept) starting where j starts, ending where j
+   * starts, starting where j ends or ending where j ends. Delta debugging only removes, so a
+   * violation that needs "something at j's moment" and "i" keeps both as drawn; here i may take
+   * j's moment and j go. The first candidate (in that order) that shows the target is kept, and
+   * the step starts over on the smaller plan.
+   */
+  private async moveAndDrop(): Promise<boolean | 'stopped'> {
+    let changed = false;
+    for (;;) {
+      const units = this.best.plan.units;
+      const candidates: Plan[] = [];
+      for (let j = 0; j < units.length; j++) {
+        const wj = isEvent(units[j]!) ? unitWindow(units[j]!, this.endMs) : undefined;
+        if (!wj) continue;
+        for (let i = 0; i < units.length; i++) {
+          const wi = i === j ? undefined : unitWindow(units[i]!, this.endMs);
+          if (!wi) continue;
+          const length = wi[1] - wi[0];
+          for (const start of new Set([wj[0], wj[0] - length, wj[1], wj[1] - length])) {
+            if (start < 0 || start + length > this.endMs || start === wi[0]) continue;
+            const moved = rescaled(units[i]!, start, start + length, this.endMs);
+            candidates.push(this.withUnits(units.flatMap((u, k) => (k === j ? [] : k === i ? [moved] : [u]))));
+          }
+        }
+      }
+      if (candidates.length === 0) return changed;
+      const r = await this.attempt(candidates.slice(0, MOVE_CANDIDATES_MAX));
+      if (r === 'stopped') return r;
+      if (r < 0) return changed;
+      changed = true;
+    }
+  }
+
   /** Each workload made smaller one step at a time (rate, accounts, clients, targets, weights) while the target still shows. */
   private async smallerWorkloads(): Promise<boolean | 'stopped'> {
     let changed = false;
@@ -477,6 +514,7 @@ export class Shrinker {
       ['events', () => this.ddmin()],
       ['leaders', () => this.nameLeaders()],
       ['windows', () => this.narrowWindows()],
+      ['moves', () => this.moveAndDrop()],
       ['workloads', () => this.smallerWorkloads()],
       ['behaviours', () => this.narrowerBehaviours()],
       ['duration', () => this.shorter()],
