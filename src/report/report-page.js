@@ -50,10 +50,14 @@
   /**
    * One light grey band over the plot wherever at least one fault was active (overlapping faults
    * merge into one band instead of stacking into a dark one); which fault it was is in the fault
-   * timeline below.
+   * timeline below. A fault of the whole run gets no band (it would grey all of the plot): the
+   * chart's caption names it.
    */
   function faultBandsPlugin(faults) {
     var spans = faults
+      .filter(function (f) {
+        return !f.wholeRun;
+      })
       .map(function (f) {
         return [f.fromS, f.untilS];
       })
