@@ -384,7 +384,7 @@ function textOn(hex: string): string {
 }
 
 function faultTable(faults: ChartsView['faults']): string {
-  return `<div class="table-scroll"><table class="faults">
+  return scrollBox(`<table class="faults">
 <thead><tr><th>from (s)</th><th>until (s)</th><th>kind</th><th>nodes</th><th>description</th></tr></thead>
 <tbody>
 ${faults
@@ -394,7 +394,7 @@ ${faults
   )
   .join('\n')}
 </tbody>
-</table></div>`;
+</table>`);
 }
 
 /** The original run's timeline (ReportData.original) on the same axis as this run's, and its faults in a table that opens on demand. */
@@ -454,18 +454,27 @@ function topology(data: ReportData): string {
   return `<section id="topology">
 <h2>Nodes and groups</h2>
 <div class="tables">
-<div class="table-scroll"><table class="nodes">
+${scrollBox(`<table class="nodes">
 <thead><tr><th>node</th><th>roles</th><th>final height</th><th>sent</th><th>received</th><th>dropped</th></tr></thead>
 <tbody>
 ${nodeRows}
 </tbody>
-</table></div>
-<div class="table-scroll"><table class="groups">
+</table>`)}
+${scrollBox(`<table class="groups">
 <thead><tr><th>group</th><th>consensus</th><th>sealers</th><th>observers</th></tr></thead>
 <tbody>
 ${groupRows}
 </tbody>
-</table></div>
+</table>`)}
 </div>
 </section>`;
+}
+
+/**
+ * A table in a box of its own that scrolls sideways when the table is wider than the page. While
+ * columns are hidden to a side, the page script marks the frame: a fading edge on that side, and
+ * a "scroll →" hint while there is more to the right.
+ */
+function scrollBox(table: string): string {
+  return `<div class="scroll-frame"><div class="table-scroll">${table}</div><span class="scroll-hint" aria-hidden="true">scroll →</span></div>`;
 }

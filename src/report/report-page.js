@@ -430,6 +430,31 @@
 
   // --- page ------------------------------------------------------------------------------------
 
+  /**
+   * The scroll cue of tables wider than their box: the frame gets more-left / more-right while
+   * columns are hidden on that side (a fading edge there, and "scroll →" while more is to the
+   * right); none when the table fits. Updated on scroll, and by the caller on resize.
+   */
+  function setUpScrollCues() {
+    var frames = Array.prototype.slice.call(document.querySelectorAll('.scroll-frame'));
+    function update(frame) {
+      var box = frame.querySelector('.table-scroll');
+      var hidden = box.scrollWidth - box.clientWidth;
+      // a pixel of slack: scroll positions can be fractional at some zoom levels
+      frame.classList.toggle('more-left', hidden > 1 && box.scrollLeft > 1);
+      frame.classList.toggle('more-right', hidden > 1 && box.scrollLeft < hidden - 1);
+    }
+    frames.forEach(function (frame) {
+      frame.querySelector('.table-scroll').addEventListener('scroll', function () {
+        update(frame);
+      }, { passive: true });
+      update(frame);
+    });
+    return function () {
+      frames.forEach(update);
+    };
+  }
+
   function setUpCopyButton() {
     var button = document.getElementById('copy-replay');
     var code = document.getElementById('replay-command');
@@ -495,6 +520,7 @@
     setUpCopyButton();
     render();
     placeFaultLabels();
+    var updateScrollCues = setUpScrollCues();
     var pending = false;
     window.addEventListener('resize', function () {
       if (pending) return;
@@ -502,6 +528,7 @@
       window.requestAnimationFrame(function () {
         pending = false;
         placeFaultLabels();
+        updateScrollCues();
       });
     });
   } catch (e) {

@@ -1,7 +1,8 @@
 // How the report reads, in headless Chromium (Debian's /usr/bin/chromium via playwright-core, as in
 // report.browser.test.ts) at a phone width and a desktop width: no sideways scrolling, identical
 // height lines all visible, no chart left empty without words, faults as lanes per node with
-// labels that do not overlap, and latency percentile labels on a light background.
+// labels that do not overlap, latency percentile labels on a light background, and a scroll cue
+// on a table wider than its box.
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, chromiumAvailable } from './chromium.js';
 import { writeReport, type ReportData } from '../../src/report/index.js';
-import { manyFaultsReportData, sampleReportData } from '../../src/report/sample-data.test-helper.js';
+import { largeReportData, manyFaultsReportData, sampleReportData } from '../../src/report/sample-data.test-helper.js';
 import { parseScenario, reportData, runScenario } from '../../src/sim/index.js';
 
 const hasChromium = chromiumAvailable(fileURLToPath(import.meta.url));
@@ -75,6 +76,8 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
       ['quickstart', reportData(quickstart)],
       ['sample', sampleReportData()],
       ['faults', manyFaultsReportData()],
+      // two groups and millions of messages: a nodes table wider than a phone
+      ['wide', largeReportData(4, 60_000)],
     ];
     for (const [name, data] of reports) {
       const file = path.join(dir, `${name}.html`);
@@ -102,7 +105,7 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
   for (const width of WIDTHS) {
     describe(`at ${width} px`, () => {
       it('does not scroll sideways', async () => {
-        for (const name of ['quickstart', 'sample', 'faults']) {
+        for (const name of ['quickstart', 'sample', 'faults', 'wide']) {
           const page = await open(name, width);
           const size = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
           expect(size.scroll, `${name}: page ${size.scroll} px wide in a ${size.inner} px window`).toBeLessThanOrEqual(size.inner);
@@ -218,6 +221,49 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         // and the lanes' own labels (node names) are readable beside them
         const names = await page.locator('#faults .fault-lane .lane-name').allInnerTexts();
         expect(names).toEqual([...nodes, 'all nodes']);
+        await page.close();
+      });
+
+      it('shows a scroll cue on the nodes table while it is wider than its box, and none when it fits', async () => {
+        const cue = (page: Page): Promise<{ wider: boolean; hint: boolean; hintInside: boolean; left: boolean; right: boolean }> =>
+          page.evaluate(() => {
+            const frame = document.querySelector('table.nodes')!.closest('.scroll-frame')!;
+            const box = frame.querySelector('.table-scroll')!;
+            const hint = frame.querySelector('.scroll-hint')!.getBoundingClientRect();
+            const outer = frame.getBoundingClientRect();
+            const edge = (side: string): boolean => getComputedStyle(frame, side).display !== 'none';
+            return {
+              wider: box.scrollWidth > box.clientWidth,
+              hint: hint.width > 0 && hint.height > 0,
+              hintInside: hint.left >= outer.left && hint.right <= outer.right && hint.right <= window.innerWidth,
+              left: edge('::before'),
+              right: edge('::after'),
+            };
+          });
+        // the sample's table fits at either width: no cue
+        const fits = await open('sample', width);
+        expect(await cue(fits)).toMatchObject({ wider: false, hint: false, left: false, right: false });
+        await fits.close();
+        const page = await open('wide', width);
+        const start = await cue(page);
+        if (width === 360) {
+          // wider than the page: the right edge fades and says "scroll →"
+          expect(start).toEqual({ wider: true, hint: true, hintInside: true, left: false, right: true });
+          expect(await page.locator('.scroll-frame:has(table.nodes) .scroll-hint').innerText()).toBe('scroll →');
+          // scrolled to its end: the hint and the right edge go, the left edge fades instead
+          await page.evaluate(() => {
+            const box = document.querySelector('table.nodes')!.closest('.table-scroll')!;
+            box.scrollLeft = box.scrollWidth;
+          });
+          await page.waitForFunction(() => getComputedStyle(document.querySelector('table.nodes')!.closest('.scroll-frame')!, '::after').display === 'none');
+          expect(await cue(page)).toMatchObject({ wider: true, hint: false, left: true, right: false });
+        } else {
+          expect(start).toMatchObject({ wider: false, hint: false, left: false, right: false });
+          // the window narrowed to a phone's: the cue comes with the overflow
+          await page.setViewportSize({ width: 360, height: 800 });
+          await page.waitForFunction(() => getComputedStyle(document.querySelector('table.nodes')!.closest('.scroll-frame')!, '::after').display !== 'none');
+          expect(await cue(page)).toEqual({ wider: true, hint: true, hintInside: true, left: false, right: true });
+        }
         await page.close();
       });
 
