@@ -7,13 +7,14 @@
   var errors = [];
   var rendered = [];
   // where the page put things that tests (and curious readers) may want to check
-  var layout = { percentileLabels: [], faultLabels: [] };
+  var layout = { percentileLabels: [], faultLabels: [], seriesOffsets: {} };
 
   var PALETTE = [
     '#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#79706e',
     '#a0cbe8', '#ffbe7d', '#8cd17d', '#ff9d9a', '#d4a6c8', '#86bcb6', '#f1ce63', '#d7b5a6', '#fabfd2', '#bab0ac',
   ];
   var GROUP_DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
+  var LINE_WIDTH = 1.6;
   var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 
   function color(index) {
@@ -230,6 +231,30 @@
     };
   }
 
+  /**
+   * A y axis' afterDataLimits: room above the highest point for `px` pixels (half a line's width
+   * and the most a line is moved up), so a line at the maximum is drawn inside the plot, not on or
+   * over its top edge. Chart.js sets the limits when the legend has its share of the height but
+   * the time axis below the plot (ticks and title, about 60 px) not yet: X_AXIS_PX is taken off
+   * for it. The ticks then round the top up.
+   */
+  var X_AXIS_PX = 80;
+  function headroom(px) {
+    return function (scale) {
+      var range = scale.max - scale.min;
+      var plot = scale.height - X_AXIS_PX;
+      if (range > 0 && plot > 2 * px) scale.max += (range * px) / (plot - px);
+    };
+  }
+
+  /** The pixels a chart of these offsets needs above its highest point. */
+  function linesHeadroom(offsets) {
+    var up = offsets.reduce(function (most, o) {
+      return Math.max(most, -o);
+    }, 0);
+    return headroom(up + LINE_WIDTH / 2 + 1);
+  }
+
   function stepDatasets(series, groups) {
     return series.map(function (s) {
       var c = color(s.color);
@@ -239,7 +264,7 @@
         stepped: true,
         borderColor: c,
         backgroundColor: c,
-        borderWidth: 1.6,
+        borderWidth: LINE_WIDTH,
         borderDash: GROUP_DASHES[Math.max(0, groups.indexOf(s.group)) % GROUP_DASHES.length],
         pointRadius: 0,
         pointHoverRadius: 3,
@@ -251,13 +276,17 @@
   // --- the charts ------------------------------------------------------------------------------
 
   function heightsChart(canvas, charts) {
+    var offsets = (layout.seriesOffsets[canvas.id] = seriesOffsets(charts.heights));
     return new Chart(canvas, {
       type: 'line',
       data: { datasets: stepDatasets(charts.heights, charts.groups) },
       options: baseOptions({
-        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: 'block height' }, ticks: { precision: 0 } } },
+        scales: {
+          x: timeAxis(charts.endS),
+          y: { beginAtZero: true, afterDataLimits: linesHeadroom(offsets), title: { display: true, text: 'block height' }, ticks: { precision: 0 } },
+        },
       }),
-      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(seriesOffsets(charts.heights)), noDataPlugin],
+      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(offsets), noDataPlugin],
     });
   }
 
@@ -271,7 +300,7 @@
         borderColor: c,
         backgroundColor: alpha(c, 0.15),
         fill: charts.throughput.length === 1 ? 'origin' : false,
-        borderWidth: 1.6,
+        borderWidth: LINE_WIDTH,
         pointRadius: 0,
         parsing: false,
       };
@@ -280,7 +309,7 @@
       type: 'line',
       data: { datasets: datasets },
       options: baseOptions({
-        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: 'committed tx/s' } } },
+        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, afterDataLimits: linesHeadroom([]), title: { display: true, text: 'committed tx/s' } } },
       }),
       plugins: [faultBandsPlugin(charts.faults), noDataPlugin],
     });
@@ -351,13 +380,17 @@
       kinds[r.kind] = true;
     });
     var title = kinds.view && kinds.term ? 'PBFT view / Raft term' : kinds.term ? 'Raft term' : 'PBFT view';
+    var offsets = (layout.seriesOffsets[canvas.id] = seriesOffsets(charts.rounds));
     return new Chart(canvas, {
       type: 'line',
       data: { datasets: stepDatasets(charts.rounds, charts.groups) },
       options: baseOptions({
-        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: title }, ticks: { precision: 0 } } },
+        scales: {
+          x: timeAxis(charts.endS),
+          y: { beginAtZero: true, afterDataLimits: linesHeadroom(offsets), title: { display: true, text: title }, ticks: { precision: 0 } },
+        },
       }),
-      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(seriesOffsets(charts.rounds)), noDataPlugin],
+      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(offsets), noDataPlugin],
     });
   }
 

@@ -267,6 +267,39 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         await page.close();
       });
 
+      it('draws the highest point of every line inside the plot, not on or over its top edge', async () => {
+        // the sample's views end at 4 and its throughput at 450, a two-group run's heights at 600: each a
+        // round number Chart.js would make the top of the axis
+        for (const name of ['sample', 'wide', 'quickstart']) {
+          const page = await open(name, width);
+          const lines = await page.evaluate(() => {
+            interface ChartLike {
+              chartArea: { top: number; bottom: number };
+              scales: { y: { getPixelForValue(v: number): number } };
+              data: { datasets: Array<{ label: string; borderWidth: number; data: Array<{ y: number }> }> };
+            }
+            const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike | undefined } }).Chart;
+            const offsets = (window as unknown as { __reportLayout: { seriesOffsets: Record<string, number[]> } }).__reportLayout.seriesOffsets;
+            const out: Array<{ line: string; top: number; highest: number }> = [];
+            for (const id of ['chart-heights', 'chart-tps', 'chart-rounds']) {
+              const canvas = document.getElementById(id) as HTMLCanvasElement | null;
+              const chart = canvas ? Chart.getChart(canvas) : undefined;
+              if (!chart) continue;
+              chart.data.datasets.forEach((d, i) => {
+                const max = Math.max(...d.data.map((p) => p.y));
+                // the upper edge of the line where it is highest, as drawn: moved by the series' offset
+                const highest = chart.scales.y.getPixelForValue(max) + (offsets[id]?.[i] ?? 0) - d.borderWidth / 2;
+                out.push({ line: `${id} ${d.label}`, top: chart.chartArea.top, highest });
+              });
+            }
+            return out;
+          });
+          expect(lines.length, name).toBeGreaterThanOrEqual(5);
+          for (const l of lines) expect(l.highest, `${name}: ${l.line}`).toBeGreaterThan(l.top);
+          await page.close();
+        }
+      });
+
       it('puts the latency percentile labels on a light background, apart from each other', async () => {
         // in the quickstart the histogram's bars reach the top of the plot, where the labels used to be
         const page = await open('quickstart', width);
