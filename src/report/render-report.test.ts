@@ -221,6 +221,32 @@ describe('renderReport', () => {
     expect([...html.matchAll(/<span class="tick[^"]*" style="left:[^"]+">([^<]+)</g)].map((m) => m[1])).toEqual(['0', '10', '20', '30', '40', '50', '60']);
   });
 
+  it('names a fault of the whole run above the time charts instead of a band over all of them', () => {
+    const data = sampleReportData();
+    const bands = ' Grey bands: some fault was active (see Faults below).';
+    // the sample's faults are shorter than the run: bands, no label
+    const shorter = renderReport(data);
+    expect(shorter).toContain(bands);
+    expect(shorter).not.toContain('class="whole-run"');
+
+    data.faults = [{ fromMs: 0, kind: 'equivocate', description: 'node3 equivocates <from the start>', nodes: ['node3'] }];
+    const whole = renderReport(data);
+    expect(embeddedReport(whole).charts.faults[0]!.wholeRun).toBe(true);
+    expect(whole).not.toContain(bands);
+    const label = '<p class="whole-run">whole run: <span class="kind" style="border-color:#24292f" title="node3 equivocates &lt;from the start&gt;">equivocate node3</span></p>';
+    // in the caption of each time chart, above its plot
+    for (const id of ['chart-heights', 'chart-tps', 'chart-rounds']) {
+      expect(whole).toMatch(new RegExp(`${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</figcaption>\n<div class="canvas-box"[^>]*><canvas id="${id}"`));
+    }
+    expect(whole.split(label)).toHaveLength(4);
+
+    // beside shorter faults: those keep their bands
+    data.faults.push({ fromMs: 20_000, untilMs: 35_000, kind: 'crash', description: 'crash node3', nodes: ['node3'] });
+    const both = renderReport(data);
+    expect(both).toContain(bands);
+    expect(both.split(label)).toHaveLength(4);
+  });
+
   it('picks round tick steps', () => {
     expect([tickStep(60, 6), tickStep(40.4, 6), tickStep(600, 6), tickStep(7, 6), tickStep(0, 6), tickStep(60.06, 6)]).toEqual([10, 10, 100, 2, 1, 10]);
   });

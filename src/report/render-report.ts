@@ -174,6 +174,8 @@ interface ChartSlot {
   note: string | undefined;
   wide?: boolean;
   heightPx?: number;
+  /** Above the plot: the faults that lasted the whole run (a time chart greys the others' intervals). */
+  label?: string;
 }
 
 function chartFigure(slot: ChartSlot): string {
@@ -182,7 +184,7 @@ function chartFigure(slot: ChartSlot): string {
     ? `<p class="quiet" id="${slot.id}-note">${slot.note}</p>`
     : `<div class="canvas-box"${style}><canvas id="${slot.id}" role="img" aria-label="${escapeHtml(slot.title)}"></canvas></div>`;
   return `<figure class="chart${slot.wide && !slot.note ? ' wide' : ''}${slot.note ? ' noted' : ''}">
-<figcaption><h3>${slot.title}</h3>${slot.note ? '' : `<p class="hint">${slot.hint}</p>`}</figcaption>
+<figcaption><h3>${slot.title}</h3>${slot.note ? '' : `<p class="hint">${slot.hint}</p>${slot.label ?? ''}`}</figcaption>
 ${body}
 </figure>`;
 }
@@ -219,7 +221,8 @@ function charts(view: ChartsView, tried: number): string {
       ? `<span class="pct">p50 <b>${formatLatency(latency.p50Ms)}</b></span> <span class="pct">p90 <b>${formatLatency(latency.p90Ms)}</b></span> <span class="pct">p99 <b>${formatLatency(latency.p99Ms)}</b></span> <span class="pct">max <b>${formatLatency(latency.maxMs)}</b></span> <span class="muted">over ${formatCount(latency.count)} transactions</span>`
       : 'submit → commit, per receipted transaction';
   const downsampled = view.heights.some((h) => h.downsampled) ? ' Long series are downsampled (every bucket keeps its first, last, lowest and highest point).' : '';
-  const faulted = view.faults.length > 0 ? ' Grey bands: some fault was active (see Faults below).' : '';
+  const faulted = view.faults.some((f) => !f.wholeRun) ? ' Grey bands: some fault was active (see Faults below).' : '';
+  const wholeRun = wholeRunLabel(view.faults);
   // many series: give the legend room, and the per-node charts the full width
   const legendPx = (series: number, perRow: number): number => 18 * Math.ceil(series / perRow);
   const wideLower = view.rounds.length > 8 || view.messages.nodes.length > 8;
@@ -231,12 +234,14 @@ function charts(view: ChartsView, tried: number): string {
       note: view.heights.every((h) => h.points.length === 0) ? 'No block heights were recorded.' : undefined,
       wide: true,
       heightPx: 340 + legendPx(view.heights.length, 9),
+      label: wholeRun,
     },
     {
       id: 'chart-tps',
       title: 'Committed transactions per second',
       hint: view.throughput.length > 0 ? `Per group, in ${view.throughput[0]!.bucketS} s buckets.` : 'Per group.',
       note: view.throughput.every((t) => t.points.every(([, v]) => v === 0)) ? 'No transactions were committed.' : undefined,
+      label: wholeRun,
     },
     {
       id: 'chart-latency',
@@ -251,6 +256,7 @@ function charts(view: ChartsView, tried: number): string {
       note: roundsNote(view, tried),
       wide: wideLower,
       heightPx: 270 + legendPx(view.rounds.length, wideLower ? 9 : 4),
+      label: wholeRun,
     },
     {
       id: 'chart-messages',
@@ -266,6 +272,17 @@ function charts(view: ChartsView, tried: number): string {
 ${slots.map(chartFigure).join('\n')}
 </div>
 </section>`;
+}
+
+/**
+ * The faults that lasted from 0 to the end, named above a time chart: a band for them would grey
+ * the whole plot and hide when the other faults were.
+ */
+function wholeRunLabel(faults: ChartsView['faults']): string | undefined {
+  const whole = faults.filter((f) => f.wholeRun);
+  if (whole.length === 0) return undefined;
+  const chips = whole.map((f) => `<span class="kind" style="border-color:${faultColor(f.kind)}" title="${escapeHtml(f.description)}">${escapeHtml(f.label)}</span>`);
+  return `<p class="whole-run">whole run: ${chips.join(' ')}</p>`;
 }
 
 /** Fill colour per fault kind (others get a neutral grey); label text is white or black, whichever reads on it. */
@@ -367,7 +384,7 @@ function textOn(hex: string): string {
 }
 
 function faultTable(faults: ChartsView['faults']): string {
-  return `<div class="table-scroll"><table class="faults">
+  return scrollBox(`<table class="faults">
 <thead><tr><th>from (s)</th><th>until (s)</th><th>kind</th><th>nodes</th><th>description</th></tr></thead>
 <tbody>
 ${faults
@@ -377,7 +394,7 @@ ${faults
   )
   .join('\n')}
 </tbody>
-</table></div>`;
+</table>`);
 }
 
 /** The original run's timeline (ReportData.original) on the same axis as this run's, and its faults in a table that opens on demand. */
@@ -437,18 +454,27 @@ function topology(data: ReportData): string {
   return `<section id="topology">
 <h2>Nodes and groups</h2>
 <div class="tables">
-<div class="table-scroll"><table class="nodes">
+${scrollBox(`<table class="nodes">
 <thead><tr><th>node</th><th>roles</th><th>final height</th><th>sent</th><th>received</th><th>dropped</th></tr></thead>
 <tbody>
 ${nodeRows}
 </tbody>
-</table></div>
-<div class="table-scroll"><table class="groups">
+</table>`)}
+${scrollBox(`<table class="groups">
 <thead><tr><th>group</th><th>consensus</th><th>sealers</th><th>observers</th></tr></thead>
 <tbody>
 ${groupRows}
 </tbody>
-</table></div>
+</table>`)}
 </div>
 </section>`;
+}
+
+/**
+ * A table in a box of its own that scrolls sideways when the table is wider than the page. While
+ * columns are hidden to a side, the page script marks the frame: a fading edge on that side, and
+ * a "scroll →" hint while there is more to the right.
+ */
+function scrollBox(table: string): string {
+  return `<div class="scroll-frame"><div class="table-scroll">${table}</div><span class="scroll-hint" aria-hidden="true">scroll →</span></div>`;
 }

@@ -7,13 +7,14 @@
   var errors = [];
   var rendered = [];
   // where the page put things that tests (and curious readers) may want to check
-  var layout = { percentileLabels: [], faultLabels: [] };
+  var layout = { percentileLabels: [], faultLabels: [], seriesOffsets: {} };
 
   var PALETTE = [
     '#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#79706e',
     '#a0cbe8', '#ffbe7d', '#8cd17d', '#ff9d9a', '#d4a6c8', '#86bcb6', '#f1ce63', '#d7b5a6', '#fabfd2', '#bab0ac',
   ];
   var GROUP_DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
+  var LINE_WIDTH = 1.6;
   var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 
   function color(index) {
@@ -50,10 +51,14 @@
   /**
    * One light grey band over the plot wherever at least one fault was active (overlapping faults
    * merge into one band instead of stacking into a dark one); which fault it was is in the fault
-   * timeline below.
+   * timeline below. A fault of the whole run gets no band (it would grey all of the plot): the
+   * chart's caption names it.
    */
   function faultBandsPlugin(faults) {
     var spans = faults
+      .filter(function (f) {
+        return !f.wholeRun;
+      })
       .map(function (f) {
         return [f.fromS, f.untilS];
       })
@@ -226,6 +231,30 @@
     };
   }
 
+  /**
+   * A y axis' afterDataLimits: room above the highest point for `px` pixels (half a line's width
+   * and the most a line is moved up), so a line at the maximum is drawn inside the plot, not on or
+   * over its top edge. Chart.js sets the limits when the legend has its share of the height but
+   * the time axis below the plot (ticks and title, about 60 px) not yet: X_AXIS_PX is taken off
+   * for it. The ticks then round the top up.
+   */
+  var X_AXIS_PX = 80;
+  function headroom(px) {
+    return function (scale) {
+      var range = scale.max - scale.min;
+      var plot = scale.height - X_AXIS_PX;
+      if (range > 0 && plot > 2 * px) scale.max += (range * px) / (plot - px);
+    };
+  }
+
+  /** The pixels a chart of these offsets needs above its highest point. */
+  function linesHeadroom(offsets) {
+    var up = offsets.reduce(function (most, o) {
+      return Math.max(most, -o);
+    }, 0);
+    return headroom(up + LINE_WIDTH / 2 + 1);
+  }
+
   function stepDatasets(series, groups) {
     return series.map(function (s) {
       var c = color(s.color);
@@ -235,7 +264,7 @@
         stepped: true,
         borderColor: c,
         backgroundColor: c,
-        borderWidth: 1.6,
+        borderWidth: LINE_WIDTH,
         borderDash: GROUP_DASHES[Math.max(0, groups.indexOf(s.group)) % GROUP_DASHES.length],
         pointRadius: 0,
         pointHoverRadius: 3,
@@ -247,13 +276,17 @@
   // --- the charts ------------------------------------------------------------------------------
 
   function heightsChart(canvas, charts) {
+    var offsets = (layout.seriesOffsets[canvas.id] = seriesOffsets(charts.heights));
     return new Chart(canvas, {
       type: 'line',
       data: { datasets: stepDatasets(charts.heights, charts.groups) },
       options: baseOptions({
-        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: 'block height' }, ticks: { precision: 0 } } },
+        scales: {
+          x: timeAxis(charts.endS),
+          y: { beginAtZero: true, afterDataLimits: linesHeadroom(offsets), title: { display: true, text: 'block height' }, ticks: { precision: 0 } },
+        },
       }),
-      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(seriesOffsets(charts.heights)), noDataPlugin],
+      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(offsets), noDataPlugin],
     });
   }
 
@@ -267,7 +300,7 @@
         borderColor: c,
         backgroundColor: alpha(c, 0.15),
         fill: charts.throughput.length === 1 ? 'origin' : false,
-        borderWidth: 1.6,
+        borderWidth: LINE_WIDTH,
         pointRadius: 0,
         parsing: false,
       };
@@ -276,7 +309,7 @@
       type: 'line',
       data: { datasets: datasets },
       options: baseOptions({
-        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: 'committed tx/s' } } },
+        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, afterDataLimits: linesHeadroom([]), title: { display: true, text: 'committed tx/s' } } },
       }),
       plugins: [faultBandsPlugin(charts.faults), noDataPlugin],
     });
@@ -347,13 +380,17 @@
       kinds[r.kind] = true;
     });
     var title = kinds.view && kinds.term ? 'PBFT view / Raft term' : kinds.term ? 'Raft term' : 'PBFT view';
+    var offsets = (layout.seriesOffsets[canvas.id] = seriesOffsets(charts.rounds));
     return new Chart(canvas, {
       type: 'line',
       data: { datasets: stepDatasets(charts.rounds, charts.groups) },
       options: baseOptions({
-        scales: { x: timeAxis(charts.endS), y: { beginAtZero: true, title: { display: true, text: title }, ticks: { precision: 0 } } },
+        scales: {
+          x: timeAxis(charts.endS),
+          y: { beginAtZero: true, afterDataLimits: linesHeadroom(offsets), title: { display: true, text: title }, ticks: { precision: 0 } },
+        },
       }),
-      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(seriesOffsets(charts.rounds)), noDataPlugin],
+      plugins: [faultBandsPlugin(charts.faults), offsetsPlugin(offsets), noDataPlugin],
     });
   }
 
@@ -426,6 +463,31 @@
 
   // --- page ------------------------------------------------------------------------------------
 
+  /**
+   * The scroll cue of tables wider than their box: the frame gets more-left / more-right while
+   * columns are hidden on that side (a fading edge there, and "scroll →" while more is to the
+   * right); none when the table fits. Updated on scroll, and by the caller on resize.
+   */
+  function setUpScrollCues() {
+    var frames = Array.prototype.slice.call(document.querySelectorAll('.scroll-frame'));
+    function update(frame) {
+      var box = frame.querySelector('.table-scroll');
+      var hidden = box.scrollWidth - box.clientWidth;
+      // a pixel of slack: scroll positions can be fractional at some zoom levels
+      frame.classList.toggle('more-left', hidden > 1 && box.scrollLeft > 1);
+      frame.classList.toggle('more-right', hidden > 1 && box.scrollLeft < hidden - 1);
+    }
+    frames.forEach(function (frame) {
+      frame.querySelector('.table-scroll').addEventListener('scroll', function () {
+        update(frame);
+      }, { passive: true });
+      update(frame);
+    });
+    return function () {
+      frames.forEach(update);
+    };
+  }
+
   function setUpCopyButton() {
     var button = document.getElementById('copy-replay');
     var code = document.getElementById('replay-command');
@@ -491,6 +553,7 @@
     setUpCopyButton();
     render();
     placeFaultLabels();
+    var updateScrollCues = setUpScrollCues();
     var pending = false;
     window.addEventListener('resize', function () {
       if (pending) return;
@@ -498,6 +561,7 @@
       window.requestAnimationFrame(function () {
         pending = false;
         placeFaultLabels();
+        updateScrollCues();
       });
     });
   } catch (e) {

@@ -16,6 +16,32 @@ describe('buildReportView', () => {
     expect(charts.faults[2]!.label).toBe('network');
   });
 
+  it('marks the faults that last the whole run: from 0 to its end, open or closed there', () => {
+    const data = sampleReportData();
+    const end = runEndMs(data);
+    data.faults = [
+      { fromMs: 0, kind: 'equivocate', description: 'node3 equivocates', nodes: ['node3'] },
+      { fromMs: 0, untilMs: end, kind: 'partition', description: 'node0 cut off', nodes: ['node0'] },
+      { fromMs: 0, untilMs: end - 1_000, kind: 'pause', description: 'node1 paused', nodes: ['node1'] },
+      { fromMs: 1, kind: 'network', description: 'loss 2%', nodes: [] },
+      { fromMs: 0, untilMs: 0, kind: 'membership', description: 'addSealer(node3)', nodes: ['node3'] },
+    ];
+    const { charts } = buildReportView(data);
+    expect(charts.faults.map((f) => [f.kind, f.wholeRun])).toEqual([
+      ['equivocate', true],
+      ['partition', true],
+      ['pause', false],
+      ['membership', false],
+      ['network', false],
+    ]);
+    // nothing is "the whole run" of a run that lasted no time
+    const empty = emptyReportData();
+    empty.virtualMs = 0;
+    empty.scenario.durationMs = 0;
+    empty.faults = [{ fromMs: 0, kind: 'twins', description: 'node3 has a twin', nodes: ['node3'] }];
+    expect(buildReportView(empty).charts.faults[0]!.wholeRun).toBe(false);
+  });
+
   it('turns times into seconds and carries each step series to the end of the run', () => {
     const data = emptyReportData();
     data.virtualMs = 10_000;

@@ -22,6 +22,8 @@ export interface FaultView {
   untilS: number;
   /** True when the fault lasts until the end of the run. */
   open: boolean;
+  /** True when it lasts from 0 to the end of the run: the charts name it instead of greying the whole plot. */
+  wholeRun: boolean;
   kind: string;
   label: string;
   description: string;
@@ -204,6 +206,7 @@ function faultViews(faults: ReportData['faults'], endMs: number): FaultView[] {
       fromS: seconds(f.fromMs),
       untilS: seconds(Math.max(f.untilMs ?? endMs, f.fromMs)),
       open: f.untilMs === undefined,
+      wholeRun: endMs > 0 && f.fromMs <= 0 && (f.untilMs ?? endMs) >= endMs,
       kind: f.kind,
       label: f.nodes.length > 0 ? `${f.kind} ${f.nodes.join(', ')}` : f.kind,
       description: f.description,

@@ -1,7 +1,8 @@
 // How the report reads, in headless Chromium (Debian's /usr/bin/chromium via playwright-core, as in
 // report.browser.test.ts) at a phone width and a desktop width: no sideways scrolling, identical
 // height lines all visible, no chart left empty without words, faults as lanes per node with
-// labels that do not overlap, and latency percentile labels on a light background.
+// labels that do not overlap, latency percentile labels on a light background, and a scroll cue
+// on a table wider than its box.
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, chromiumAvailable } from './chromium.js';
 import { writeReport, type ReportData } from '../../src/report/index.js';
-import { manyFaultsReportData, sampleReportData } from '../../src/report/sample-data.test-helper.js';
+import { largeReportData, manyFaultsReportData, sampleReportData } from '../../src/report/sample-data.test-helper.js';
 import { parseScenario, reportData, runScenario } from '../../src/sim/index.js';
 
 const hasChromium = chromiumAvailable(fileURLToPath(import.meta.url));
@@ -75,6 +76,8 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
       ['quickstart', reportData(quickstart)],
       ['sample', sampleReportData()],
       ['faults', manyFaultsReportData()],
+      // two groups and millions of messages: a nodes table wider than a phone
+      ['wide', largeReportData(4, 60_000)],
     ];
     for (const [name, data] of reports) {
       const file = path.join(dir, `${name}.html`);
@@ -102,7 +105,7 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
   for (const width of WIDTHS) {
     describe(`at ${width} px`, () => {
       it('does not scroll sideways', async () => {
-        for (const name of ['quickstart', 'sample', 'faults']) {
+        for (const name of ['quickstart', 'sample', 'faults', 'wide']) {
           const page = await open(name, width);
           const size = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
           expect(size.scroll, `${name}: page ${size.scroll} px wide in a ${size.inner} px window`).toBeLessThanOrEqual(size.inner);
@@ -219,6 +222,82 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         const names = await page.locator('#faults .fault-lane .lane-name').allInnerTexts();
         expect(names).toEqual([...nodes, 'all nodes']);
         await page.close();
+      });
+
+      it('shows a scroll cue on the nodes table while it is wider than its box, and none when it fits', async () => {
+        const cue = (page: Page): Promise<{ wider: boolean; hint: boolean; hintInside: boolean; left: boolean; right: boolean }> =>
+          page.evaluate(() => {
+            const frame = document.querySelector('table.nodes')!.closest('.scroll-frame')!;
+            const box = frame.querySelector('.table-scroll')!;
+            const hint = frame.querySelector('.scroll-hint')!.getBoundingClientRect();
+            const outer = frame.getBoundingClientRect();
+            const edge = (side: string): boolean => getComputedStyle(frame, side).display !== 'none';
+            return {
+              wider: box.scrollWidth > box.clientWidth,
+              hint: hint.width > 0 && hint.height > 0,
+              hintInside: hint.left >= outer.left && hint.right <= outer.right && hint.right <= window.innerWidth,
+              left: edge('::before'),
+              right: edge('::after'),
+            };
+          });
+        // the sample's table fits at either width: no cue
+        const fits = await open('sample', width);
+        expect(await cue(fits)).toMatchObject({ wider: false, hint: false, left: false, right: false });
+        await fits.close();
+        const page = await open('wide', width);
+        const start = await cue(page);
+        if (width === 360) {
+          // wider than the page: the right edge fades and says "scroll →"
+          expect(start).toEqual({ wider: true, hint: true, hintInside: true, left: false, right: true });
+          expect(await page.locator('.scroll-frame:has(table.nodes) .scroll-hint').innerText()).toBe('scroll →');
+          // scrolled to its end: the hint and the right edge go, the left edge fades instead
+          await page.evaluate(() => {
+            const box = document.querySelector('table.nodes')!.closest('.table-scroll')!;
+            box.scrollLeft = box.scrollWidth;
+          });
+          await page.waitForFunction(() => getComputedStyle(document.querySelector('table.nodes')!.closest('.scroll-frame')!, '::after').display === 'none');
+          expect(await cue(page)).toMatchObject({ wider: true, hint: false, left: true, right: false });
+        } else {
+          expect(start).toMatchObject({ wider: false, hint: false, left: false, right: false });
+          // the window narrowed to a phone's: the cue comes with the overflow
+          await page.setViewportSize({ width: 360, height: 800 });
+          await page.waitForFunction(() => getComputedStyle(document.querySelector('table.nodes')!.closest('.scroll-frame')!, '::after').display !== 'none');
+          expect(await cue(page)).toEqual({ wider: true, hint: true, hintInside: true, left: false, right: true });
+        }
+        await page.close();
+      });
+
+      it('draws the highest point of every line inside the plot, not on or over its top edge', async () => {
+        // the sample's views end at 4 and its throughput at 450, a two-group run's heights at 600: each a
+        // round number Chart.js would make the top of the axis
+        for (const name of ['sample', 'wide']) {
+          const page = await open(name, width);
+          const lines = await page.evaluate(() => {
+            interface ChartLike {
+              chartArea: { top: number; bottom: number };
+              scales: { y: { getPixelForValue(v: number): number } };
+              data: { datasets: Array<{ label: string; borderWidth: number; data: Array<{ y: number }> }> };
+            }
+            const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike | undefined } }).Chart;
+            const offsets = (window as unknown as { __reportLayout: { seriesOffsets: Record<string, number[]> } }).__reportLayout.seriesOffsets;
+            const out: Array<{ line: string; top: number; highest: number }> = [];
+            for (const id of ['chart-heights', 'chart-tps', 'chart-rounds']) {
+              const canvas = document.getElementById(id) as HTMLCanvasElement | null;
+              const chart = canvas ? Chart.getChart(canvas) : undefined;
+              if (!chart) continue;
+              chart.data.datasets.forEach((d, i) => {
+                const max = Math.max(...d.data.map((p) => p.y));
+                // the upper edge of the line where it is highest, as drawn: moved by the series' offset
+                const highest = chart.scales.y.getPixelForValue(max) + (offsets[id]?.[i] ?? 0) - d.borderWidth / 2;
+                out.push({ line: `${id} ${d.label}`, top: chart.chartArea.top, highest });
+              });
+            }
+            return out;
+          });
+          expect(lines.length, name).toBeGreaterThanOrEqual(5);
+          for (const l of lines) expect(l.highest, `${name}: ${l.line}`).toBeGreaterThan(l.top);
+          await page.close();
+        }
       });
 
       it('puts the latency percentile labels on a light background, apart from each other', async () => {

@@ -221,6 +221,60 @@ expect: { liveness: { within: 15s } }
     await page.close();
   });
 
+  it('names a fault that lasts the whole run above the plots instead of greying all of them; a shorter fault keeps its band', async () => {
+    const scenario = parseScenario(`
+name: whole-run-fault
+seed: 4
+duration: 12s
+chain: { nodes: 4 }
+network: { latency: { kind: uniform, minMs: 2, maxMs: 20 } }
+workloads: [{ kind: helloworld, rate: 5 }]
+byzantine: [{ node: node3, behaviour: equivocate }]
+timeline:
+  - { at: 6s, crash: node1 }
+  - { at: 9s, restart: node1 }
+`);
+    const data = reportData(await runScenario(scenario, { file: 'whole-run-fault.yaml' }));
+    expect(data.faults.map((f) => [f.kind, f.fromMs, f.untilMs])).toEqual([
+      ['equivocate', 0, undefined],
+      ['crash', 6_000, 9_000],
+    ]);
+    const { page, ready, problems } = await open('whole-run', data);
+    expect(problems).toEqual([]);
+    expect(ready.ids).toEqual(expect.arrayContaining(['chart-heights', 'chart-tps']));
+    // the label, above each time chart's plot
+    const labels = await page.evaluate(() =>
+      [...document.querySelectorAll('.chart .whole-run')].map((p) => {
+        const canvas = p.closest('figure')!.querySelector('canvas');
+        return { text: (p as HTMLElement).innerText, above: canvas !== null && p.getBoundingClientRect().bottom <= canvas.getBoundingClientRect().top, chart: canvas?.id };
+      }),
+    );
+    expect(labels.length).toBeGreaterThanOrEqual(2);
+    for (const l of labels) expect(l).toMatchObject({ text: 'whole run: equivocate node3', above: true });
+    // on the heights plot: no grey before the crash (the equivocation was active then), grey while node1 was down
+    const tint = await page.evaluate(() => {
+      interface ChartLike {
+        ctx: CanvasRenderingContext2D;
+        chartArea: { top: number };
+        scales: { x: { getPixelForValue(v: number): number } };
+        currentDevicePixelRatio: number;
+      }
+      const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike } }).Chart;
+      const chart = Chart.getChart(document.getElementById('chart-heights') as HTMLCanvasElement);
+      const ratio = chart.currentDevicePixelRatio;
+      const row = chart.ctx.getImageData(0, Math.round((chart.chartArea.top + 8) * ratio), chart.ctx.canvas.width, 1).data;
+      const rgba = (seconds: number): number[] => {
+        const x = Math.round(chart.scales.x.getPixelForValue(seconds) * ratio);
+        return [...row.slice(x * 4, x * 4 + 4)];
+      };
+      return { before: rgba(3), during: rgba(7.5), after: rgba(11) };
+    });
+    expect(tint.before).toEqual([0, 0, 0, 0]);
+    expect(tint.after).toEqual([0, 0, 0, 0]);
+    expect(tint.during[3]).toBeGreaterThan(0);
+    await page.close();
+  });
+
   it('renders a 10-minute 16-node run in a few seconds', async () => {
     const started = performance.now();
     const { page, ready, problems, charts } = await open('large', largeReportData(16, 600_000));

@@ -114,6 +114,8 @@ describe('the npm package: packed, installed into an empty folder, run there', (
   let installed: string;
   let twinchain: string;
   let skipReason: string | undefined;
+  /** The tarball's files, as `npm pack --json` listed them. */
+  let packedFiles: string[];
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'twinchain-package-'));
@@ -123,7 +125,9 @@ describe('the npm package: packed, installed into an empty folder, run there', (
     await symlink(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
     const packed = await run('npm', ['pack', '--json', '--pack-destination', work], clone, STEP_MS);
     if (packed.code !== 0) throw new Error(explain('npm pack (prepare builds dist/)', packed));
-    const tarball = path.join(work, (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string }>)[0]!.filename);
+    const [pack] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const tarball = path.join(work, pack!.filename);
+    packedFiles = pack!.files.map((f) => f.path);
 
     app = path.join(work, 'app');
     await mkdir(app);
@@ -160,6 +164,24 @@ describe('the npm package: packed, installed into an empty folder, run there', (
     expect(files.filter((f) => /\.test(-helper)?\.|\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
     // tsx is for development only: the installed command must not need it
     expect(existsSync(path.join(app, 'node_modules', 'tsx'))).toBe(false);
+  });
+
+  it("ships what docs/api.md says the tarball holds, and says why the `prepare` script it names never runs for the tarball's users", () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
+    const table = /^\| shipped \| what \|\n\|---\|---\|\n((?:\|.*\n)+)/m.exec(doc);
+    expect(table, 'docs/api.md: the "| shipped | what |" table').not.toBeNull();
+    const documented = table![1]!.split('\n').flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+    const under = (file: string, entry: string): boolean => (entry.endsWith('/') ? file.startsWith(entry) : file === entry);
+    // every file is in a row of the table, and every row has files
+    expect(packedFiles.filter((f) => !documented.some((entry) => under(f, entry)))).toEqual([]);
+    expect(documented.filter((entry) => !packedFiles.some((f) => under(f, entry)))).toEqual([]);
+    // the build script is not shipped (so prepare cannot run from the tarball), and the page names it as package.json has it
+    const prepare = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['prepare']!;
+    const script = /\bscripts\/\S+\.js\b/.exec(prepare)?.[0];
+    expect(script, `prepare: ${prepare}`).toBeDefined();
+    expect(packedFiles.filter((f) => /^(src|scripts|test)\//.test(f))).toEqual([]);
+    expect(doc).toContain(`\`prepare\` script, \`${prepare}\``);
+    expect(doc).toContain('It holds no `src/`, no tests and no `scripts/`, so installing the tarball builds nothing');
   });
 
   it('runs the installed `twinchain --help`', async (ctx) => {
