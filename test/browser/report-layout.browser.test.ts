@@ -102,19 +102,27 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
     return page;
   }
 
+  // each report opened once per width for the checks that only read it (opening the two-group
+  // report is the slow part); a check that scrolls or resizes opens its own page
+  const opened = new Map<string, Promise<Page>>();
+  function shared(name: string, width: number): Promise<Page> {
+    const key = `${name}@${width}`;
+    if (!opened.has(key)) opened.set(key, open(name, width));
+    return opened.get(key)!;
+  }
+
   for (const width of WIDTHS) {
     describe(`at ${width} px`, () => {
       it('does not scroll sideways', async () => {
         for (const name of ['quickstart', 'sample', 'faults', 'wide']) {
-          const page = await open(name, width);
+          const page = await shared(name, width);
           const size = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
           expect(size.scroll, `${name}: page ${size.scroll} px wide in a ${size.inner} px window`).toBeLessThanOrEqual(size.inner);
-          await page.close();
         }
       });
 
       it('shows every one of four identical height lines (quickstart)', async () => {
-        const page = await open('quickstart', width);
+        const page = await shared('quickstart', width);
         // every node's colour appears on the canvas around the line, at a quarter, half and three quarters of the run
         const missing = await page.evaluate(() => {
           interface ChartLike {
@@ -149,11 +157,10 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         });
         expect(missing.datasets).toBe(4);
         expect(missing.missing).toEqual([]);
-        await page.close();
       });
 
       it('leaves no panel empty without words that say nothing went wrong (quickstart: no view change, no fault)', async () => {
-        const page = await open('quickstart', width);
+        const page = await shared('quickstart', width);
         const seen = await page.evaluate(() => {
           interface ChartLike {
             data: { datasets: Array<{ data: unknown[] }> };
@@ -173,11 +180,10 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         expect(seen.charts).not.toMatch(/no data|were recorded/i);
         expect(seen.charts).toMatch(/no view changes?: .*view stayed 0/i);
         expect(seen.faults).toMatch(/no faults in this scenario/i);
-        await page.close();
       });
 
       it('draws the fault timeline as one lane per node, labels not overlapping (a dozen faults)', async () => {
-        const page = await open('faults', width);
+        const page = await shared('faults', width);
         const data = manyFaultsReportData();
         const seen = await page.evaluate(() => {
           const box = (e: Element): { text: string; left: number; top: number; right: number; bottom: number } => {
@@ -221,7 +227,6 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         // and the lanes' own labels (node names) are readable beside them
         const names = await page.locator('#faults .fault-lane .lane-name').allInnerTexts();
         expect(names).toEqual([...nodes, 'all nodes']);
-        await page.close();
       });
 
       it('shows a scroll cue on the nodes table while it is wider than its box, and none when it fits', async () => {
@@ -241,9 +246,8 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
             };
           });
         // the sample's table fits at either width: no cue
-        const fits = await open('sample', width);
+        const fits = await shared('sample', width);
         expect(await cue(fits)).toMatchObject({ wider: false, hint: false, left: false, right: false });
-        await fits.close();
         const page = await open('wide', width);
         const start = await cue(page);
         if (width === 360) {
@@ -271,7 +275,7 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         // the sample's views end at 4 and its throughput at 450, a two-group run's heights at 600: each a
         // round number Chart.js would make the top of the axis
         for (const name of ['sample', 'wide']) {
-          const page = await open(name, width);
+          const page = await shared(name, width);
           const lines = await page.evaluate(() => {
             interface ChartLike {
               chartArea: { top: number; bottom: number };
@@ -296,13 +300,12 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
           });
           expect(lines.length, name).toBeGreaterThanOrEqual(5);
           for (const l of lines) expect(l.highest, `${name}: ${l.line}`).toBeGreaterThan(l.top);
-          await page.close();
         }
       });
 
       it('puts the latency percentile labels on a light background, apart from each other', async () => {
         // in the quickstart the histogram's bars reach the top of the plot, where the labels used to be
-        const page = await open('quickstart', width);
+        const page = await shared('quickstart', width);
         const labels = await page.evaluate(() => {
           interface ChartLike {
             ctx: CanvasRenderingContext2D;
@@ -332,7 +335,6 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
           expect(contrast(rgbOf(l.color), l.background), `${l.text}: ${l.color} on rgb(${l.background.join(',')})`).toBeGreaterThanOrEqual(4.5);
         }
         expect(overlapping(labels.map((l) => l.box))).toEqual([]);
-        await page.close();
       });
     });
   }
