@@ -328,25 +328,36 @@ export class Shrinker {
     return changed;
   }
 
-  /** Each event's window halved (the first half, else the second) while the target still shows. */
-  private async narrowWindows(): Promise<boolean | 'stopped'> {
+  /**
+   * Each unit replaced, one step at a time, by the first of `variantsOf` it that still shows the
+   * target, until none does (or it has none); then the next unit.
+   */
+  private async eachUnitNarrowed(variantsOf: (unit: ShrinkUnit, scenario: Scenario) => ShrinkUnit[]): Promise<boolean | 'stopped'> {
     let changed = false;
     for (let i = 0; i < this.best.plan.units.length; i++) {
       for (;;) {
-        const unit = this.best.plan.units[i]!;
-        const window = unitWindow(unit, this.endMs);
-        if (!window) break;
-        const [a, b] = window;
-        const half = (b - a) / 2;
-        if (half < (unit.section === 'workloads' ? 1000 : 100)) break;
-        const swap = (u: ShrinkUnit) => this.withUnits(this.best.plan.units.map((x, j) => (j === i ? u : x)));
-        const r = await this.accepted([swap(rescaled(unit, a, a + half, this.endMs)), swap(rescaled(unit, a + half, b, this.endMs))]);
+        const scenario = assemble(this.best.plan.base, this.best.plan.units);
+        const variants = variantsOf(this.best.plan.units[i]!, scenario);
+        if (variants.length === 0) break;
+        const r = await this.accepted(variants.map((v) => this.withUnits(this.best.plan.units.map((x, j) => (j === i ? v : x)))));
         if (r === 'stopped') return r;
         if (!r) break;
         changed = true;
       }
     }
     return changed;
+  }
+
+  /** Each event's window halved (the first half, else the second) while the target still shows, down to 100 ms (a workload's to 1 s). */
+  private narrowWindows(): Promise<boolean | 'stopped'> {
+    return this.eachUnitNarrowed((unit) => {
+      const window = unitWindow(unit, this.endMs);
+      if (!window) return [];
+      const [a, b] = window;
+      const half = (b - a) / 2;
+      if (half < (unit.section === 'workloads' ? 1000 : 100)) return [];
+      return [rescaled(unit, a, a + half, this.endMs), rescaled(unit, a + half, b, this.endMs)];
+    });
   }
 
   /**
@@ -385,37 +396,13 @@ export class Shrinker {
   }
 
   /** Each workload made smaller one step at a time (rate, accounts, clients, targets, weights) while the target still shows. */
-  private async smallerWorkloads(): Promise<boolean | 'stopped'> {
-    let changed = false;
-    for (let i = 0; i < this.best.plan.units.length; i++) {
-      for (;;) {
-        const scenario = assemble(this.best.plan.base, this.best.plan.units);
-        const variants = workloadVariants(this.best.plan.units[i]!, scenario);
-        if (variants.length === 0) break;
-        const r = await this.accepted(variants.map((v) => this.withUnits(this.best.plan.units.map((x, j) => (j === i ? v : x)))));
-        if (r === 'stopped') return r;
-        if (!r) break;
-        changed = true;
-      }
-    }
-    return changed;
+  private smallerWorkloads(): Promise<boolean | 'stopped'> {
+    return this.eachUnitNarrowed(workloadVariants);
   }
 
   /** Each byzantine behaviour narrowed one step at a time (a mutating node's mutations, one fewer) while the target still shows. */
-  private async narrowerBehaviours(): Promise<boolean | 'stopped'> {
-    let changed = false;
-    for (let i = 0; i < this.best.plan.units.length; i++) {
-      for (;;) {
-        const scenario = assemble(this.best.plan.base, this.best.plan.units);
-        const variants = byzantineVariants(this.best.plan.units[i]!, scenario);
-        if (variants.length === 0) break;
-        const r = await this.accepted(variants.map((v) => this.withUnits(this.best.plan.units.map((x, j) => (j === i ? v : x)))));
-        if (r === 'stopped') return r;
-        if (!r) break;
-        changed = true;
-      }
-    }
-    return changed;
+  private narrowerBehaviours(): Promise<boolean | 'stopped'> {
+    return this.eachUnitNarrowed(byzantineVariants);
   }
 
   /** The run cut off right after the violation; else (no time to go by) halved while the target still shows. */
