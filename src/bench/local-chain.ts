@@ -47,8 +47,8 @@ export async function command(file: string, args: readonly string[], options: { 
     const { stdout, stderr } = await run(file, [...args], { cwd: options.cwd ?? ROOT, timeout: options.timeoutMs ?? 60_000, env: options.env ?? process.env, killSignal: 'SIGKILL' });
     return { code: 0, stdout, stderr };
   } catch (error) {
-    const e = error as { code?: number | string; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? String(error) };
+    const e = error as { code?: number | string; stdout?: string; stderr?: string; killed?: boolean };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: (e.stderr ?? String(error)) + (e.killed ? `\n(killed after ${options.timeoutMs ?? 60_000} ms)` : '') };
   }
 }
 

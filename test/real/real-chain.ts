@@ -1,35 +1,22 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+
+import { alive, command, type CommandResult } from '../../src/bench/local-chain.js';
 
 export { freePortBlock } from '../../src/bench/free-ports.js';
+export { alive, waitFor, type CommandResult } from '../../src/bench/local-chain.js';
 
 /** Helpers for the end-to-end suites on real node processes: free ports, temp dirs, and no process left behind. */
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin/twinchain.js');
-const run = promisify(execFile);
-
-export interface CommandResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** Runs a command to completion (bounded by `timeoutMs`), never throwing on a non-zero exit. */
-export async function sh(file: string, args: readonly string[], options: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
-  try {
-    const { stdout, stderr } = await run(file, [...args], { cwd: options.cwd ?? ROOT, timeout: options.timeoutMs ?? 60_000, env: options.env ?? process.env, killSignal: 'SIGKILL' });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number | string; stdout?: string; stderr?: string; killed?: boolean; message: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: (e.stderr ?? '') + (e.killed ? `\n(killed after ${options.timeoutMs ?? 60_000} ms)` : '') };
-  }
-}
+export const sh = command;
 
 /** What a command said, for an assertion's message: a failed start should show why. */
 export function said(result: CommandResult): string {
@@ -58,15 +45,6 @@ export function runningPids(dir: string): number[] {
   };
   walk(dir, 0);
   return pids;
-}
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !existsSync(`/proc/${pid}/stat`) || !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 function killAll(dir: string): void {
@@ -143,22 +121,6 @@ export async function rpc<T = unknown>(url: string, method: string, params: unkn
 
 export async function blockNumber(url: string): Promise<number> {
   return Number(await rpc<string>(url, 'getBlockNumber', [1]));
-}
-
-/** Polls `probe` until it returns a value other than undefined/false, or throws after `timeoutMs` naming `what`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 /** The text of every log file of a node. */
