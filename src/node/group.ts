@@ -540,7 +540,9 @@ export class Group implements GroupApi {
     this.syncTimer = this.env.clock.setTimer(SYNC_TICK_MS, () =>
       this.queue.run(async () => {
         if (this.stopped) return;
-        await this.applySync(this.sync.retainPeers(this.connectedPeers(), this.env.clock.now()));
+        const peers = this.connectedPeers();
+        await this.applySync(this.sync.retainPeers(peers, this.env.clock.now()));
+        if (this.syncAdversary) for (const peer of this.syncAdversary.newlyConnected(peers)) this.send(peer, 'sync', this.statusMessage());
         await this.applySync(this.sync.onTick(this.env.clock.now()));
         this.scheduleSyncTick();
       }),
@@ -549,15 +551,18 @@ export class Group implements GroupApi {
 
   private async applySync(out: SyncOutput): Promise<void> {
     for (const e of out.events) this.trace(e.kind, e.fields);
-    if (out.broadcastStatus) {
-      const liar = this.syncAdversary;
-      const status = liar
-        ? { number: liar.advertisedHeight(), genesisHash: this.genesisHash, latestHash: liar.advertisedHash() }
-        : { number: this.chain.height, genesisHash: this.genesisHash, latestHash: this.chain.headHash };
-      this.broadcast('sync', encodeSyncMessage({ type: 'status', status }));
-    }
+    if (out.broadcastStatus) this.broadcast('sync', this.statusMessage());
     for (const r of out.requests) this.send(r.to, 'sync', encodeSyncMessage({ type: 'reqBlocks', from: r.from, count: r.count }));
     if (out.apply.length > 0) await this.applyDownloaded(out.apply);
+  }
+
+  /** This node's sync status (a forging peer's lie while it forges). */
+  private statusMessage(): Uint8Array {
+    const liar = this.syncAdversary;
+    const status = liar
+      ? { number: liar.advertisedHeight(), genesisHash: this.genesisHash, latestHash: liar.advertisedHash() }
+      : { number: this.chain.height, genesisHash: this.genesisHash, latestHash: this.chain.headHash };
+    return encodeSyncMessage({ type: 'status', status });
   }
 
   private async applyDownloaded(blocks: readonly Block[]): Promise<void> {

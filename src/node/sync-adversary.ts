@@ -10,7 +10,9 @@ export const FORGE_SYNC_AHEAD = 3;
 
 /**
  * A byzantine block-sync peer (`forge-sync`), in a group of either consensus. Its consensus stays
- * honest; its sync status claims FORGE_SYNC_AHEAD blocks more than it has, and every block request
+ * honest; its sync status claims FORGE_SYNC_AHEAD blocks more than it has, and it sends that status
+ * to a peer as soon as the peer (re)connects, so that a node coming back behind hears from it before
+ * the honest peers' next status and asks it for the blocks it lacks. Every block request
  * is answered with forged blocks, linked to each other from the requester's head (the real block
  * before the first one asked for) so that only the check the variant aims at can refuse them:
  *
@@ -28,6 +30,8 @@ export class SyncAdversary {
   private fakePublicKeys: Uint8Array[] = [];
   /** Requests answered (for tests and traces). */
   forged = 0;
+  /** The peers connected at the last look, to greet the ones that (re)connect. */
+  private connected: ReadonlySet<string> | undefined;
 
   constructor(
     readonly behaviour: ByzantineBehaviour,
@@ -44,6 +48,17 @@ export class SyncAdversary {
   /** A made-up latest hash to go with the claimed height. */
   advertisedHash(): Uint8Array {
     return this.group.suite.hash(concatBytes(new TextEncoder().encode('forge-sync'), this.group.chain.headHash));
+  }
+
+  /**
+   * The peers connected now that were not at the last call: the ones to send the lying status to
+   * at once. The first call greets nobody (the periodic status covers the peers present when the
+   * window opens).
+   */
+  newlyConnected(peers: readonly string[]): string[] {
+    const before = this.connected;
+    this.connected = new Set(peers);
+    return before ? peers.filter((p) => !before.has(p)) : [];
   }
 
   /** Forged blocks for a request of `count` blocks from `from`. */

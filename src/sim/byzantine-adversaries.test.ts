@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../codec/index.js';
 import { decodePbftMessage } from '../consensus/index.js';
+import { decodeSyncMessage } from '../sync/index.js';
 import { decodeFrame, type PbftDriver } from '../node/index.js';
 import { chainOf, lan, minHeight, sealerIndex } from './byzantine.test-helper.js';
 import { CommitMonitor } from './commit-monitor.js';
@@ -158,6 +159,43 @@ describe('forge-sync: a sync peer that claims blocks it does not have and serves
     expect(w.monitor.conflicts).toEqual([]);
     await c.checkAgreement(HONEST3);
     expect(w.of('block-committed', ['node2']).filter((e) => e.fields.via === 'sync').length).toBeGreaterThan(0);
+    expect(c.group('node2')!.blockNumber()).toBeGreaterThanOrEqual(minHeight(c, ['node0', 'node1']) - 1);
+  });
+
+  it('greets a node that comes back with its lying status before any honest status, so the node asks it for blocks it really has', async () => {
+    const w = record(HONEST3);
+    const c = cluster({ seed: 'byz-forge-greet', network: lan, byzantine: { node3: { behaviour: 'forge-sync', variant: 'too-few-signatures' } }, onNodeEvent: w.onNodeEvent });
+    const toNode2: Array<{ from: string; type: string; atMs: number; number?: number; askedFrom?: number; to?: string }> = [];
+    c.sim.network.observe({
+      delivered(from, to, payload) {
+        const frame = decodeFrame(payload);
+        if ('error' in frame || frame.module !== 'sync' || (to !== 'node2' && from !== 'node2')) return;
+        const m = decodeSyncMessage(frame.payload);
+        const atMs = c.sim.now;
+        if (m.type === 'status' && to === 'node2') toNode2.push({ from, type: 'status', atMs, number: m.status.number });
+        if (m.type === 'reqBlocks' && from === 'node2') toNode2.push({ from, to, type: 'reqBlocks', atMs, askedFrom: m.from });
+      },
+    });
+    // no load after 8 s: no new block makes a peer send its status, only the periodic one (every 5 s)
+    c.startHelloWorldLoad(10, 8_000);
+    c.sim.at(4_000, () => c.sim.crash('node2'));
+    c.sim.at(9_100, () => c.sim.restart('node2'));
+    await c.sim.run({ until: 20_000 });
+
+    const back = toNode2.filter((m) => m.atMs >= 9_100);
+    const firstStatus = back.find((m) => m.type === 'status')!;
+    expect(firstStatus.from).toBe('node3');
+    expect(firstStatus.atMs).toBeLessThan(9_100 + 500);
+    const firstRequest = back.find((m) => m.type === 'reqBlocks')!;
+    expect(firstRequest.to).toBe('node3');
+    // the blocks asked for are below the forger's real head: it serves real blocks with its signature alone
+    expect(firstStatus.number! - 3).toBeGreaterThanOrEqual(firstRequest.askedFrom!);
+    const rejected = w.of('sync-block-rejected', ['node2']);
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(String(rejected[0]!.fields.reason)).toMatch(/1 valid sealer signatures, 3 needed/);
+    // the honest peers then serve the blocks: node2 catches up, and nobody stored a forged block
+    expect(w.monitor.conflicts).toEqual([]);
+    await c.checkAgreement(HONEST3);
     expect(c.group('node2')!.blockNumber()).toBeGreaterThanOrEqual(minHeight(c, ['node0', 'node1']) - 1);
   });
 
