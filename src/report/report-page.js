@@ -200,8 +200,9 @@
 
   /**
    * Vertical pixel offsets for the series of a group: nodes that agree would draw the same line on
-   * top of each other, so each node's line is moved a little (OFFSET_PX apart, centred on the true
-   * value; closer when a group has many nodes) and every colour stays visible side by side.
+   * top of each other, so each node's line is moved a little (OFFSET_PX apart, closer when a group
+   * has many nodes) and every colour stays visible side by side. Lines are only moved up, from the
+   * true value: a line at the axis minimum moved down would be drawn under the x axis.
    */
   var OFFSET_PX = 2.5;
   function seriesOffsets(series) {
@@ -213,7 +214,7 @@
     return series.map(function (s, i) {
       var n = perGroup[s.group];
       var step = n > 1 ? Math.min(OFFSET_PX, 20 / (n - 1)) : 0;
-      return (rank[i] - (n - 1) / 2) * step;
+      return -rank[i] * step;
     });
   }
 

@@ -271,7 +271,7 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
         await page.close();
       });
 
-      it('draws the highest point of every line inside the plot, not on or over its top edge', async () => {
+      it('draws every line inside the plot: its highest point not on or over the top edge, its lowest not under the x axis', async () => {
         // the sample's views end at 4 and its throughput at 450, a two-group run's heights at 600: each a
         // round number Chart.js would make the top of the axis
         for (const name of ['sample', 'wide']) {
@@ -284,7 +284,7 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
             }
             const Chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): ChartLike | undefined } }).Chart;
             const offsets = (window as unknown as { __reportLayout: { seriesOffsets: Record<string, number[]> } }).__reportLayout.seriesOffsets;
-            const out: Array<{ line: string; top: number; highest: number }> = [];
+            const out: Array<{ line: string; top: number; highest: number; bottom: number; lowest: number }> = [];
             for (const id of ['chart-heights', 'chart-tps', 'chart-rounds']) {
               const canvas = document.getElementById(id) as HTMLCanvasElement | null;
               const chart = canvas ? Chart.getChart(canvas) : undefined;
@@ -293,13 +293,18 @@ describe.skipIf(!hasChromium)('report layout in headless Chromium at 360 and 128
                 const max = Math.max(...d.data.map((p) => p.y));
                 // the upper edge of the line where it is highest, as drawn: moved by the series' offset
                 const highest = chart.scales.y.getPixelForValue(max) + (offsets[id]?.[i] ?? 0) - d.borderWidth / 2;
-                out.push({ line: `${id} ${d.label}`, top: chart.chartArea.top, highest });
+                // the middle of the line where it is lowest (a line at 0 lies on the axis, not under it)
+                const lowest = chart.scales.y.getPixelForValue(Math.min(...d.data.map((p) => p.y))) + (offsets[id]?.[i] ?? 0);
+                out.push({ line: `${id} ${d.label}`, top: chart.chartArea.top, highest, bottom: chart.chartArea.bottom, lowest });
               });
             }
             return out;
           });
           expect(lines.length, name).toBeGreaterThanOrEqual(5);
-          for (const l of lines) expect(l.highest, `${name}: ${l.line}`).toBeGreaterThan(l.top);
+          for (const l of lines) {
+            expect(l.highest, `${name}: ${l.line}`).toBeGreaterThan(l.top);
+            expect(l.lowest, `${name}: ${l.line}`).toBeLessThanOrEqual(l.bottom + 0.5);
+          }
         }
       });
 
