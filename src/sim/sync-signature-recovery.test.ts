@@ -23,6 +23,7 @@ function serveFlippedSignatures(group: Group): { served: number } {
   const flipper = {
     advertisedHeight: () => group.chain.height,
     advertisedHash: () => group.chain.headHash,
+    newlyConnected: (): string[] => [],
     answer: async (from: number, n: number): Promise<Block[]> => {
       const out: Block[] = [];
       for (let k = from; k < from + n && k <= group.chain.height; k++) {
