@@ -26,6 +26,7 @@ const PBFT_DRIVER = 'src/node/pbft-driver.ts';
 const RAFT = 'src/consensus/raft/raft.ts';
 const RAFT_DRIVER = 'src/node/raft-driver.ts';
 const GROUP = 'src/node/group.ts';
+const GROUP_SYNC = 'src/node/group-sync.ts';
 const PBFT_SWARM = ['pbft-swarm.yaml'];
 const RAFT_SWARM = ['raft-swarm.yaml'];
 
@@ -127,7 +128,7 @@ export const catalogue: readonly Mutant[] = [
     scenarios: PBFT_SWARM,
     patches: [
       {
-        file: GROUP,
+        file: GROUP_SYNC,
         find: '    if (check.valid.length < needed) return `${check.valid.length} valid sealer signatures, ${needed} needed`;\n',
         replace: '    void check; // MUTANT: the signature count is not checked\n    void needed;\n',
       },
@@ -175,7 +176,7 @@ export const catalogue: readonly Mutant[] = [
     scenarios: PBFT_SWARM,
     patches: [
       {
-        file: GROUP,
+        file: GROUP_SYNC,
         find: '    if (header.sealerList.length !== expected.sealers.length || header.sealerList.some((id, i) => toHexNoPrefix(id) !== expected.sealers[i])) {\n',
         replace: '    if (header.sealerList.length !== expected.sealers.length) { // MUTANT: the header\'s sealers are trusted\n',
       },

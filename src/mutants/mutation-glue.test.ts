@@ -66,7 +66,7 @@ describe('a replacement at a location (StrykerJS: 1-based lines and columns, end
 
 describe('what is mutated, which tests run, and the swarm budget per file', () => {
   it('mutates the consensus-critical code only, never tests, helpers or re-exports', () => {
-    for (const f of ['src/consensus/pbft/pbft.ts', 'src/consensus/raft/raft.ts', 'src/consensus/proposal.ts', 'src/consensus/consensus-signer.ts', 'src/txpool/tx-pool.ts', 'src/sync/block-sync.ts', 'src/node/group.ts', 'src/node/pbft-driver.ts', 'src/node/raft-driver.ts']) {
+    for (const f of ['src/consensus/pbft/pbft.ts', 'src/consensus/raft/raft.ts', 'src/consensus/proposal.ts', 'src/consensus/consensus-signer.ts', 'src/txpool/tx-pool.ts', 'src/sync/block-sync.ts', 'src/node/group.ts', 'src/node/group-sync.ts', 'src/node/pbft-driver.ts', 'src/node/raft-driver.ts']) {
       expect(matchesGlobs(f, MUTATE), f).toBe(true);
     }
     for (const f of ['src/txpool/tx-pool.test.ts', 'src/consensus/raft/raft-harness.test-helper.ts', 'src/consensus/index.ts', 'src/node/node.ts', 'src/node/pbft-adversary.ts', 'src/sim/scenario/swarm.ts']) {
@@ -102,7 +102,7 @@ describe('what is mutated, which tests run, and the swarm budget per file', () =
     expect(scenariosFor('src/node/pbft-driver.ts')).toEqual(['pbft-swarm.yaml']);
     expect(scenariosFor('src/consensus/raft/raft-wire.ts')).toEqual(['raft-swarm.yaml']);
     expect(scenariosFor('src/node/raft-driver.ts')).toEqual(['raft-swarm.yaml']);
-    for (const f of ['src/txpool/tx-pool.ts', 'src/sync/block-sync.ts', 'src/node/group.ts', 'src/consensus/proposal.ts']) expect(scenariosFor(f), f).toEqual(['pbft-swarm.yaml', 'raft-swarm.yaml']);
+    for (const f of ['src/txpool/tx-pool.ts', 'src/sync/block-sync.ts', 'src/node/group.ts', 'src/node/group-sync.ts', 'src/consensus/proposal.ts']) expect(scenariosFor(f), f).toEqual(['pbft-swarm.yaml', 'raft-swarm.yaml']);
     expect(swarmShares('src/consensus/pbft/pbft.ts')).toEqual([{ scenario: 'pbft-swarm.yaml', seeds: DEFAULT_SWARM_BUDGET.seeds, timeMs: DEFAULT_SWARM_BUDGET.timeMs }]);
     expect(swarmShares('src/txpool/tx-pool.ts', { seeds: 20, timeMs: 60_000 })).toEqual([
       { scenario: 'pbft-swarm.yaml', seeds: 10, timeMs: 30_000 },

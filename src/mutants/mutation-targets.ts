@@ -16,6 +16,7 @@ export const MUTATE: readonly string[] = [
   'src/txpool/**/*.ts',
   'src/sync/**/*.ts',
   'src/node/group.ts',
+  'src/node/group-sync.ts',
   'src/node/pbft-driver.ts',
   'src/node/raft-driver.ts',
   '!src/**/*.test.ts',

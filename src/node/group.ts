@@ -1,27 +1,21 @@
 import {
   type BlockHeader,
-  blockHash,
-  checkSignatureList,
-  decodeBlock,
   decodeTransaction,
-  encodeBlock,
   recoverSender,
   TX_STATUS,
-  adoptSender,
-  type Block,
   type BlockCodecOptions,
   type GroupGenesis,
   type ProtocolVersion,
   type Transaction,
 } from '../chain/index.js';
-import { bytesEqual, toHex, toHexNoPrefix } from '../codec/index.js';
+import { toHex, toHexNoPrefix } from '../codec/index.js';
 import type { ConsensusSigner } from '../consensus/index.js';
 import type { CryptoSuite, KeyPair } from '../crypto/index.js';
 import { DEFAULT_TX_COUNT_LIMIT, type ExecutionMemo } from '../exec/index.js';
 import { GroupChain, type StoredBlock, type TransactionRecord } from '../ledger/index.js';
 import type { Env, NodeId, TimerHandle } from '../runtime/index.js';
 import { StorageFailure, type KvStore } from '../storage/index.js';
-import { BlockSync, decodeSyncMessage, encodeSyncMessage, type SyncOutput } from '../sync/index.js';
+import { decodeSyncMessage, encodeSyncMessage } from '../sync/index.js';
 import { BLOCK_LIMIT_RANGE, NONCE_WINDOW, TxPool, TxRejectedError } from '../txpool/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
 import { logLines } from './log-lines.js';
@@ -29,6 +23,7 @@ import type { GroupApi, Membership, PendingTransaction, SubmitResult, SyncStatus
 import { encodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
 import type { ByzantineBehaviour } from './pbft-adversary.js';
 import { SYNC_BYZANTINE_KINDS } from './byzantine-kinds.js';
+import { GroupSync } from './group-sync.js';
 import { SyncAdversary } from './sync-adversary.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -87,7 +82,8 @@ export class Group implements GroupApi {
   readonly nodeId: string;
   readonly queue = new WorkQueue();
   consensus!: ConsensusDriver;
-  sync!: BlockSync;
+  /** Block sync: status, downloads, checks (group-sync.ts). */
+  syncing!: GroupSync;
   pool!: TxPool;
   next!: HeightConfig;
   genesisHash!: Uint8Array;
@@ -102,8 +98,6 @@ export class Group implements GroupApi {
   private gossipBatch: Uint8Array[] = [];
   private submitsQueued = 0;
   private readonly codec: BlockCodecOptions;
-  /** Set only while this node is a byzantine sync peer (forge-sync); the honest path never looks further. */
-  syncAdversary: SyncAdversary | undefined;
   /** Statistics for traces and reports. */
   readonly counters = { blocksByConsensus: 0, blocksBySync: 0, txsAdmitted: 0, txsRejected: 0, badMessages: 0, nonMemberMessages: 0 };
 
@@ -160,8 +154,8 @@ export class Group implements GroupApi {
       this.pool.rememberNonces(n, (await this.chain.ledger.blockByNumber(n))!.block.transactions);
     }
     this.next = await this.configFor(this.chain.height + 1);
-    if (this.options.byzantine && SYNC_BYZANTINE_KINDS.includes(this.options.byzantine.kind)) this.syncAdversary = new SyncAdversary(this.options.byzantine, this);
-    this.sync = new BlockSync(this.genesisHash, { number: this.chain.height, hash: this.chain.headHash }, env.clock.now());
+    this.syncing = new GroupSync(this, this.codec, env.clock.now());
+    if (this.options.byzantine && SYNC_BYZANTINE_KINDS.includes(this.options.byzantine.kind)) this.syncing.adversary = new SyncAdversary(this.options.byzantine, this);
     this.consensus = this.options.consensus(this);
     await this.consensus.start(env.clock.now());
     this.scheduleSyncTick();
@@ -191,8 +185,8 @@ export class Group implements GroupApi {
   setBehaviour(behaviour: ByzantineBehaviour | undefined): void {
     const sync = behaviour !== undefined && SYNC_BYZANTINE_KINDS.includes(behaviour.kind);
     if (sync) this.trace('byzantine-behaviour', { behaviour: behaviour.kind, variant: behaviour.variant });
-    else if (this.syncAdversary) this.trace('byzantine-behaviour', { behaviour: 'honest' });
-    this.syncAdversary = sync ? new SyncAdversary(behaviour, this) : undefined;
+    else if (this.syncing.adversary) this.trace('byzantine-behaviour', { behaviour: 'honest' });
+    this.syncing.adversary = sync ? new SyncAdversary(behaviour, this) : undefined;
     this.consensus.setBehaviour?.(sync ? undefined : behaviour);
   }
 
@@ -334,35 +328,8 @@ export class Group implements GroupApi {
       this.trace('bad-message', { from, module: 'sync', error: (e as Error).message });
       return;
     }
+    if (message.type !== 'transactions') return this.syncing.onMessage(from, message, now);
     switch (message.type) {
-      case 'status':
-        return this.applySync(this.sync.onStatus(from, message.status, now));
-      case 'reqBlocks': {
-        if (this.syncAdversary) {
-          const forged = await this.syncAdversary.answer(message.from, message.count);
-          if (forged.length > 0) this.send(from, 'sync', encodeSyncMessage({ type: 'blocks', blocks: forged.map((b) => encodeBlock(b, this.codec)) }));
-          return;
-        }
-        const blocks: Uint8Array[] = [];
-        for (let n = message.from; n < message.from + message.count && n <= this.chain.height; n++) {
-          blocks.push(encodeBlock((await this.chain.ledger.blockByNumber(n))!.block, this.codec));
-        }
-        if (blocks.length > 0) this.send(from, 'sync', encodeSyncMessage({ type: 'blocks', blocks }));
-        return;
-      }
-      case 'blocks': {
-        const decoded: Block[] = [];
-        for (const bytes of message.blocks) {
-          try {
-            decoded.push(decodeBlock(bytes, this.codec));
-          } catch (e) {
-            this.counters.badMessages++;
-            this.trace('bad-message', { from, module: 'sync', error: `block: ${(e as Error).message}` });
-            return;
-          }
-        }
-        return this.applySync(this.sync.onBlocks(from, decoded, now));
-      }
       case 'transactions': {
         let admitted = 0;
         // pooled transactions this peer just sent: new ones, and ones we had (so all the nodes
@@ -513,7 +480,7 @@ export class Group implements GroupApi {
       this.trace('membership-changed', { from: number + 1, sealers: this.next.sealers.length, observers: this.next.observers.length, me: this.membership() });
     }
     await this.consensus.onBlockCommitted(stored, via, now);
-    await this.applySync(this.sync.onHeadChanged({ number, hash }, now));
+    await this.syncing.onHeadChanged(stored, now);
   }
 
   // --- sync ----------------------------------------------------------------------------
@@ -540,68 +507,10 @@ export class Group implements GroupApi {
     this.syncTimer = this.env.clock.setTimer(SYNC_TICK_MS, () =>
       this.queue.run(async () => {
         if (this.stopped) return;
-        const peers = this.connectedPeers();
-        await this.applySync(this.sync.retainPeers(peers, this.env.clock.now()));
-        if (this.syncAdversary) for (const peer of this.syncAdversary.newlyConnected(peers)) this.send(peer, 'sync', this.statusMessage());
-        await this.applySync(this.sync.onTick(this.env.clock.now()));
+        await this.syncing.tick(this.connectedPeers(), this.env.clock.now());
         this.scheduleSyncTick();
       }),
     );
-  }
-
-  private async applySync(out: SyncOutput): Promise<void> {
-    for (const e of out.events) this.trace(e.kind, e.fields);
-    if (out.broadcastStatus) this.broadcast('sync', this.statusMessage());
-    for (const r of out.requests) this.send(r.to, 'sync', encodeSyncMessage({ type: 'reqBlocks', from: r.from, count: r.count }));
-    if (out.apply.length > 0) await this.applyDownloaded(out.apply);
-  }
-
-  /** This node's sync status (a forging peer's lie while it forges). */
-  private statusMessage(): Uint8Array {
-    const liar = this.syncAdversary;
-    const status = liar
-      ? { number: liar.advertisedHeight(), genesisHash: this.genesisHash, latestHash: liar.advertisedHash() }
-      : { number: this.chain.height, genesisHash: this.genesisHash, latestHash: this.chain.headHash };
-    return encodeSyncMessage({ type: 'status', status });
-  }
-
-  private async applyDownloaded(blocks: readonly Block[]): Promise<void> {
-    for (const block of blocks) {
-      const number = block.header.number;
-      if (number !== this.chain.height + 1) continue; // consensus got there first
-      const problem = await this.checkSyncedBlock(block);
-      if (problem) return this.applySync(this.sync.onApplyFailed(number, problem, this.env.clock.now()));
-      for (const tx of block.transactions) {
-        const pooled = this.pool.get(tx.hash);
-        if (pooled) adoptSender(tx, pooled.transaction);
-      }
-      let stored: StoredBlock;
-      try {
-        stored = await this.chain.applyBlock(block);
-      } catch (e) {
-        return this.applySync(this.sync.onApplyFailed(number, (e as Error).message, this.env.clock.now()));
-      }
-      this.log('info', logLines.syncApplied(this.groupId, number, stored.hash, 'peer'));
-      await this.afterCommit(stored, 'sync');
-    }
-    await this.applySync(this.sync.onApplyDone(this.env.clock.now()));
-  }
-
-  /** A downloaded block must be signed by n − f of the sealers in force at its height. */
-  private async checkSyncedBlock(block: Block): Promise<string | null> {
-    const { header } = block;
-    const expected = this.next.number === header.number ? this.next : await this.configFor(header.number);
-    if (header.sealerList.length !== expected.sealers.length || header.sealerList.some((id, i) => toHexNoPrefix(id) !== expected.sealers[i])) {
-      return 'its sealer list is not the consensus list at its height';
-    }
-    if (!bytesEqual(header.parentHash, this.chain.headHash)) return 'its parent is not our head';
-    const n = expected.sealers.length;
-    const quorum = n - Math.floor((n - 1) / 3);
-    const needed = this.consensusType === 'raft' ? n - Math.floor((n - 1) / 2) : quorum;
-    const signer = this.options.signer;
-    const check = checkSignatureList(blockHash(header, this.suite), block.signatureList, header.sealerList, this.suite, (d, sig, id) => signer.verify(d, sig, id));
-    if (check.valid.length < needed) return `${check.valid.length} valid sealer signatures, ${needed} needed`;
-    return null;
   }
 
   // --- GroupApi ------------------------------------------------------------------------
@@ -627,7 +536,7 @@ export class Group implements GroupApi {
   }
 
   syncStatus(): SyncStatus {
-    const s = this.sync.status();
+    const s = this.syncing.machine.status();
     return {
       isSyncing: s.isSyncing,
       protocolId: protocolId(this.groupId, 'sync'),

@@ -34,7 +34,7 @@ function serveFlippedSignatures(group: Group): { served: number } {
       return out;
     },
   };
-  group.syncAdversary = flipper as unknown as Group['syncAdversary'];
+  group.syncing.adversary = flipper as unknown as Group['syncing']['adversary'];
   return count;
 }
 
@@ -61,7 +61,7 @@ describe('block sync: signatures checked by recovery', () => {
     c.sim.at(4_000, () => c.sim.crash('node2'));
     c.sim.at(12_000, () => c.sim.restart('node2'));
     c.sim.at(18_000, () => {
-      for (const name of ['node0', 'node1', 'node3']) c.group(name)!.syncAdversary = undefined;
+      for (const name of ['node0', 'node1', 'node3']) c.group(name)!.syncing.adversary = undefined;
     });
     // a peer that served a bad block is passed over for 30 s (BAD_PEER_PENALTY_MS)
     await c.sim.run({ until: 50_000 });
