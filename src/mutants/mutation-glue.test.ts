@@ -8,9 +8,9 @@ import { expandGlobs, globToRegExp, matchesGlobs } from './file-globs.js';
 import { LocationError, offsetOf, replaceAt, textAt } from './location-patch.js';
 import { stableIds } from './mutant-id.js';
 import { buildReport, fateOf, renderMarkdown, reportedMutant, summaryLines, type ReportedMutant } from './mutation-report.js';
-import { MutationOptionError, mutateFor } from './mutation-run.js';
+import { MutationOptionError, mutateFor, reportPaths } from './mutation-run.js';
 import { DEFAULT_SWARM_BUDGET, MUTATE, scenariosFor, swarmShares, TEST_FILES, testFileRank } from './mutation-targets.js';
-import { statePaths, strykerOptions } from './stryker-phase.js';
+import { resumeFromJournal, statePaths, strykerOptions } from './stryker-phase.js';
 import { foldJournal, journalCount, readJournal, type Journal } from './stryker-journal.js';
 import { parseStrykerReport, StrykerReportError, type StrykerReport } from './stryker-report.js';
 import { parseTriageEntries, parseTriageFile, renderTriageFile, TriageFileError, type TriageEntry } from './survivors-file.js';
@@ -185,6 +185,19 @@ describe('resuming an interrupted StrykerJS run from its journal', () => {
     expect(read.tests).toEqual([{ id: 't#a', name: 'a', fileName: '/repo/t.test.ts' }]);
     expect(read.mutants.map((m) => m.id)).toEqual(['1', '0']);
     expect(await readJournal(path.join(tmp, 'no-such-journal'))).toEqual({ tests: [], mutants: [] });
+  });
+
+  it('resumes from an output folder given as an absolute path outside the repository (--out /tmp/…)', async () => {
+    const out = path.join(tmp, 'absolute-out');
+    const p = statePaths(out);
+    await mkdir(p.journal, { recursive: true });
+    await writeFile(p.snapshot, JSON.stringify(snapshot));
+    await writeFile(path.join(p.journal, '00000-onDryRunCompleted.json'), JSON.stringify({ result: { status: 'complete', tests: [{ id: journal.tests[0]!.id, name: 'f works', fileName: '/repo/src/txpool/a.test.ts', timeSpentMs: 3, status: 0 }], mutantCoverage: { perTest: {}, static: {} } } }));
+    await writeFile(path.join(p.journal, '00001-onMutantTested.json'), JSON.stringify(journal.mutants[0]));
+    expect(await resumeFromJournal(root, out)).toBe(1);
+    const folded = parseStrykerReport(JSON.parse(await readFile(p.incremental, 'utf8')), p.incremental);
+    expect(folded.files['src/txpool/a.ts']!.mutants.map((m) => m.status)).toEqual(['Killed']);
+    expect(reportPaths(root, out).json).toBe(path.join(out, 'mutation-report.json'));
   });
 
   it('refuses a report that is not one, saying where', () => {

@@ -72,7 +72,7 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 export function reportPaths(root: string, out: string) {
-  return { json: path.join(root, out, 'mutation-report.json'), md: path.join(root, out, 'mutation-report.md') };
+  return { json: path.resolve(root, out, 'mutation-report.json'), md: path.resolve(root, out, 'mutation-report.md') };
 }
 
 interface Baseline {
@@ -86,7 +86,7 @@ interface Baseline {
  */
 async function checkBaseline(o: MutationRunOptions, mutants: readonly GeneratedMutant[], testbed: string): Promise<void> {
   const p = statePaths(o.out);
-  const file = path.join(o.root, p.state, 'swarm-baseline.json');
+  const file = path.resolve(o.root, p.state, 'swarm-baseline.json');
   const need = new Map<string, number>();
   for (const m of mutants) for (const s of swarmShares(m.file, o.budget)) need.set(s.scenario, Math.max(need.get(s.scenario) ?? 0, s.seeds));
   const known = JSON.parse((await readFile(file, 'utf8').catch(() => 'null')) ?? 'null') as Baseline | null;
@@ -97,7 +97,7 @@ async function checkBaseline(o: MutationRunOptions, mutants: readonly GeneratedM
   try {
     for (const [scenario, n] of todo) {
       o.onLine(`swarm: the unmutated code on ${scenario}, seeds 1 to ${n} (every mutant's seeds must pass without it)`);
-      const outcome = await runSwarmShare(copy.dir, { scenario, seeds: n, timeMs: 30 * 60_000 }, path.join(o.root, p.swarmOut, 'baseline', scenario.replace(/\.ya?ml$/, '')));
+      const outcome = await runSwarmShare(copy.dir, { scenario, seeds: n, timeMs: 30 * 60_000 }, path.resolve(o.root, p.swarmOut, 'baseline', scenario.replace(/\.ya?ml$/, '')));
       if (outcome.kind === 'no-json') throw new Error(`the unmutated code's swarm did not run: ${outcome.detail}`);
       const v = classifySwarm(outcome.json);
       if (v.detection !== 'survived') throw new Error(`the unmutated code fails ${scenario} seed ${v.seed} (${v.evidence.join(', ')}): a mutant's failing seed would mean nothing; fix that first`);
@@ -118,7 +118,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   let report;
   const t0 = performance.now();
   if (o.phases === 'swarm') {
-    report = await readStrykerReport(path.join(o.root, p.incremental));
+    report = await readStrykerReport(path.resolve(o.root, p.incremental));
     if (!report) throw new MutationOptionError(`no test-phase results in ${p.incremental}: run the test phase first (npm run mutation)`);
   } else {
     o.onLine(`tests: StrykerJS over ${o.files?.join(', ') ?? 'the consensus-critical code'}, ${o.jobs} test runner${o.jobs === 1 ? '' : 's'}`);
@@ -132,7 +132,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
 
   const testbed = await testbedHash(o.root);
   const commit = currentCommit(o.root);
-  const cache = await SwarmCache.open(path.join(o.root, p.swarmCache));
+  const cache = await SwarmCache.open(path.resolve(o.root, p.swarmCache));
   let swarm: { results: ReadonlyMap<string, SwarmCacheEntry>; errors: ReadonlyMap<string, string>; cached: number; ran: readonly string[] };
   if (o.phases === 'tests') {
     // what an earlier swarm phase found still shows
@@ -157,7 +157,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
       if (unkilled.length > 0) await checkBaseline(o, unkilled, testbed);
       swarm = await runSwarmPhase(unkilled, cache, {
         root: o.root,
-        out: path.join(o.root, p.swarmOut),
+        out: path.resolve(o.root, p.swarmOut),
         budget: o.budget,
         jobs: o.jobs,
         testbed,
@@ -249,7 +249,7 @@ export async function replayMutant(o: { root: string; out: string; id: string; s
   const scenario = o.scenario ?? (m.fate.kind === 'killed-by-swarm' || (m.fate.kind === 'runtime-error' && m.fate.scenario) ? (m.fate as { scenario: string }).scenario : scenariosFor(m.file)[0]!);
   const plant = toPlantable({ ...m, at: m.at });
   const copy = await mutantCopy(plant, o.root);
-  const dir = path.join(o.root, o.out, 'replay', plant.id);
+  const dir = path.resolve(o.root, o.out, 'replay', plant.id);
   await mkdir(dir, { recursive: true });
   try {
     o.onLine(`${m.id}: ${m.file}:${m.where} ${m.mutatorName} ${JSON.stringify(m.original)} → ${JSON.stringify(m.replacement)} planted; swarm ${scenario} --seed ${o.seed}`);

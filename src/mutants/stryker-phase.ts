@@ -113,14 +113,14 @@ export async function readStrykerReport(file: string): Promise<StrykerReport | u
  */
 export async function resumeFromJournal(root: string, out: string): Promise<number> {
   const p = statePaths(out);
-  const journal = await readJournal(path.join(root, p.journal));
+  const journal = await readJournal(path.resolve(root, p.journal));
   if (journal.mutants.length === 0) return 0;
-  const snapshotText = await readFile(path.join(root, p.snapshot), 'utf8').catch(() => undefined);
+  const snapshotText = await readFile(path.resolve(root, p.snapshot), 'utf8').catch(() => undefined);
   if (snapshotText === undefined) return 0;
-  const previous = await readStrykerReport(path.join(root, p.incremental));
+  const previous = await readStrykerReport(path.resolve(root, p.incremental));
   const folded = foldJournal(previous, journal, JSON.parse(snapshotText) as SourceSnapshot, root);
-  await writeAtomically(path.join(root, p.incremental), JSON.stringify(folded));
-  await rm(path.join(root, p.journal), { recursive: true, force: true });
+  await writeAtomically(path.resolve(root, p.incremental), JSON.stringify(folded));
+  await rm(path.resolve(root, p.journal), { recursive: true, force: true });
   return journalCount(journal);
 }
 
@@ -130,14 +130,14 @@ export async function resumeFromJournal(root: string, out: string): Promise<numb
  */
 export async function runTestPhase(o: TestPhaseOptions): Promise<StrykerReport> {
   const p = statePaths(o.out);
-  await mkdir(path.join(o.root, p.state), { recursive: true });
+  await mkdir(path.resolve(o.root, p.state), { recursive: true });
   if (o.force) {
-    await rm(path.join(o.root, p.journal), { recursive: true, force: true });
+    await rm(path.resolve(o.root, p.journal), { recursive: true, force: true });
   } else {
     const carried = await resumeFromJournal(o.root, o.out);
     if (carried > 0) o.onLine?.(`tests: resuming an interrupted run: ${carried} mutant results carried over from its journal`);
   }
-  await writeAtomically(path.join(o.root, p.snapshot), JSON.stringify(await snapshot(o.root, o.mutate ?? MUTATE)));
+  await writeAtomically(path.resolve(o.root, p.snapshot), JSON.stringify(await snapshot(o.root, o.mutate ?? MUTATE)));
   const options = strykerOptions({ ...o, tty: process.stdout.isTTY === true });
   const { Stryker } = await import('@stryker-mutator/core');
   const cwd = process.cwd();
@@ -147,9 +147,9 @@ export async function runTestPhase(o: TestPhaseOptions): Promise<StrykerReport> 
   } finally {
     process.chdir(cwd);
   }
-  const report = await readStrykerReport(path.join(o.root, p.incremental));
+  const report = await readStrykerReport(path.resolve(o.root, p.incremental));
   if (!report) throw new Error(`StrykerJS finished without writing ${p.incremental}`);
   // the run completed: its incremental file holds everything the journal did
-  if (existsSync(path.join(o.root, p.journal))) await rm(path.join(o.root, p.journal), { recursive: true, force: true });
+  if (existsSync(path.resolve(o.root, p.journal))) await rm(path.resolve(o.root, p.journal), { recursive: true, force: true });
   return report;
 }
