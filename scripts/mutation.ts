@@ -23,7 +23,10 @@ resume where they stopped.
   --out DIR        output folder (default ${DEFAULT_OUT})
   --survivors      rewrite docs/mutation-survivors.md from the last report, keeping verdicts
   --replay ID --seed S [--scenario F]
-                   plant mutant ID of the last report and replay swarm seed S on it`;
+                   plant mutant ID of the last report and replay swarm seed S on it
+
+Exit status: 0 every mutant tested; 1 some could not be swarm-tested (listed); 2 bad options;
+3 the run failed (StrykerJS's dry run with a failing test, say): stop a loop over files there.`;
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -99,5 +102,10 @@ try {
   if (e instanceof MutationOptionError || e instanceof TriageFileError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     console.error(`mutation: ${(e as Error).message}`);
     process.exitCode = 2;
-  } else throw e;
+  } else {
+    // not 1 (some mutant not swarm-tested): a loop over files must stop here, not go on
+    console.error(e);
+    console.error(`mutation: the run failed (${(e as Error).message ?? e}); what finished is kept, and the next run resumes from it`);
+    process.exitCode = 3;
+  }
 }

@@ -8,7 +8,7 @@ import { expandGlobs, globToRegExp, matchesGlobs } from './file-globs.js';
 import { LocationError, offsetOf, replaceAt, textAt } from './location-patch.js';
 import { stableIds } from './mutant-id.js';
 import { buildReport, fateOf, renderMarkdown, reportedMutant, summaryLines, type ReportedMutant } from './mutation-report.js';
-import { MutationOptionError, mutateFor, reportPaths } from './mutation-run.js';
+import { MutationOptionError, mutateFor, readMutationReport, reportPaths } from './mutation-run.js';
 import { DEFAULT_SWARM_BUDGET, MUTATE, scenariosFor, swarmShares, TEST_FILES, testFileRank } from './mutation-targets.js';
 import { resumeFromJournal, statePaths, strykerOptions } from './stryker-phase.js';
 import { foldJournal, journalCount, readJournal, type Journal } from './stryker-journal.js';
@@ -198,6 +198,9 @@ describe('resuming an interrupted StrykerJS run from its journal', () => {
     const folded = parseStrykerReport(JSON.parse(await readFile(p.incremental, 'utf8')), p.incremental);
     expect(folded.files['src/txpool/a.ts']!.mutants.map((m) => m.status)).toEqual(['Killed']);
     expect(reportPaths(root, out).json).toBe(path.join(out, 'mutation-report.json'));
+    // a report cut off mid-write is refused by name, not with a bare JSON error
+    await writeFile(reportPaths(root, out).json, '{"date": "2026-11-29", "files": [');
+    await expect(readMutationReport(root, out)).rejects.toThrow(new RegExp(`absolute-out/mutation-report\\.json is not a mutation report \\(.*JSON.*\\): run npm run mutation again`));
   });
 
   it('refuses a report that is not one, saying where', () => {

@@ -195,7 +195,11 @@ export async function readMutationReport(root: string, out: string): Promise<Mut
   const file = reportPaths(root, out).json;
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) throw new MutationOptionError(`no mutation report at ${path.relative(root, file)}: run npm run mutation first`);
-  return JSON.parse(text) as MutationReport;
+  try {
+    return JSON.parse(text) as MutationReport;
+  } catch (e) {
+    throw new MutationOptionError(`${path.relative(root, file)} is not a mutation report (${(e as Error).message}): run npm run mutation again to rewrite it`);
+  }
 }
 
 async function readTriage(root: string): Promise<Map<string, TriageEntry>> {
