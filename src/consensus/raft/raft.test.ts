@@ -58,6 +58,8 @@ describe('Raft elections', () => {
       expect(s.term).toBe(2);
       expect(s.leader).toBe(leader.node);
       if (i !== leader.node) expect(s.electionDeadline - net.now).toBeLessThanOrEqual(2000);
+      // a follower holds no acknowledgements: status() says 0, not nothing (getConsensusStatus shows it)
+      if (i !== leader.node) expect(s.acks).toBe(0);
     }
   });
 
