@@ -101,10 +101,14 @@ offset=0
 [ -f nohup.out ] && offset=$(wc -c < nohup.out)
 this_start() { tail -c +$((offset + 1)) nohup.out 2>/dev/null; }
 
+# nohup.out exists (0600) before the node starts: the background shell opens it later, so a
+# chmod after the launch could run before the file is there
+: >> nohup.out
+chmod 600 nohup.out
 nohup "\${node_exe}" "\${twinchain_bin}" node -c config.ini < /dev/null >> nohup.out 2>&1 &
 pid=$!
 echo "\${pid}" > node.pid
-chmod 600 nohup.out node.pid
+chmod 600 node.pid
 
 for ((i = 0; i < 600; i++)); do
     if this_start | grep -q "is running"; then
