@@ -12,7 +12,7 @@ const PROCESSES = ['test/real/**/*.test.ts', 'test/package/**/*.test.ts', 'test/
 /**
  * In-process files that need a module graph of their own: a vi.mock of a module others import
  * (ecdsa-fallback), fake timers on the global clock (real-clock). The other in-process files share
- * one per worker (isolate: false): each file used to import the whole stack again, 120 s of the
+ * one per worker (isolate: false): each file used to import the whole stack again, about 130 s of the
  * suite on 2 cores.
  */
 const ISOLATED = ['src/crypto/ecdsa-fallback.test.ts', 'src/runtime/real/real-clock.test.ts'];
