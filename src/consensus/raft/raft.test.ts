@@ -349,3 +349,151 @@ describe('Raft wire codec', () => {
     expect(() => decodeRaftMessage(Uint8Array.of(0xc0), signerFor(9), hash, nodeIdOf)).toThrow(/at least 8 items/);
   });
 });
+
+describe('Raft reports from the driver', () => {
+  const follower3 = () => node(1, INITIAL_HARD_STATE, 3);
+  const beat = (term: number, p: Proposal, extra: Partial<Extract<RaftMessage, { type: 'heartbeat' }>> = {}): RaftMessage => ({
+    type: 'heartbeat',
+    term,
+    idx: 0,
+    height: 0,
+    blockHash: GENESIS.hash,
+    seq: 1,
+    headSignatures: [],
+    pending: { height: 1, blockHash: blockHashOf(p), proposal: p },
+    ...extra,
+  });
+  const single = () => {
+    const leader = node(0, INITIAL_HARD_STATE, 1);
+    leader.tick(T0 + 3_000); // a single sealer elects itself
+    return leader;
+  };
+
+  it('propose refuses what it may not seal now, saying why: not ready (a follower), another height than the next', () => {
+    const follower = follower3();
+    const out = follower.propose(proposalOn(GENESIS, 1, 1, 3), T0);
+    expect(out.execute).toBeUndefined();
+    expect(out.events).toEqual([expect.objectContaining({ kind: 'raft-proposal-ignored', fields: { height: 1, reason: 'not ready to seal' } })]);
+    const leader = single();
+    const ahead = { ...proposalOn(GENESIS, 0, 1, 1), number: 2 };
+    const refused = leader.propose(ahead, T0 + 3_000);
+    expect(refused.execute).toBeUndefined();
+    expect(refused.events).toEqual([expect.objectContaining({ kind: 'raft-proposal-ignored', fields: { height: 2, reason: 'expected height 1' } })]);
+  });
+
+  it("a follower refuses a leader's block that is not the next on its head, naming the field", () => {
+    const refusal = (p: Proposal) => {
+      const out = follower3().onMessage(beat(1, p), T0);
+      const reason = out.events.find((e) => e.kind === 'raft-block-refused')?.fields.reason;
+      expect(out.execute === undefined).toBe(reason !== undefined); // refused, or executed
+      return reason;
+    };
+    const base = proposalOn(GENESIS, 0, 1, 3);
+    expect(refusal({ ...base, number: 2 })).toBe('number 2, expected 1');
+    const otherParent = new Uint8Array(32).fill(0xab);
+    expect(refusal({ ...base, parentHash: otherParent })).toBe(`parent ${toHex(otherParent).slice(0, 10)}… is not the head ${toHex(GENESIS.hash).slice(0, 10)}…`);
+    expect(refusal({ ...base, sealer: 3 })).toBe('sealer index 3 is out of range');
+    expect(refusal({ ...base, sealerList: [ids[0]!, ids[2]!, ids[1]!] })).toBe('sealer list differs from the consensus list');
+    expect(refusal({ ...base, sealerList: ids.slice(0, 4) })).toBe('sealer list differs from the consensus list');
+    expect(refusal(base)).toBeUndefined();
+  });
+
+  it('onExecutionFailed forgets the block of that height (sealing or executing) and says why; a block of another height is kept', () => {
+    const leader = single();
+    const p = proposalOn(GENESIS, 0, 1, 1);
+    expect(leader.propose(p, T0 + 3_000).execute?.height).toBe(1);
+    expect(leader.onExecutionFailed(2, 'not this one').events).toEqual([expect.objectContaining({ kind: 'raft-proposal-rejected', fields: { height: 2, reason: 'not this one' } })]);
+    expect(leader.canSeal()).toBeUndefined(); // still sealing height 1
+    expect(leader.onExecutionFailed(1, 'gas limit').events).toEqual([expect.objectContaining({ kind: 'raft-proposal-rejected', fields: { height: 1, reason: 'gas limit' } })]);
+    expect(leader.canSeal()).toEqual({ height: 1 }); // it may seal again
+    expect(leader.onExecuted(1, blockHashOf(p), T0 + 3_010).events.map((e) => e.kind)).not.toContain('raft-sealed');
+
+    const follower = follower3();
+    const q = proposalOn(GENESIS, 0, 1, 3);
+    expect(follower.onMessage(beat(1, q), T0).execute?.height).toBe(1);
+    follower.onExecutionFailed(2, 'not this one');
+    expect(follower.onExecuted(1, blockHashOf(q), T0 + 5).persist?.state.pending?.height).toBe(1);
+    const again = follower3();
+    again.onMessage(beat(1, q), T0);
+    again.onExecutionFailed(1, 'bad transaction');
+    const late = again.onExecuted(1, blockHashOf(q), T0 + 5);
+    expect(late.persist).toBeUndefined();
+    expect(late.send).toEqual([]);
+  });
+
+  it('a follower whose term moved on while it executed does not accept the old term’s block', () => {
+    const follower = follower3();
+    const p = proposalOn(GENESIS, 0, 1, 3);
+    follower.onMessage(beat(1, p), T0);
+    // a newer leader's heartbeat without a block: term 4 now
+    follower.onMessage({ type: 'heartbeat', term: 4, idx: 2, height: 0, blockHash: GENESIS.hash, seq: 1, headSignatures: [] }, T0 + 2);
+    const out = follower.onExecuted(1, blockHashOf(p), T0 + 5);
+    expect(out.events).toEqual([expect.objectContaining({ kind: 'raft-entry-stale', fields: { height: 1, term: 1, currentTerm: 4 } })]);
+    expect(out.persist).toBeUndefined();
+    expect(out.send).toEqual([]);
+    expect(follower.status().pending).toBeUndefined();
+  });
+
+  it('onCommitFailed releases the commit of the next height only, so a later certificate commits it again', () => {
+    const p = proposalOn(GENESIS, 0, 1, 3);
+    const hash = blockHashOf(p);
+    const certificate = [0, 2].map((index) => ({ index, signature: signerOf(index)(hash) }));
+    const withCertificate = beat(1, p, { height: 1, blockHash: hash, headSignatures: certificate, seq: 2 });
+    const accepted = () => {
+      const f = follower3();
+      f.onMessage(beat(1, p), T0);
+      f.onExecuted(1, hash, T0 + 5);
+      expect(f.onMessage(withCertificate, T0 + 10).commit).toMatchObject({ height: 1, by: 'certificate' });
+      expect(f.onMessage(withCertificate, T0 + 20).commit).toBeUndefined(); // one commit at a time
+      return f;
+    };
+    const f = accepted();
+    expect(f.onCommitFailed(1, '1 valid signatures').events).toEqual([expect.objectContaining({ kind: 'raft-commit-failed', fields: { height: 1, reason: '1 valid signatures' } })]);
+    expect(f.onMessage(withCertificate, T0 + 30).commit).toMatchObject({ height: 1, by: 'certificate' });
+    const g = accepted();
+    expect(g.onCommitFailed(2, 'another height').events[0]).toMatchObject({ kind: 'raft-commit-failed', fields: { height: 2 } });
+    expect(g.onMessage(withCertificate, T0 + 30).commit).toBeUndefined(); // height 1 is still being committed
+  });
+
+  it('a block committed (by sync) at the height a leader was sealing ends that sealing: it may seal the next', () => {
+    const leader = single();
+    const p = proposalOn(GENESIS, 0, 1, 1);
+    leader.propose(p, T0 + 3_000);
+    const head1: RaftHead = { height: 1, hash: new Uint8Array(32).fill(1), timestamp: 1, signatures: [] };
+    leader.onCommitted(head1, config(0, 1), T0 + 3_005);
+    expect(leader.canSeal()).toEqual({ height: 2 });
+    expect(leader.onExecuted(1, blockHashOf(p), T0 + 3_010).events.map((e) => e.kind)).not.toContain('raft-sealed');
+  });
+
+  it('a candidate gives up its campaign when the sealer set changes, and says so', () => {
+    const candidate = follower3();
+    expect(candidate.tick(T0 + 2_000).events.map((e) => e.kind)).toContain('raft-campaign');
+    expect(candidate.status().role).toBe('candidate');
+    const head1: RaftHead = { height: 1, hash: new Uint8Array(32).fill(1), timestamp: 1, signatures: [] };
+    const out = candidate.onCommitted(head1, config(1, 4), T0 + 2_010);
+    expect(out.events.find((e) => e.kind === 'raft-campaign-failed')?.fields.reason).toBe('the sealer set changed');
+    expect(candidate.status()).toMatchObject({ role: 'follower', leader: -1 });
+  });
+
+  it('a leader seals only when n − f sealers (itself included) report its head: stale or self-contradicting reports do not count', () => {
+    const net = new RaftNet(4, 'stale-heads', { txs: 0, minDelay: 2, maxDelay: 10 });
+    net.run(T0 + 5_000);
+    const idx = net.leaderOf()!;
+    const leader = net.nodes[idx]!;
+    expect(leader.canSeal()).toEqual({ height: 1 }); // every follower reported genesis
+    const term = leader.status().term;
+    const head1: RaftHead = { height: 1, hash: new Uint8Array(32).fill(1), timestamp: 1, signatures: [] };
+    leader.onCommitted(head1, config(idx, 4), net.now);
+    expect(leader.canSeal()).toBeUndefined(); // the followers' reports are of height 0 now
+    const others = [0, 1, 2, 3].filter((i) => i !== idx);
+    const report = (from: number, height: number, blockHash: Uint8Array) =>
+      leader.onMessage({ type: 'heartbeatResp', term, idx: from, height, blockHash, seq: 1 }, net.now);
+    report(others[0]!, 0, head1.hash); // the head's hash with another height
+    report(others[1]!, 1, GENESIS.hash); // the head's height with another hash
+    expect(leader.canSeal()).toBeUndefined();
+    report(others[2]!, 1, head1.hash);
+    expect(leader.canSeal()).toBeUndefined(); // 2 of the 3 needed: the contradicting reports do not count
+    report(others[1]!, 1, head1.hash);
+    expect(leader.canSeal()).toEqual({ height: 2 });
+  });
+});
