@@ -435,6 +435,46 @@ describe('PBFT input validation', () => {
     expect(r.status().viewDeadline).toBe(deadline);
   });
 
+  it('resend repeats its latest messages of the round: votes of the current view, a view change of the current view or above; nothing once decided', () => {
+    const r = replica();
+    r.start(T0);
+    expect(r.resend().broadcast).toEqual([]);
+    const hash = new Uint8Array(32).fill(7);
+    r.onMessage(prepare(good()), T0);
+    const signed = r.onExecuted(6, 0, hash, T0 + 1);
+    expect(signed.broadcast.map((m) => [m.type, m.view])).toEqual([['sign', 0]]);
+    expect(r.resend().broadcast).toEqual(signed.broadcast);
+    // it asks for view 1 (its own view change is above the current view 0: re-sent too)
+    const asked = r.onTimeout(T0 + 3000);
+    expect(asked.broadcast.map((m) => [m.type, m.view])).toEqual([['viewchange', 1]]);
+    expect(r.resend().broadcast.map((m) => [m.type, m.view])).toEqual([['sign', 0], ['viewchange', 1]]);
+    // a quorum takes it to view 1: the sign of view 0 is stale, the view change of the current view is not
+    const vc = (idx: number, view: number): PbftMessage => ({ type: 'viewchange', height: 5, view, idx, blockHash: head.hash });
+    r.onMessage(vc(0, 1), T0 + 3001);
+    r.onMessage(vc(3, 1), T0 + 3001);
+    expect(r.status().view).toBe(1);
+    expect(r.resend().broadcast.map((m) => [m.type, m.view])).toEqual([['viewchange', 1]]);
+    // it catches up with view 4 (a prepare and f + 1 signs in it) without a view change of its own: view 1's is stale now
+    const other = new Uint8Array(32).fill(8);
+    for (const idx of [0, 3]) r.onMessage({ type: 'sign', height: 6, view: 4, idx, blockHash: other, blockSignature: Uint8Array.of(idx) }, T0 + 3002);
+    r.onMessage(prepare(good(), 1, 4), T0 + 3002);
+    expect(r.status().view).toBe(4);
+    expect(r.resend().broadcast).toEqual([]);
+
+    // a round decided: nothing more to repeat until the block is committed
+    const d = replica();
+    d.start(T0);
+    d.onMessage(prepare(good()), T0);
+    d.onExecuted(6, 0, hash, T0 + 1);
+    const vote = (type: 'sign' | 'commit', idx: number): PbftMessage => ({ type, height: 6, view: 0, idx, blockHash: hash, blockSignature: Uint8Array.of(idx) });
+    for (const idx of [0, 1]) d.onMessage(vote('sign', idx), T0 + 2);
+    expect(d.resend().broadcast.map((m) => m.type)).toEqual(['sign', 'commit']);
+    let decision: PbftOutput | undefined;
+    for (const idx of [0, 1]) decision = d.onMessage(vote('commit', idx), T0 + 3);
+    expect(decision!.commit?.height).toBe(6);
+    expect(d.resend().broadcast).toEqual([]);
+  });
+
   it('an observer (not a sealer) never votes or leads', () => {
     const observer = new Pbft({ sealers, selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
     expect(observer.start(T0)).toEqual({ broadcast: [], events: [] });
