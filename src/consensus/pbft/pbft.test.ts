@@ -475,6 +475,37 @@ describe('PBFT input validation', () => {
     expect(d.resend().broadcast).toEqual([]);
   });
 
+  it('takes no message carrying its own index or an index beyond the sealers (f + 1 of those would move its view)', () => {
+    const vc = (idx: number): PbftMessage => ({ type: 'viewchange', height: 5, view: 1, idx, blockHash: head.hash });
+    for (const bogus of [2, 4, 5]) {
+      const r = replica();
+      r.start(T0);
+      expect(r.onMessage(vc(bogus), T0)).toEqual({ broadcast: [], events: [] });
+      expect(r.onMessage(vc(0), T0).broadcast).toEqual([]); // one sealer wanting view 1: not f + 1
+      expect(r.status()).toMatchObject({ toView: 0, viewChangeCount: 1 });
+    }
+    const r = replica();
+    r.start(T0);
+    r.onMessage(vc(0), T0);
+    expect(r.onMessage(vc(3), T0).broadcast.map((m) => [m.type, m.view, m.idx])).toEqual([['viewchange', 1, 2]]); // f + 1 real sealers do
+  });
+
+  it('onExecuted takes only the execution it asked for: that height and view, once', () => {
+    const r = replica();
+    r.start(T0);
+    expect(r.onMessage(prepare(good()), T0).execute).toMatchObject({ height: 6, view: 0 });
+    const hash = new Uint8Array(32).fill(7);
+    expect(r.onExecuted(7, 0, hash, T0 + 1).broadcast).toEqual([]); // a late report of another height
+    expect(r.onExecuted(6, 1, hash, T0 + 1).broadcast).toEqual([]); // of another view
+    expect(r.onExecuted(6, 0, hash, T0 + 1).broadcast.map((m) => [m.type, m.height, m.view])).toEqual([['sign', 6, 0]]);
+    expect(r.onExecuted(6, 0, new Uint8Array(32).fill(9), T0 + 2).broadcast).toEqual([]); // reported again
+    expect(r.status().signCount).toBe(1);
+    // the first report stands: the others' signs for its hash make a quorum with its own
+    const sign = (idx: number): PbftMessage => ({ type: 'sign', height: 6, view: 0, idx, blockHash: hash, blockSignature: Uint8Array.of(idx) });
+    r.onMessage(sign(0), T0 + 3);
+    expect(r.onMessage(sign(1), T0 + 3).broadcast.map((m) => [m.type, toHex(m.type === 'commit' ? m.blockHash : new Uint8Array())])).toEqual([['commit', toHex(hash)]]);
+  });
+
   it('an observer (not a sealer) never votes or leads', () => {
     const observer = new Pbft({ sealers, selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
     expect(observer.start(T0)).toEqual({ broadcast: [], events: [] });
