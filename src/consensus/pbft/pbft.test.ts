@@ -506,6 +506,20 @@ describe('PBFT input validation', () => {
     expect(r.onMessage(sign(1), T0 + 3).broadcast.map((m) => [m.type, toHex(m.type === 'commit' ? m.blockHash : new Uint8Array())])).toEqual([['commit', toHex(hash)]]);
   });
 
+  it('tolerates f = ⌊(n − 1) / 3⌋ faulty sealers and needs n − f votes, for every group size', () => {
+    const sizes = [1, 2, 3, 4, 5, 6, 7];
+    const of = (n: number) => new Pbft({ sealers: ids.slice(0, n), selfIndex: 0, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+    expect(sizes.map((n) => [of(n).f, of(n).quorum])).toEqual([[0, 1], [0, 2], [0, 3], [1, 3], [1, 4], [1, 5], [2, 5]]);
+  });
+
+  it('viewState reports the view and whether its leader is given up on', () => {
+    const r = replica();
+    r.start(T0);
+    expect(r.viewState()).toEqual({ view: 0, leaderFailed: false });
+    r.onTimeout(T0 + 3000);
+    expect(r.viewState()).toEqual({ view: 0, leaderFailed: true });
+  });
+
   it('an observer (not a sealer) never votes or leads', () => {
     const observer = new Pbft({ sealers, selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
     expect(observer.start(T0)).toEqual({ broadcast: [], events: [] });
