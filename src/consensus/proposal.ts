@@ -56,8 +56,9 @@ export function proposalFromRlp(value: RlpValue, encoded?: Uint8Array): Proposal
     return v;
   };
   const int = (v: RlpValue | undefined, what: string, max: number): number => {
+    const b = bytes(v, what);
     try {
-      return Number(parseRlpUint(bytes(v, what), what, max));
+      return Number(parseRlpUint(b, what, max));
     } catch (e) {
       throw new MessageDecodeError(`proposal ${e instanceof CodecError ? e.message : String(e)}`);
     }
