@@ -520,6 +520,113 @@ describe('PBFT input validation', () => {
     expect(r.viewState()).toEqual({ view: 0, leaderFailed: true });
   });
 
+  /** Sealer 1: the leader of view 0 at height 6. */
+  const leaderOf6 = () => new Pbft({ sealers, selfIndex: 1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+
+  it('propose: only the leader of the current view, once per view, not after giving its view up, and only for the next height', () => {
+    const notLeader = replica();
+    notLeader.start(T0);
+    expect(notLeader.propose(good(), T0)).toEqual({ broadcast: [], events: [] });
+    const observer = new Pbft({ sealers, selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+    expect(observer.propose(good(), T0)).toEqual({ broadcast: [], events: [] });
+    const l = leaderOf6();
+    l.start(T0);
+    expect(l.propose({ ...good(), number: 7 }, T0)).toEqual({ broadcast: [], events: [] });
+    const out = l.propose(good(), T0 + 5);
+    expect(out.broadcast).toEqual([{ type: 'prepare', height: 6, view: 0, idx: 1, proposal: good() }]);
+    expect(out.execute).toEqual({ height: 6, view: 0, proposal: good() });
+    expect(out.events).toEqual([{ kind: 'pbft-proposed', fields: { height: 6, view: 0, txs: 1, at: T0 + 5 } }]);
+    expect(l.status().proposal).toEqual({ proposal: good(), from: 1 });
+    expect(l.propose(good(), T0 + 6)).toEqual({ broadcast: [], events: [] }); // once per view
+    const gaveUp = leaderOf6();
+    gaveUp.start(T0);
+    gaveUp.onTimeout(T0 + 3000);
+    expect(gaveUp.propose(good(), T0 + 3001)).toEqual({ broadcast: [], events: [] });
+  });
+
+  it('emptyBlock: the leader with nothing to seal asks for the next view at once; no one else, and not once it proposed', () => {
+    const notLeader = replica();
+    notLeader.start(T0);
+    expect(notLeader.emptyBlock(T0)).toEqual({ broadcast: [], events: [] });
+    const l = leaderOf6();
+    l.start(T0);
+    const out = l.emptyBlock(T0 + 10);
+    expect(out.broadcast).toEqual([{ type: 'viewchange', height: 5, view: 1, idx: 1, blockHash: head.hash }]);
+    expect(out.events).toEqual([{ kind: 'pbft-viewchange-sent', fields: { height: 5, view: 0, toView: 1, reason: 'empty-block' } }]);
+    expect(out.viewTimerAt).toBe(T0 + 10 + 3000); // the timeout does not grow for a hand-over
+    expect(l.status()).toMatchObject({ changeCycle: 0, leaderFailed: true });
+    const proposed = leaderOf6();
+    proposed.start(T0);
+    proposed.propose(good(), T0);
+    expect(proposed.emptyBlock(T0 + 10)).toEqual({ broadcast: [], events: [] });
+  });
+
+  it('onExecutionFailed reports why and forgets the execution it asked for, only that one (height and view)', () => {
+    const hash = new Uint8Array(32).fill(7);
+    const asked = () => {
+      const r = replica();
+      r.start(T0);
+      r.onMessage(prepare(good()), T0);
+      return r;
+    };
+    const r = asked();
+    expect(r.onExecutionFailed(6, 0, 'bad transaction')).toEqual({ broadcast: [], events: [{ kind: 'pbft-proposal-rejected', fields: { height: 6, view: 0, reason: 'bad transaction' } }] });
+    expect(r.onExecuted(6, 0, hash, T0 + 1).broadcast).toEqual([]); // no longer expected
+    for (const [height, view] of [[7, 0], [5, 0], [6, 1]] as const) {
+      const other = asked();
+      other.onExecutionFailed(height, view, 'another one');
+      expect(other.onExecuted(6, 0, hash, T0 + 1).broadcast.map((m) => m.type)).toEqual(['sign']);
+    }
+  });
+
+  it('onCommitted of a height not above its head changes nothing', () => {
+    const r = replica();
+    r.start(T0);
+    const vc = (idx: number): PbftMessage => ({ type: 'viewchange', height: 5, view: 1, idx, blockHash: head.hash });
+    for (const idx of [0, 1, 3]) r.onMessage(vc(idx), T0);
+    expect(r.status().view).toBe(1);
+    for (const height of [5, 4]) {
+      expect(r.onCommitted({ ...head, height }, { sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 2 }, T0 + 1)).toEqual({ broadcast: [], events: [] });
+      expect(r.status()).toMatchObject({ view: 1, height: 5 });
+    }
+  });
+
+  it('onCommitted clears a persisted lock only when it held one; an observer arms no timer', () => {
+    const cfg = { sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 2 };
+    const head6: PbftHead = { height: 6, hash: new Uint8Array(32).fill(6), timestamp: T0 };
+    const r = replica();
+    r.start(T0);
+    const plain = r.onCommitted(head6, cfg, T0 + 1);
+    expect(plain).toEqual({ broadcast: [], events: [], viewTimerAt: T0 + 1 + 3000, wantProposal: { height: 7, view: 0 } }); // it leads height 7
+    expect(plain).not.toHaveProperty('persistLock');
+    const locked = new Pbft(cfg, head, T0, (h) => h, { height: 6, view: 0, blockHash: new Uint8Array(32).fill(9), proposal: good() });
+    expect(locked.onCommitted(head6, cfg, T0 + 1).persistLock).toBeNull();
+    expect(locked.status().lock).toBeUndefined();
+    const observer = new Pbft({ ...cfg, selfIndex: -1 }, head, T0, (h) => h);
+    const o = observer.onCommitted(head6, { ...cfg, selfIndex: -1 }, T0 + 1);
+    expect(o).toEqual({ broadcast: [], events: [] });
+    expect(observer.status()).toMatchObject({ height: 6, viewDeadline: T0 + 1 + 3000 });
+  });
+
+  it('keeps prepares up to 8 heights ahead (4 per height) and takes those of the next height when it gets there', () => {
+    const r = replica();
+    r.start(T0);
+    // leaders: height 7 view 1 → 3, 8 → 3, 9 → 0, 14 → 1, 15 view 1 → 3 (view 0 of height h: (h − 1) mod 4)
+    const ahead = (number: number, idx: number, tx = 1, view = 0): PbftMessage => ({ type: 'prepare', height: number, view, idx, proposal: { ...good(), number, parentHash: new Uint8Array(32).fill(number - 1), timestamp: T0 + number, transactions: [Uint8Array.of(tx)] } });
+    for (const m of [ahead(7, 3, 1, 1), ahead(8, 3), ahead(9, 0), ahead(14, 1), ahead(15, 3, 1, 1)]) expect(r.onMessage(m, T0)).toEqual({ broadcast: [], events: [] });
+    expect(r.status().futureCount).toBe(4); // 14 is 8 heights past the next (6), 15 is 9
+    for (let tx = 2; tx <= 6; tx++) r.onMessage(ahead(9, 0, tx), T0);
+    expect(r.status().futureCount).toBe(7); // at most 4 for height 9
+    expect(r.onMessage(prepare({ ...good(), number: 5 }, 0), T0)).toEqual({ broadcast: [], events: [] }); // an old height: nothing
+    // the block of height 7 comes by sync: 7 is dropped, 8 is taken, 9 and 14 wait
+    const head7: PbftHead = { height: 7, hash: new Uint8Array(32).fill(7), timestamp: T0 };
+    const out = r.onCommitted(head7, { sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 2 }, T0 + 1);
+    expect(out.execute).toMatchObject({ height: 8, view: 0 });
+    expect(out.events).toEqual([]);
+    expect(r.status().futureCount).toBe(5);
+    expect(r.status().futurePrepare).toMatchObject({ height: 9 });
+  });
+
   it('an observer (not a sealer) never votes or leads', () => {
     const observer = new Pbft({ sealers, selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
     expect(observer.start(T0)).toEqual({ broadcast: [], events: [] });
