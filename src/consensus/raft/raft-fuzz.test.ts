@@ -1,61 +1,7 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { RaftNet, SafetyViolation, T0, type NetOptions } from './raft-harness.test-helper.js';
+import { fuzz, RaftNet, SafetyViolation, T0, type NetOptions } from './raft-harness.test-helper.js';
 import { Raft } from './raft.js';
-
-/**
- * One seeded run: random crashes and restarts (at most f nodes down at once), partitions and
- * heals, message loss, duplication and delay, while leaders seal; then everything heals and the
- * group must converge. RaftNet checks the safety invariants after every event and throws on the
- * first violation: at most one leader per term, committed blocks never change and agree, one
- * entry per (term, height), every new leader holds every committed block, n − f signatures.
- */
-function fuzz(seed: number) {
-  const rng = seedrandom(`raft-fuzz-${seed}`);
-  const n = [3, 4, 5][seed % 3]!;
-  const f = Math.floor((n - 1) / 2);
-  const net = new RaftNet(n, `fuzz-${seed}`, {
-    loss: rng() * 0.1,
-    duplicate: rng() * 0.05,
-    maxDelay: 5 + Math.floor(rng() * 75),
-  });
-  const actions: string[] = [];
-  let t = T0 + 2_000;
-  while (t < T0 + 30_000) {
-    t += 300 + Math.floor(rng() * 2_500);
-    net.run(t);
-    const up = [...Array(n).keys()].filter((i) => net.isUp(i));
-    const down = [...Array(n).keys()].filter((i) => !net.isUp(i));
-    const r = rng();
-    if (r < 0.3 && down.length < f) {
-      const victim = up[Math.floor(rng() * up.length)]!;
-      net.crash(victim);
-      actions.push(`${t - T0}:crash ${victim}`);
-    } else if (r < 0.5 && down.length > 0) {
-      const back = down[Math.floor(rng() * down.length)]!;
-      net.restart(back);
-      actions.push(`${t - T0}:restart ${back}`);
-    } else if (r < 0.75) {
-      const side = [...Array(n).keys()].filter(() => rng() < 0.5);
-      const other = [...Array(n).keys()].filter((i) => !side.includes(i));
-      if (side.length > 0 && other.length > 0) {
-        net.heal();
-        net.partition([side, other]);
-        actions.push(`${t - T0}:split ${side.join('')}|${other.join('')}`);
-      }
-    } else {
-      net.heal();
-      actions.push(`${t - T0}:heal`);
-    }
-  }
-  net.heal();
-  for (let i = 0; i < n; i++) net.restart(i);
-  const healedAt = Math.max(...net.heights());
-  net.run(T0 + 40_000);
-  net.sealingEnabled = false;
-  net.run(T0 + 46_000);
-  return { net, actions, healedAt };
-}
 
 describe('Raft under random crashes, restarts, partitions, loss and duplication (200 seeds)', () => {
   it.each(Array.from({ length: 200 }, (_, i) => i))('seed %i: no safety violation; after healing the group commits again and converges', (seed) => {
