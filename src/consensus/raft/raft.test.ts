@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { toHex } from '../../codec/index.js';
+import { rlpDecode, rlpEncode, toHex, type RlpValue } from '../../codec/index.js';
 import { keccak256 } from '../../crypto/index.js';
-import type { Proposal } from '../proposal.js';
+import { MessageDecodeError, type Proposal } from '../proposal.js';
 import { blockHashOf, ids, RaftNet, signerOf, T0, validSignature } from './raft-harness.test-helper.js';
 import type { RaftMessage, VoteFlag, VoteRequest } from './raft-messages.js';
 import { decodeRaftMessage, encodeRaftMessage } from './raft-wire.js';
@@ -338,6 +338,56 @@ describe('Raft wire codec', () => {
   it.each(messages.map((m) => [`${m.type}${'pending' in m && m.pending ? (m.pending.proposal ? ' with block' : ' with block hash') : ''}`, m] as const))('round-trips a %s', (_name, message) => {
     const bytes = encodeRaftMessage(message, signerFor(message.idx), hash);
     expect(decodeRaftMessage(bytes, signerFor(9), hash, nodeIdOf)).toEqual(message);
+  });
+
+  /** A message's RLP items, edited, then signed again by sealer `by`: only the edit can be refused. */
+  const resigned = (m: RaftMessage, edit: (items: RlpValue[]) => RlpValue[], by = m.idx): Uint8Array => {
+    const fields = edit((rlpDecode(encodeRaftMessage(m, signerFor(m.idx), hash)) as RlpValue[]).slice(0, -1));
+    return rlpEncode([...fields, signerFor(by).sign(hash(rlpEncode(fields)))]);
+  };
+  const at = (i: number, v: RlpValue) => (items: RlpValue[]) => items.map((x, k) => (k === i ? v : x));
+  const within = (i: number, j: number, v: RlpValue) => (items: RlpValue[]) => items.map((x, k) => (k === i ? (x as RlpValue[]).map((y, l) => (l === j ? v : y)) : x));
+  const [vreq, vresp, hbBlock, , hbPlain, hbrAck, hbr] = messages;
+  it.each<[string, () => Uint8Array, string]>([
+    ['bytes that are not RLP', () => Uint8Array.of(0xf8), 'Raft message'],
+    ['a list of 7 items', () => rlpEncode(Array.from({ length: 7 }, () => Uint8Array.of(1))), 'a Raft message is a list of at least 8 items'],
+    ['a list for its type', () => resigned(vreq!, at(0, [])), 'Raft type: expected bytes'],
+    ['an unknown type', () => resigned(vreq!, at(0, Uint8Array.of(9))), 'Raft packet type 9 is unknown'],
+    ['a vote request of 10 items', () => resigned(vreq!, (x) => [...x, new Uint8Array()]), 'Raft voteReq: expected 9 items, got 10'],
+    ['a term wider than 7 bytes', () => resigned(vreq!, at(1, new Uint8Array(8).fill(1))), 'Raft term'],
+    ['an index wider than 2 bytes', () => resigned(vreq!, at(2, Uint8Array.of(1, 0, 0))), 'Raft idx'],
+    ['a height with a leading zero', () => resigned(vreq!, at(3, Uint8Array.of(0, 3))), 'Raft height'],
+    ['a 31-byte block hash', () => resigned(vreq!, at(4, new Uint8Array(31))), 'Raft blockHash: expected 32 bytes'],
+    ['an index of no sealer', () => resigned(vreq!, at(2, Uint8Array.of(20))), 'Raft voteReq from index 20, which is not a sealer'],
+    ['a list for its signature', () => rlpEncode([...(rlpDecode(encodeRaftMessage(vreq!, signerFor(2), hash)) as RlpValue[]).slice(0, -1), []]), 'Raft signature: expected some bytes'],
+    ['a signature by another sealer', () => resigned(vreq!, (x) => x, 1), "Raft voteReq claims sealer 2 but its signature is not that sealer's"],
+    ['a vote request with a list for lastHeight', () => resigned(vreq!, at(5, [])), 'Raft lastHeight: expected bytes'],
+    ['an unknown vote flag', () => resigned(vresp!, at(6, Uint8Array.of(99))), 'Raft vote flag 99 is unknown'],
+    ['a vote answer with a wide candidate term', () => resigned(vresp!, at(5, new Uint8Array(8).fill(1))), 'Raft candidateTerm'],
+    ['a heartbeat with bytes for its head signatures', () => resigned(hbPlain!, at(6, Uint8Array.of(1))), 'Raft headSignatures: expected a list'],
+    ['a heartbeat head signature of 3 items', () => resigned(messages[2]!, within(6, 0, [Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)])), 'Raft headSignatures[0]: expected [index, signature]'],
+    ['a heartbeat head signature that is bytes', () => resigned(messages[2]!, within(6, 0, Uint8Array.of(1))), 'Raft headSignatures[0]: expected a list'],
+    ['a head signature index wider than 2 bytes', () => resigned(messages[2]!, within(6, 0, [Uint8Array.of(1, 0, 0), Uint8Array.of(2)])), 'Raft headSignatures[0].index'],
+    ['a head signature that is a list', () => resigned(messages[2]!, within(6, 0, [Uint8Array.of(1), []])), 'Raft headSignatures[0].signature: expected some bytes'],
+    ['a heartbeat whose pending block has 1 item', () => resigned(hbBlock!, at(7, [Uint8Array.of(1)])), 'Raft heartbeat pending: expected 0, 2 or 3 items'],
+    ['a heartbeat whose pending block has 4 items', () => resigned(hbBlock!, (x) => at(7, [...(x[7] as RlpValue[]), new Uint8Array()])(x)), 'Raft heartbeat pending: expected 0, 2 or 3 items'],
+    ['a pending block hash of 31 bytes', () => resigned(hbBlock!, within(7, 1, new Uint8Array(31))), 'Raft pending.blockHash: expected 32 bytes'],
+    ['a pending height with a leading zero', () => resigned(hbBlock!, within(7, 0, Uint8Array.of(0, 1))), 'Raft pending.height'],
+    ['a heartbeat with a wide seq', () => resigned(hbPlain!, at(5, new Uint8Array(8).fill(1))), 'Raft seq'],
+    ['an acknowledgement of 2 items', () => resigned(hbrAck!, (x) => at(6, (x[6] as RlpValue[]).slice(0, 2))(x)), 'Raft heartbeat ack: expected 0 or 3 items'],
+    ['an acknowledgement that is bytes', () => resigned(hbr!, at(6, Uint8Array.of(1))), 'Raft ack: expected a list'],
+    ['an acknowledged hash of 31 bytes', () => resigned(hbrAck!, within(6, 1, new Uint8Array(31))), 'Raft ack.blockHash: expected 32 bytes'],
+    ['an acknowledged height with a leading zero', () => resigned(hbrAck!, within(6, 0, Uint8Array.of(0, 1))), 'Raft ack.height'],
+    ['an acknowledgement signature that is a list', () => resigned(hbrAck!, within(6, 2, [])), 'Raft ack.signature: expected some bytes'],
+  ])('refuses %s, saying what is wrong', (_what, make, message) => {
+    let error: unknown;
+    try {
+      decodeRaftMessage(make(), signerFor(9), hash, nodeIdOf);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(MessageDecodeError);
+    expect((error as Error).message.startsWith(message), (error as Error).message).toBe(true);
   });
 
   it('rejects a message signed by another sealer than its index, an acknowledgement signed by another, and unknown codes', () => {
