@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectRefusal } from '../codec/refusal.test-helper.js';
 import { rlpDecode, rlpEncode, type RlpValue } from '../codec/index.js';
 import { encodeProposal, MessageDecodeError, proposalFromRlp, proposalItems, sameProposal, type Proposal } from './proposal.js';
 
@@ -58,15 +59,7 @@ describe('proposal encoding', () => {
     ['bytes for its transactions', broken(5, Uint8Array.of(1)), 'proposal transactions: expected a list'],
     ['a list inside its transactions', broken(5, [[]]), 'proposal transactions[0]: expected bytes'],
   ])('refuses %s, saying which field', (_what, value, message) => {
-    let error: unknown;
-    try {
-      proposalFromRlp(value);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(MessageDecodeError);
-    expect((error as Error).name).toBe('MessageDecodeError');
-    expect((error as Error).message.startsWith(message)).toBe(true);
+    expectRefusal(() => proposalFromRlp(value), MessageDecodeError, message);
   });
 
   it('names the integer problem in its own words', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectRefusal } from '../codec/refusal.test-helper.js';
 import { rlpEncode, type RlpValue } from '../codec/index.js';
 import { decodeSyncMessage, encodeSyncMessage, SYNC_TYPES, SyncDecodeError, type SyncMessage } from './sync-wire.js';
 
@@ -43,15 +44,7 @@ describe('sync wire', () => {
     ['a block request count wider than 2 bytes', [Uint8Array.of(3), Uint8Array.of(1), Uint8Array.of(1, 0, 0)], 'sync count'],
     ['a block request from a list', [Uint8Array.of(3), [], Uint8Array.of(1)], 'sync from: expected bytes'],
   ])('refuses %s, saying what is wrong', (_what, value, message) => {
-    let error: unknown;
-    try {
-      decodeSyncMessage(rlpEncode(value as never));
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(SyncDecodeError);
-    expect((error as Error).name).toBe('SyncDecodeError');
-    expect((error as Error).message.startsWith(message), (error as Error).message).toBe(true);
+    expectRefusal(() => decodeSyncMessage(rlpEncode(value as never)), SyncDecodeError, message);
   });
 
   it('refuses bytes that are not RLP with the decoder’s own words', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectRefusal } from '../../codec/refusal.test-helper.js';
 import { rlpDecode, rlpEncode, type RlpValue } from '../../codec/index.js';
 import { getSuite, keccak256, type SuiteName } from '../../crypto/index.js';
 import { SimulatedSigner, SuiteSigner, type ConsensusSigner } from '../consensus-signer.js';
@@ -110,14 +111,7 @@ describe('PBFT wire: decoding', () => {
     ['a view change of 7 items', () => resigned(all[3]!, (x) => [...x, new Uint8Array()]), 'PBFT viewchange: expected 6 items'],
     ['a view change whose block hash is a list', () => resigned(all[3]!, at(4, [])), 'PBFT viewchange blockHash: expected 32 bytes'],
   ])('refuses %s, saying what is wrong', (_what, make, message) => {
-    let error: unknown;
-    try {
-      decodePbftMessage(make(), signers[0]!, hash, nodeIdOf);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(MessageDecodeError);
-    expect((error as Error).message.startsWith(message), (error as Error).message).toBe(true);
+    expectRefusal(() => decodePbftMessage(make(), signers[0]!, hash, nodeIdOf), MessageDecodeError, message);
   });
 
   it('names a bad integer in its own words', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectRefusal } from '../../codec/refusal.test-helper.js';
 import { rlpDecode, rlpEncode, toHex, type RlpValue } from '../../codec/index.js';
 import { keccak256 } from '../../crypto/index.js';
 import { MessageDecodeError, type Proposal } from '../proposal.js';
@@ -386,14 +387,7 @@ describe('Raft wire codec', () => {
     ['an acknowledged height with a leading zero', () => resigned(hbrAck!, within(6, 0, Uint8Array.of(0, 1))), 'Raft ack.height'],
     ['an acknowledgement signature that is a list', () => resigned(hbrAck!, within(6, 2, [])), 'Raft ack.signature: expected some bytes'],
   ])('refuses %s, saying what is wrong', (_what, make, message) => {
-    let error: unknown;
-    try {
-      decodeRaftMessage(make(), signerFor(9), hash, nodeIdOf);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(MessageDecodeError);
-    expect((error as Error).message.startsWith(message), (error as Error).message).toBe(true);
+    expectRefusal(() => decodeRaftMessage(make(), signerFor(9), hash, nodeIdOf), MessageDecodeError, message);
   });
 
   it('rejects a message signed by another sealer than its index, an acknowledgement signed by another, and unknown codes', () => {
