@@ -93,6 +93,8 @@ describe('what is mutated, which tests run, and the swarm budget per file', () =
     expect(testFileRank('src/txpool/tx-pool.test.ts')).toBe(0);
     expect(testFileRank('src/consensus/raft/raft-fuzz.test.ts')).toBeLessThan(testFileRank('src/sim/pbft-cluster.test.ts'));
     expect(testFileRank('src/sim/pbft-cluster.test.ts')).toBeLessThan(testFileRank('src/sim/byzantine-adversaries.test.ts'));
+    expect(testFileRank('src/node/multi-group.test.ts')).toBeLessThan(testFileRank('src/sim/scenario/swarm-pinned.test.ts'));
+    expect(testFileRank('src/sim/scenario/swarm-pinned.test.ts')).toBeLessThan(testFileRank('src/sim/pbft-membership.test.ts'));
     expect(testFileRank('src/sim/a-new-cluster.test.ts')).toBe(TEST_FILES.length - 1);
     for (const f of ['test/scenarios/library-0.test.ts', 'test/real/pbft-chain.test.ts', 'test/readme.test.ts', 'src/cli/swarm-command.test.ts', 'src/mutants/mutants.test.ts']) expect(testFileRank(f), f).toBe(-1);
   });

@@ -25,6 +25,11 @@ export interface SimulationOptions {
    * (Tracer.probe) come here only, never into the trace.
    */
   readonly onNodeEvent?: (node: string, kind: string, fields: Readonly<Record<string, unknown>>, timeMs: number) => void;
+  /**
+   * Events at one virtual instant before the run stops as stuck (default 1,000,000): a handler
+   * that keeps scheduling work for "now" would otherwise spin for ever without the clock moving.
+   */
+  readonly maxEventsPerInstant?: number;
 }
 
 export interface AddNodeOptions {

@@ -142,6 +142,32 @@ describe('scheduler', () => {
     await expect(sim.run({ until: 200 })).rejects.toThrow('run: the simulation failed earlier and cannot continue');
   });
 
+  it('stops a run whose handlers keep scheduling work for "now", naming the node, event and time', async () => {
+    const sim = new Simulation({ seed: 'spin', maxEventsPerInstant: 1000 });
+    sim.addNode('a', (env) => {
+      const again = (): void => void env.clock.setTimer(0, again);
+      env.clock.setTimer(7, again);
+      return undefined;
+    });
+    await expect(sim.run({ until: 100 })).rejects.toThrow(/^a: timer failed at t=7 ms: stuck: more than 1000 events at this instant and the virtual clock has not moved/);
+    // a burst up to the limit at one instant is fine, and the count starts again when time moves
+    const busy = new Simulation({ seed: 'burst', maxEventsPerInstant: 1000 });
+    let fired = 0;
+    busy.addNode('a', (env) => {
+      for (const at of [5, 6]) for (let i = 0; i < 1000; i++) env.clock.setTimer(at, () => void fired++);
+      return undefined;
+    });
+    await busy.run({ until: 100 });
+    expect(fired).toBe(2000);
+    const over = new Simulation({ seed: 'burst', maxEventsPerInstant: 1000 });
+    over.addNode('a', (env) => {
+      for (let i = 0; i < 1001; i++) env.clock.setTimer(5, () => undefined);
+      return undefined;
+    });
+    await expect(over.run({ until: 100 })).rejects.toThrow('a: timer failed at t=5 ms: stuck: more than 1000 events');
+    expect(() => new Simulation({ seed: 's', maxEventsPerInstant: 0 })).toThrow('new Simulation: maxEventsPerInstant must be an integer ≥ 1, got 0');
+  });
+
   it('injects outside work as an event and hands back its result or error', async () => {
     const sim = probeSimulation(['a']);
     await sim.run({ until: 10 });

@@ -18,6 +18,8 @@ export type { SimulationOptions, AddNodeOptions, ClockSkew, SimNodeInfo, EventVi
 
 /** 2026-01-01T00:00:00Z: virtual time zero unless a scenario says otherwise. Never the wall clock. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
+/** See SimulationOptions.maxEventsPerInstant. */
+export const DEFAULT_MAX_EVENTS_PER_INSTANT = 1_000_000;
 
 
 const SKIPPED: Deferred = DEFERRED;
@@ -71,6 +73,9 @@ export class Simulation<H = unknown> {
   private nowUs = 0;
   private seq = 0;
   private events = 0;
+  private readonly maxEventsPerInstant: number;
+  /** Events run at nowUs so far, after the first one. */
+  private eventsThisInstant = 0;
   private cancelledTimers = 0;
   private running = false;
   private stopRequested = false;
@@ -80,12 +85,16 @@ export class Simulation<H = unknown> {
 
   constructor(options: SimulationOptions) {
     if (typeof options !== 'object' || options === null) throw new SimulationError('new Simulation: options with a seed are required');
-    const { seed, epochMs = DEFAULT_EPOCH_MS, logLevel = 'info' } = options;
+    const { seed, epochMs = DEFAULT_EPOCH_MS, logLevel = 'info', maxEventsPerInstant = DEFAULT_MAX_EVENTS_PER_INSTANT } = options;
     if (!((typeof seed === 'string' && seed !== '') || (typeof seed === 'number' && Number.isFinite(seed)))) {
       throw new SimulationError(`new Simulation: seed must be a non-empty string or a finite number (got ${JSON.stringify(seed)})`);
     }
     if (!Number.isSafeInteger(epochMs)) throw new SimulationError(`new Simulation: epochMs must be an integer (Unix ms), got ${String(epochMs)}`);
     if (!(logLevel in LOG_RANK)) throw new SimulationError(`new Simulation: logLevel must be one of ${Object.keys(LOG_RANK).join(', ')}`);
+    if (!Number.isSafeInteger(maxEventsPerInstant) || maxEventsPerInstant < 1) {
+      throw new SimulationError(`new Simulation: maxEventsPerInstant must be an integer ≥ 1, got ${String(maxEventsPerInstant)}`);
+    }
+    this.maxEventsPerInstant = maxEventsPerInstant;
     this.seed = String(seed);
     this.epochMs = epochMs;
     this.logThreshold = LOG_RANK[logLevel];
@@ -494,6 +503,11 @@ export class Simulation<H = unknown> {
 
   /** Runs the synchronous part of an event: SKIPPED if it was not an event, else the handler's result. */
   private begin(event: SimEvent): unknown {
+    if (event.time !== this.nowUs) this.eventsThisInstant = 0;
+    else if (++this.eventsThisInstant >= this.maxEventsPerInstant) {
+      const stuck = new SimulationError(`stuck: more than ${this.maxEventsPerInstant} events at this instant and the virtual clock has not moved (something keeps scheduling work for "now")`);
+      throw this.fail(event, stuck);
+    }
     this.nowUs = event.time;
     let result: unknown;
     try {
