@@ -120,7 +120,7 @@ describe('what is mutated, which tests run, and the swarm budget per file', () =
     const p = statePaths('reports/mutation');
     expect(o).toMatchObject({ mutate: ['src/txpool/tx-pool.ts'], testRunner: 'vitest', coverageAnalysis: 'perTest', incremental: true, incrementalFile: p.incremental, force: false, concurrency: 2, eventReporter: { baseDir: p.journal } });
     expect(o.reporters).toContain('event-recorder');
-    expect(o.vitest).toEqual({ configFile: 'scripts/vitest.mutation.config.ts', related: true });
+    expect(o.vitest).toEqual({ configFile: 'scripts/vitest.mutation.config.ts', related: false });
     expect(strykerOptions({ out: 'r', jobs: 1, force: true }).force).toBe(true);
   });
 });
