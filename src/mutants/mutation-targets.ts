@@ -28,7 +28,8 @@ export const MUTATE: readonly string[] = [
 /**
  * The tests run against the mutants, cheapest first (a mutant's run stops at its first failing
  * test, so the order is the run's speed): the unit tests of the mutated folders, the RPC tests
- * that go through the pool's admission, then the in-process cluster, fault and byzantine tests
+ * that go through the pool's admission, pinned swarm seeds, the conformance suite against
+ * simulated nodes, then the in-process cluster, fault and byzantine tests
  * that drive PBFT and Raft groups, the pool and sync through the node (src/sim), slowest last.
  * Left out: the scenario library (every scenario file run twice: minutes for each mutant it
  * reaches, and the swarm phase runs that kind of scenario anyway), real processes, the browser,
@@ -55,6 +56,9 @@ export const TEST_FILES: readonly string[] = [
   // a dozen whole swarm seeds with their trace digests pinned: about 1 s to the first seed a
   // behaviour change fails, 10 s for a mutant that changes nothing there
   'src/sim/scenario/swarm-pinned.test.ts',
+  // the conformance suite against simulated nodes over loopback HTTP: what reaches the group's
+  // and the drivers' RPC-facing code (sealers, peers, pending transactions, calls, sync status)
+  'src/cli/dev-server-conformance.test.ts',
   'src/sim/pbft-membership.test.ts',
   'src/sim/raft-cluster.test.ts',
   'src/sim/raft-membership.test.ts',
