@@ -2,6 +2,7 @@
 // real phases are exercised by the pilot runs docs/mutation.md reports.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandGlobs, globToRegExp, matchesGlobs } from './file-globs.js';
@@ -10,7 +11,7 @@ import { stableIds } from './mutant-id.js';
 import { buildReport, fateOf, renderMarkdown, reportedMutant, summaryLines, type ReportedMutant } from './mutation-report.js';
 import { MutationOptionError, mutateFor, readMutationReport, reportPaths } from './mutation-run.js';
 import { DEFAULT_SWARM_BUDGET, MUTATE, scenariosFor, swarmShares, TEST_FILES, testFileRank } from './mutation-targets.js';
-import { resumeFromJournal, statePaths, strykerOptions } from './stryker-phase.js';
+import { resumeFromJournal, statePaths, strykerOptions, unrunTestFiles } from './stryker-phase.js';
 import { foldJournal, journalCount, readJournal, type Journal } from './stryker-journal.js';
 import { parseStrykerReport, StrykerReportError, type StrykerReport } from './stryker-report.js';
 import { parseTriageEntries, parseTriageFile, renderTriageFile, TriageFileError, type TriageEntry } from './survivors-file.js';
@@ -122,6 +123,23 @@ describe('what is mutated, which tests run, and the swarm budget per file', () =
     expect(o.reporters).toContain('event-recorder');
     expect(o.vitest).toEqual({ configFile: 'scripts/vitest.mutation.config.ts', related: false });
     expect(strykerOptions({ out: 'r', jobs: 1, force: true }).force).toBe(true);
+  });
+
+  it('names the selected test files of which no test ran against the mutants', async () => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+    const selected = await expandGlobs(root, TEST_FILES);
+    expect(selected).toContain('src/rpc/methods.test.ts');
+    expect(selected).toContain('src/sim/scenario/swarm-pinned.test.ts');
+    const test = { tests: [{ id: '1', name: 't' }] };
+    // StrykerJS's keys may be relative or absolute
+    const all = Object.fromEntries(selected.map((f, i) => [i % 2 ? path.join(root, f) : f, test]));
+    const report = (testFiles: Record<string, { tests: Array<{ id: string; name: string }> }>) => ({ schemaVersion: '1.0', thresholds: { high: 80, low: 60 }, files: {}, testFiles });
+    expect(await unrunTestFiles(root, report(all))).toEqual([]);
+    const without = Object.fromEntries(Object.entries(all).filter(([k]) => !k.endsWith('src/rpc/methods.test.ts')));
+    const empty = path.join(root, 'src/sim/scenario/swarm-pinned.test.ts');
+    expect(await unrunTestFiles(root, report({ ...without, [empty]: { tests: [] }, 'src/sim/scenario/swarm-pinned.test.ts': { tests: [] } }))).toEqual(
+      selected.filter((f) => f === 'src/rpc/methods.test.ts' || f === 'src/sim/scenario/swarm-pinned.test.ts'),
+    );
   });
 });
 

@@ -14,7 +14,7 @@ import { matchesGlobs } from './file-globs.js';
 import { buildReport, fateOf, fateWords, isSurvivor, renderMarkdown, reportedMutant, summaryLines, timingWords, type MutationReport, type ReportedMutant, type Timing } from './mutation-report.js';
 import { MUTATE, scenariosFor, swarmShares, type SwarmBudget } from './mutation-targets.js';
 import { runChild, stopEverything } from './runner.js';
-import { readStrykerReport, runTestPhase, statePaths } from './stryker-phase.js';
+import { readStrykerReport, runTestPhase, statePaths, unrunTestFiles } from './stryker-phase.js';
 import { parseTriageEntries, renderTriageFile, type TriageEntry } from './survivors-file.js';
 import { SwarmCache, swarmKey, testbedHash, type SwarmCacheEntry } from './swarm-cache.js';
 import { generatedMutants, runSwarmPhase, runSwarmShare, toPlantable, UNKILLED, type GeneratedMutant } from './swarm-phase.js';
@@ -125,6 +125,8 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
     report = await runTestPhase({ root: o.root, out: o.out, mutate, jobs: o.jobs, ...(o.force ? { force: true } : {}), onLine: o.onLine });
     timing.testPhaseMs = Math.round(performance.now() - t0);
   }
+  const unrun = await unrunTestFiles(o.root, report);
+  if (unrun.length > 0) o.onLine(`tests: WARNING: no test of ${unrun.length} selected test file${unrun.length === 1 ? '' : 's'} ran against the mutants, so what only they reach counts as not covered: ${unrun.join(', ')}`);
   const mutants = generatedMutants(report, (f) => matchesGlobs(f, mutate));
   if (mutants.length === 0) throw new MutationOptionError(`StrykerJS generated no mutants in ${o.files?.join(', ') ?? 'the selected files'}`);
   const unkilled = mutants.filter((m) => UNKILLED.includes(m.status));

@@ -101,6 +101,20 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 /** Reads an incremental (or json-reporter) file; undefined when there is none. */
+/**
+ * The selected test files (TEST_FILES, expanded) of which StrykerJS's report holds no test: they
+ * never ran against the mutants, so what only they reach counts as not covered. (vitest's
+ * "related" search once left six such files out without a word.)
+ */
+export async function unrunTestFiles(root: string, report: StrykerReport): Promise<string[]> {
+  const ran = new Set(
+    Object.entries(report.testFiles ?? {})
+      .filter(([, f]) => f.tests.length > 0)
+      .map(([file]) => path.relative(root, path.resolve(root, file)).split(path.sep).join('/')),
+  );
+  return (await expandGlobs(root, TEST_FILES)).filter((f) => !ran.has(f));
+}
+
 export async function readStrykerReport(file: string): Promise<StrykerReport | undefined> {
   const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return undefined;
