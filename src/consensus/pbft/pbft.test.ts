@@ -661,8 +661,9 @@ describe('PBFT input validation', () => {
     expect(r.status().futurePrepare).toMatchObject({ height: 9 });
   });
 
-  it('an observer (not a sealer) never votes or leads', () => {
-    const observer = new Pbft({ sealers, selfIndex: -1, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+  it.each([-1, sealers.length])('an observer (index %i: none, or past the sealers) never votes or leads', (selfIndex) => {
+    const observer = new Pbft({ sealers, selfIndex, viewTimeoutMs: 3000, txCountLimit: 2 }, head, T0, (h) => h);
+    expect(observer.isSealer).toBe(false);
     expect(observer.start(T0)).toEqual({ broadcast: [], events: [] });
     expect(observer.onMessage(prepare(good()), T0).execute).toBeUndefined();
     expect(observer.onTimeout(T0 + 10_000).broadcast).toEqual([]);
