@@ -86,11 +86,6 @@ export class PbftDriver implements ConsensusDriver {
     return this.adversary?.behaviour;
   }
 
-  /** Mutation counts while this sealer mutates its messages (see PbftMutator). */
-  get mutationCounts(): ReadonlyMap<string, number> | undefined {
-    return this.adversary instanceof PbftMutator ? this.adversary.dice.counts : undefined;
-  }
-
   private makeAdversary(behaviour: ByzantineBehaviour): PbftAdversary | PbftMutator {
     const sealers = () => this.group.next.sealers;
     const port = this.adversaryPort();

@@ -88,15 +88,6 @@ export class RaftDriver implements ConsensusDriver {
     this.group.trace('byzantine-behaviour', { behaviour: next?.kind ?? 'honest' });
   }
 
-  get byzantineStats() {
-    return this.adversary?.stats;
-  }
-
-  /** Mutation counts while this sealer mutates its messages (see RaftMutator). */
-  get mutationCounts(): ReadonlyMap<string, number> | undefined {
-    return this.adversary instanceof RaftMutator ? this.adversary.dice.counts : undefined;
-  }
-
   private makeAdversary(behaviour: ByzantineBehaviour): RaftAdversary | RaftMutator {
     const port = this.adversaryPort();
     if (behaviour.kind !== 'mutate') return new RaftAdversary(behaviour, port);
