@@ -387,7 +387,9 @@ describe('PBFT input validation', () => {
     ['an old timestamp', () => prepare({ ...good(), timestamp: head.timestamp }), "timestamp 999000 is not after the parent's 999000"],
     ['a far-future timestamp', () => prepare({ ...good(), timestamp: T0 + 3_600_000 }), 'timestamp 4600000 is too far from local time 1000000'],
     ['a sealer index out of range', () => prepare({ ...good(), sealer: 4 }), 'sealer index 4 is out of range'],
+    ['a timestamp just over ten minutes ahead', () => prepare({ ...good(), timestamp: T0 + 600_001 }), 'timestamp 1600001 is too far from local time 1000000'],
     ['a wrong sealer list', () => prepare({ ...good(), sealerList: sealers.slice(0, 3) }), 'sealer list differs from the consensus list'],
+    ['the sealer list in another order', () => prepare({ ...good(), sealerList: [sealers[1]!, sealers[0]!, ...sealers.slice(2)] }), 'sealer list differs from the consensus list'],
     ['an empty block', () => prepare({ ...good(), transactions: [] }), 'empty block'],
     ['too many transactions', () => prepare({ ...good(), transactions: [Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)] }), '3 transactions exceed tx_count_limit 2'],
   ])('refuses a proposal from %s, saying why', (_what, make, reason) => {
@@ -398,6 +400,8 @@ describe('PBFT input validation', () => {
 
   it('executes a valid proposal, and ignores one for a wrong number', () => {
     expect(replica().onMessage(prepare(good()), T0).execute?.view).toBe(0);
+    // FISCO's bound: ten minutes from local time, inclusive
+    expect(replica().onMessage(prepare({ ...good(), timestamp: T0 + 600_000 }), T0).execute?.view).toBe(0);
     const r = replica();
     expect(r.onMessage(prepare({ ...good(), number: 9 }), T0).execute).toBeUndefined(); // kept for later, not executed
   });
