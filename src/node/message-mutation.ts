@@ -29,6 +29,7 @@ export const MUTATIONS = {
   'second-vote': 'PBFT: a second Sign and Commit in the view, for another block; Raft: a vote granted in a term the node already voted in',
   'vote-withhold': 'Raft: a granted vote answered as already given (discard)',
   'stale-leader': 'Raft: heartbeats of a term the node led before, sent after it was deposed',
+  'forged-certificate': "Raft: a leader's heartbeat whose commit certificate keeps every signer's index but carries the node's own signature under each other sealer's",
 } as const;
 export type MutationName = keyof typeof MUTATIONS;
 export const MUTATION_NAMES = Object.keys(MUTATIONS) as MutationName[];
@@ -36,7 +37,7 @@ export const MUTATION_NAMES = Object.keys(MUTATIONS) as MutationName[];
 /** Mutations that make sense for each consensus. */
 export const MUTATIONS_FOR: Readonly<Record<'pbft' | 'raft', readonly MutationName[]>> = {
   pbft: ['view+1', 'view-1', 'height+1', 'height-1', 'other-hash', 'other-sealer', 'other-index', 'duplicate', 'replay', 'partial', 'rogue-proposal', 'future-proposal', 'second-vote'],
-  raft: ['term+1', 'term-1', 'height+1', 'height-1', 'other-hash', 'other-sealer', 'other-index', 'duplicate', 'replay', 'misroute', 'partial', 'rogue-proposal', 'second-vote', 'vote-withhold', 'stale-leader'],
+  raft: ['term+1', 'term-1', 'height+1', 'height-1', 'other-hash', 'other-sealer', 'other-index', 'duplicate', 'replay', 'misroute', 'partial', 'rogue-proposal', 'second-vote', 'vote-withhold', 'stale-leader', 'forged-certificate'],
 };
 
 /**

@@ -138,9 +138,29 @@ describe('RaftMutator: each mutation puts on the wire what it claims', () => {
     expect(out.pending!.blockHash).toEqual(hash(1001 % 200));
   });
 
+  it("forged-certificate: the head's certificate keeps its signers' indexes, but only the node's own signature is real", () => {
+    const { mutator, sent } = harness(['forged-certificate']);
+    const sig = (i: number) => Uint8Array.of(100 + i);
+    const certified: Heartbeat = { ...heartbeat(6, false), headSignatures: [0, 1, 3].map((index) => ({ index, signature: sig(index) })) };
+    expect(mutator.send('all', certified)).toBe(true);
+    expect(sent).toHaveLength(4);
+    const own = Uint8Array.from([9, ...hash(7).subarray(0, 4)]);
+    expect((sent[0]!.message as Heartbeat).headSignatures).toEqual([
+      { index: 0, signature: own },
+      { index: 1, signature: sig(1) },
+      { index: 3, signature: own },
+    ]);
+    // nothing to forge without a certificate of two or more signers: the honest message goes (the caller sends it)
+    for (const few of [[], [{ index: 1, signature: sig(1) }]]) {
+      const h = harness(['forged-certificate']);
+      expect(h.mutator.send('all', { ...heartbeat(6, false), headSignatures: few })).toBe(false);
+      expect(h.sent).toEqual([]);
+    }
+  });
+
   it('covers every Raft mutation in these tests', () => {
     expect([...MUTATIONS_FOR.raft].sort()).toEqual(
-      ['term+1', 'term-1', 'height+1', 'height-1', 'other-hash', 'other-sealer', 'other-index', 'duplicate', 'replay', 'misroute', 'partial', 'rogue-proposal', 'second-vote', 'vote-withhold', 'stale-leader'].sort(),
+      ['term+1', 'term-1', 'height+1', 'height-1', 'other-hash', 'other-sealer', 'other-index', 'duplicate', 'replay', 'misroute', 'partial', 'rogue-proposal', 'second-vote', 'vote-withhold', 'stale-leader', 'forged-certificate'].sort(),
     );
   });
 });

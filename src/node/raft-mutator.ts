@@ -93,6 +93,7 @@ export class RaftMutator {
     else if (!(message.type === 'voteResp' && message.flag === 'granted')) out.push('misroute');
     if (message.type === 'heartbeat' && message.pending?.proposal) out.push('other-sealer');
     if (message.type === 'voteResp') out.push(message.flag === 'granted' ? 'vote-withhold' : 'second-vote');
+    if (message.type === 'heartbeat' && message.headSignatures.length > 1) out.push('forged-certificate');
     return out;
   }
 
@@ -170,6 +171,14 @@ export class RaftMutator {
         this.port.send(instead, honest);
         this.dice.note(mutation, { ...what, meantFor: to, sentTo: instead });
         return true;
+      }
+      case 'forged-certificate': {
+        if (message.type !== 'heartbeat' || message.headSignatures.length < 2) return false;
+        // signers' indexes kept (the count looks like a quorum), signatures this node's own: only its own verifies
+        const own = this.port.signBlock(message.blockHash);
+        const self = this.port.selfIndex();
+        const headSignatures = message.headSignatures.map((s) => (s.index === self ? s : { index: s.index, signature: own }));
+        return changed({ ...message, headSignatures }, { forged: headSignatures.filter((s) => s.index !== self).length });
       }
       case 'vote-withhold':
         if (message.type !== 'voteResp' || message.flag !== 'granted') return false;

@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toHexNoPrefix } from '../codec/index.js';
 import { MUTATIONS_FOR, SWARM_MUTATIONS, type MutationName } from '../node/index.js';
@@ -148,11 +151,34 @@ describe('byzantine message mutation (mutate), Raft', () => {
     expect(stale).toBeGreaterThan(0);
   }, 120_000);
 
-  it('makes the mutations outside Raft’s fault model too (scenario files only: swarm never draws them)', async () => {
+  it('makes the mutations swarm does not draw for Raft too (scenario files only)', async () => {
     const unsafe = MUTATIONS_FOR.raft.filter((m) => !SWARM_MUTATIONS.raft.includes(m));
-    expect(unsafe.sort()).toEqual(['rogue-proposal', 'second-vote', 'term+1']);
+    expect(unsafe.sort()).toEqual(['forged-certificate', 'rogue-proposal', 'second-vote', 'term+1']);
     const { actions } = await run('raft', unsafe, 0.5);
     // second-vote needs a vote request node1 would refuse, and rogue-proposal a block shipped to it: the unit tests make each for sure
     expect([...actions.keys()].filter((m) => unsafe.includes(m as MutationName)).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("forged-certificate: the followers verify the leader's certificate and refuse it, and the group goes on", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-forged-certificate-'));
+    try {
+      const tracePath = path.join(dir, 'trace.jsonl');
+      const result = await runScenario(parseScenario(scenario('raft', ['forged-certificate'], 0.5), 'mutate-raft.yaml'), { tracePath });
+      expect(result.verdict, failures(result)).toBe('pass');
+      expect(result.totals.blocks).toBeGreaterThan(20);
+      expect(result.metrics.mutations.get('node1')?.get('forged-certificate') ?? 0).toBeGreaterThan(0);
+      const refused = (await readFile(tracePath, 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('"raft-commit-failed"'))
+        .map((line) => JSON.parse(line) as { node: string; fields: { reason: string } });
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) {
+        expect(r.node).not.toBe('node1');
+        // node1 leads a group of 5: its own signature is the one that verifies, 3 are needed
+        expect(r.fields.reason).toBe("1 valid signatures in the leader's certificate, 3 needed");
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
