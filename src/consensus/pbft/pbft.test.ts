@@ -253,7 +253,12 @@ describe('PBFT, faults', () => {
     ]);
   });
 
-  it.each([false, true])('a leader that is not locked re-proposes a block it executed and saw a Commit for (a lock hint), not a new one (a byzantine sealer committing to many other hashes first: %s)', (byzantineFirst) => {
+  it.each([
+    ['none', -1],
+    ['before', 2],
+    ['after', 2],
+    ['after', 3],
+  ] as const)('a leader that is not locked re-proposes a block it executed and saw a Commit for (a lock hint), not a new one (Commits for many other hashes: %s, from sealer %i)', (when, byzantine) => {
     const sealers = ids.slice(0, 4);
     const head: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
     const config = (selfIndex: number) => ({ sealers, selfIndex, viewTimeoutMs: 3000, txCountLimit: 1000 });
@@ -263,12 +268,15 @@ describe('PBFT, faults', () => {
     const x = proposalFor(head, 0, 0, T0 + 10, 4, 2);
     const exec = node.onMessage({ type: 'prepare', height: 1, view: 0, idx: 0, proposal: x }, T0 + 10).execute!;
     node.onExecuted(exec.height, exec.view, blockHashOf(x), T0 + 20);
-    // a byzantine sealer sends Commits for many made-up hashes in view 0: they must not hide node 3's
-    if (byzantineFirst) {
-      for (let k = 1; k <= 6; k++) node.onMessage({ type: 'commit', height: 1, view: 0, idx: 2, blockHash: new Uint8Array(32).fill(k), blockSignature: new Uint8Array(1) }, T0 + 25);
-    }
+    // a byzantine sealer sends Commits for many made-up hashes in view 0, before or after node 3's (or node 3 itself
+    // after its own): they must not hide the first Commit node 3 sent
+    const others = (at: number) => {
+      for (let k = 1; k <= 6; k++) node.onMessage({ type: 'commit', height: 1, view: 0, idx: byzantine, blockHash: new Uint8Array(32).fill(k), blockSignature: new Uint8Array(1) }, at);
+    };
+    if (when === 'before') others(T0 + 25);
     // node 3 saw n − f signs for x in view 0 and committed (it is locked on x); nobody else did
     node.onMessage({ type: 'commit', height: 1, view: 0, idx: 3, blockHash: blockHashOf(x), blockSignature: new Uint8Array(1) }, T0 + 30);
+    if (when === 'after') others(T0 + 35);
     // the group moves to view 1, where node 1 leads
     const all = [
       node.onMessage({ type: 'viewchange', height: 0, view: 1, idx: 2, blockHash: head.hash }, T0 + 3000),
