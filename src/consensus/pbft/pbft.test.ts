@@ -406,6 +406,36 @@ describe('PBFT input validation', () => {
     expect(out.events).toEqual([{ kind: 'pbft-prepare-refused', fields: { height: 6, view: 0, from: make().idx, reason } }]);
   });
 
+  it("catches up with a higher view on f + 1 Signs in it only when it holds that view's prepare", () => {
+    const other = new Uint8Array(32).fill(8);
+    const sign = (idx: number): PbftMessage => ({ type: 'sign', height: 6, view: 4, idx, blockHash: other, blockSignature: Uint8Array.of(idx) });
+    const without = replica();
+    without.start(T0);
+    for (const idx of [0, 3]) without.onMessage(sign(idx), T0 + 1);
+    expect(without.status().view).toBe(0);
+    const withPrepare = replica();
+    withPrepare.start(T0);
+    withPrepare.onMessage(prepare(good(), 1, 4), T0); // node 1 leads view 4 at height 6
+    withPrepare.onMessage(sign(0), T0 + 1);
+    expect(withPrepare.status().view).toBe(0); // one Sign is not f + 1
+    const caught = withPrepare.onMessage(sign(3), T0 + 2);
+    expect(withPrepare.status().view).toBe(4);
+    expect(caught.events.find((e) => e.kind === 'pbft-view')?.fields).toMatchObject({ from: 0, to: 4, reason: 'catch-up' });
+  });
+
+  it('refuses a view change from a sealer on another chain head, saying so, and does not count it', () => {
+    const r = replica();
+    r.start(T0);
+    const vc = (idx: number, blockHash: Uint8Array): PbftMessage => ({ type: 'viewchange', height: 5, view: 1, idx, blockHash });
+    const refused = r.onMessage(vc(0, new Uint8Array(32).fill(6)), T0 + 1);
+    expect(refused.events).toEqual([{ kind: 'pbft-viewchange-refused', fields: { from: 0, reason: 'different chain head' } }]);
+    // one more on our head (not the leader's) is not the f + 1 = 2 that would make it follow, as counting the refused one would
+    r.onMessage(vc(3, head.hash), T0 + 2);
+    expect(r.status()).toMatchObject({ view: 0, toView: 0 });
+    r.onMessage(vc(0, head.hash), T0 + 3);
+    expect(r.status().view).toBe(1);
+  });
+
   it('executes a valid proposal, and ignores one for a wrong number', () => {
     expect(replica().onMessage(prepare(good()), T0).execute?.view).toBe(0);
     // FISCO's bound: ten minutes from local time, inclusive
