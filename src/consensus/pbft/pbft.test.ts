@@ -253,6 +253,34 @@ describe('PBFT, faults', () => {
     ]);
   });
 
+  it('a lock of the current view keeps a node from committing another block on a quorum of Signs; a lock of an earlier view does not', () => {
+    const sealers = ids.slice(0, 4);
+    const head: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
+    const locked = proposalFor(head, 0, 0, T0, 4, 3);
+    const lock: PbftLock = { height: 1, view: 0, blockHash: blockHashOf(locked), proposal: locked };
+    const signs = (node: Pbft, view: number, hash: Uint8Array, at: number) =>
+      [0, 1, 3].map((idx) => node.onMessage({ type: 'sign', height: 1, view, idx, blockHash: hash, blockSignature: Uint8Array.of(idx) }, at));
+    // view 0, the lock's own: node 0 (its leader) proposes another block; node 2 executes it, and three Signs for it come
+    const same = new Pbft({ sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 1000 }, head, T0, (h) => h, { ...lock });
+    const different = proposalFor(head, 0, 0, T0 + 5, 4, 1);
+    const exec = same.onMessage({ type: 'prepare', height: 1, view: 0, idx: 0, proposal: different }, T0 + 5).execute!;
+    same.onExecuted(exec.height, exec.view, blockHashOf(different), T0 + 6);
+    const outs = signs(same, 0, blockHashOf(different), T0 + 7);
+    expect(outs.flatMap((o) => o.broadcast).filter((m) => m.type === 'commit')).toEqual([]);
+    expect(outs.some((o) => o.persistLock)).toBe(false);
+    expect(same.status().lock?.view).toBe(0);
+    // view 1, after the lock's: the same Signs for the block proposed there make node 2 commit to it and move its lock
+    const later = new Pbft({ sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 1000 }, head, T0, (h) => h, { ...lock });
+    for (const idx of [0, 3]) later.onMessage({ type: 'viewchange', height: 0, view: 1, idx, blockHash: head.hash }, T0 + 1);
+    expect(later.status().view).toBe(1);
+    const next = proposalFor(head, 1, 1, T0 + 10, 4, 2);
+    const exec1 = later.onMessage({ type: 'prepare', height: 1, view: 1, idx: 1, proposal: next }, T0 + 10).execute!;
+    later.onExecuted(exec1.height, exec1.view, blockHashOf(next), T0 + 11);
+    const outs1 = signs(later, 1, blockHashOf(next), T0 + 12);
+    expect(outs1.flatMap((o) => o.broadcast).filter((m) => m.type === 'commit').map((m) => m.view)).toEqual([1]);
+    expect(later.status().lock).toMatchObject({ height: 1, view: 1, blockHash: blockHashOf(next) });
+  });
+
   it.each([
     ['none', -1],
     ['before', 2],
