@@ -451,6 +451,43 @@ describe('PBFT input validation', () => {
     expect(caught.events.find((e) => e.kind === 'pbft-view')?.fields).toMatchObject({ from: 0, to: 4, reason: 'catch-up' });
   });
 
+  it('counts view changes only for views above its own, and forgets those at or below the view it switches to', () => {
+    const r = replica();
+    r.start(T0);
+    const vc = (idx: number, view: number): PbftMessage => ({ type: 'viewchange', height: 5, view, idx, blockHash: head.hash });
+    r.onMessage(vc(0, 3), T0 + 1);
+    expect(r.status().viewChangeCount).toBe(1);
+    // sealers 0 and 3 want views above ours (f + 1): node 2 asks for the lowest, 1; sealer 1's vote makes the quorum there
+    r.onMessage(vc(3, 1), T0 + 2);
+    expect(r.status()).toMatchObject({ view: 0, toView: 1, viewChangeCount: 3 });
+    r.onMessage(vc(1, 1), T0 + 2);
+    expect(r.status().view).toBe(1);
+    expect(r.status().viewChangeCount).toBe(1); // view 1's three are gone, sealer 0's for view 3 stays
+    // a late one for the current view, or an older one, is not counted
+    r.onMessage(vc(0, 1), T0 + 3);
+    r.onMessage(vc(3, 0), T0 + 3);
+    expect(r.status().viewChangeCount).toBe(1);
+    // sealer 0 still wants view 3: with sealer 3 wanting it too that is f + 1, and node 2 asks for it
+    r.onMessage(vc(3, 3), T0 + 4);
+    expect(r.status().toView).toBe(3);
+  });
+
+  it("follows the leader's hand-over at once only to the next view, and only when it has not asked for one itself", () => {
+    // node 1 leads view 0 at height 6
+    const vc = (idx: number, view: number): PbftMessage => ({ type: 'viewchange', height: 5, view, idx, blockHash: head.hash });
+    const next = replica();
+    next.start(T0);
+    expect(next.onMessage(vc(1, 1), T0 + 1).events.map((e) => e.fields.reason)).toEqual(['leader-handover']);
+    const skipping = replica();
+    skipping.start(T0);
+    expect(skipping.onMessage(vc(1, 2), T0 + 1).broadcast).toEqual([]);
+    expect(skipping.status().toView).toBe(0);
+    const asked = replica();
+    asked.start(T0);
+    asked.onTimeout(T0 + 3000); // asks for view 1 itself
+    expect(asked.onMessage(vc(1, 1), T0 + 3001).events.filter((e) => e.kind === 'pbft-viewchange-sent')).toEqual([]);
+  });
+
   it('refuses a view change from a sealer on another chain head, saying so, and does not count it', () => {
     const r = replica();
     r.start(T0);
