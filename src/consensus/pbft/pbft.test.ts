@@ -318,6 +318,34 @@ describe('PBFT, faults', () => {
     expect(all.flatMap((o) => o.events).find((e) => e.kind === 'pbft-reproposed')?.fields).toMatchObject({ height: 1, view: 1, fromView: 0 });
   });
 
+  it('with lock hints from two earlier views, a leader re-proposes the block of the later one', () => {
+    const sealers = ids.slice(0, 4);
+    const head: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
+    // at height 1 view v is led by sealer v % 4: node 2 leads view 2
+    const node = new Pbft({ sealers, selfIndex: 2, viewTimeoutMs: 3000, txCountLimit: 1000 }, head, T0, (h) => h);
+    node.start(T0);
+    const commitFrom = (idx: number, view: number, p: Proposal, at: number) => node.onMessage({ type: 'commit', height: 1, view, idx, blockHash: blockHashOf(p), blockSignature: new Uint8Array(1) }, at);
+    const toView = (view: number, at: number) => {
+      for (const idx of [0, 1, 3]) node.onMessage({ type: 'viewchange', height: 0, view, idx, blockHash: head.hash }, at);
+      expect(node.status().view).toBe(view);
+    };
+    const p0 = proposalFor(head, 0, 0, T0 + 10, 4, 2);
+    const e0 = node.onMessage({ type: 'prepare', height: 1, view: 0, idx: 0, proposal: p0 }, T0 + 10).execute!;
+    node.onExecuted(e0.height, e0.view, blockHashOf(p0), T0 + 11);
+    commitFrom(3, 0, p0, T0 + 12);
+    toView(1, T0 + 3000);
+    const p1 = proposalFor(head, 1, 1, T0 + 3010, 4, 3);
+    const e1 = node.onMessage({ type: 'prepare', height: 1, view: 1, idx: 1, proposal: p1 }, T0 + 3010).execute!;
+    node.onExecuted(e1.height, e1.view, blockHashOf(p1), T0 + 3011);
+    commitFrom(0, 1, p1, T0 + 3012);
+    const outs: PbftOutput[] = [];
+    for (const idx of [0, 1, 3]) outs.push(node.onMessage({ type: 'viewchange', height: 0, view: 2, idx, blockHash: head.hash }, T0 + 7000));
+    expect(node.status().view).toBe(2);
+    const prepare = outs.flatMap((o) => o.broadcast).find((m) => m.type === 'prepare') as { proposal: Proposal } | undefined;
+    expect(encodeProposal(prepare!.proposal)).toEqual(encodeProposal(p1));
+    expect(outs.flatMap((o) => o.events).find((e) => e.kind === 'pbft-reproposed')?.fields).toMatchObject({ view: 2, fromView: 1 });
+  });
+
   it('fast view change: f + 1 sealers wanting higher views move a node to the lowest of them, as FISCO does', () => {
     const sealers = ids.slice(0, 7); // f = 2
     const head: PbftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0 };
