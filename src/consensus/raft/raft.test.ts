@@ -282,8 +282,9 @@ describe('Raft replication', () => {
 });
 
 describe('Raft membership and roles', () => {
-  it('an observer (not a sealer) never votes, never campaigns and arms no timer', () => {
-    const observer = node(-1);
+  it.each([-1, 4])('an observer (index %i: none, or past the 4 sealers) never votes, never campaigns and arms no timer', (selfIndex) => {
+    const observer = node(selfIndex);
+    expect(observer.isSealer).toBe(false);
     expect(observer.start(T0)).toEqual({ send: [], events: [] });
     expect(observer.onMessage(voteReq(0, 3), T0)).toEqual({ send: [], events: [] });
     expect(observer.tick(T0 + 60_000)).toEqual({ send: [], events: [] });
