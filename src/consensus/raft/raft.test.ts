@@ -443,6 +443,7 @@ describe('Raft reports from the driver', () => {
     expect(refusal({ ...base, number: 2 })).toBe('number 2, expected 1');
     const otherParent = new Uint8Array(32).fill(0xab);
     expect(refusal({ ...base, parentHash: otherParent })).toBe(`parent ${toHex(otherParent).slice(0, 10)}… is not the head ${toHex(GENESIS.hash).slice(0, 10)}…`);
+    expect(refusal({ ...base, timestamp: GENESIS.timestamp })).toBe(`timestamp ${GENESIS.timestamp} is not after the parent's ${GENESIS.timestamp}`);
     expect(refusal({ ...base, sealer: 3 })).toBe('sealer index 3 is out of range');
     expect(refusal({ ...base, sealerList: [ids[0]!, ids[2]!, ids[1]!] })).toBe('sealer list differs from the consensus list');
     expect(refusal({ ...base, sealerList: ids.slice(0, 4) })).toBe('sealer list differs from the consensus list');
