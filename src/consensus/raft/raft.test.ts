@@ -273,6 +273,16 @@ describe('Raft replication', () => {
     expect(net.nodes[leader]!.status().role).not.toBe('leader');
   });
 
+  it('a tick before the election deadline only says when the timer is due; at the deadline the node campaigns', () => {
+    const n = node(1);
+    n.start(T0);
+    const deadline = n.status().electionDeadline;
+    expect(n.tick(deadline - 1)).toEqual({ send: [], events: [], timerAt: deadline });
+    expect(n.status().role).toBe('follower');
+    expect(n.tick(deadline).send.map((s) => s.message.type)).toContain('voteReq');
+    expect(n.status().role).toBe('candidate');
+  });
+
   it('heartbeats go out every min_elect_time / 4', () => {
     const n = node(0, INITIAL_HARD_STATE, 1);
     const first = n.tick(T0 + 3_000); // a single sealer elects itself at once
