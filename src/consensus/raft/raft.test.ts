@@ -273,6 +273,18 @@ describe('Raft replication', () => {
     expect(net.nodes[leader]!.status().role).not.toBe('leader');
   });
 
+  it('takes no message carrying its own index or an index past the sealers', () => {
+    for (const idx of [2, 4, 5]) {
+      const n = node(2);
+      n.start(T0);
+      expect(n.onMessage(voteReq(idx, 3), T0 + 1), `index ${idx}`).toEqual({ send: [], events: [] });
+      expect(n.status()).toMatchObject({ term: 0, role: 'follower' });
+    }
+    const n = node(2);
+    n.start(T0);
+    expect(n.onMessage(voteReq(3, 3), T0 + 1).send).toHaveLength(1); // a real peer's is answered
+  });
+
   it('a tick before the election deadline only says when the timer is due; at the deadline the node campaigns', () => {
     const n = node(1);
     n.start(T0);
