@@ -529,6 +529,15 @@ describe('Raft reports from the driver', () => {
     expect(g.onMessage(withCertificate, T0 + 30).commit).toBeUndefined(); // height 1 is still being committed
   });
 
+  it("a leader takes only the execution of the height it is sealing; another height's report changes nothing", () => {
+    const leader = single();
+    const p = proposalOn(GENESIS, 0, 1, 1);
+    leader.propose(p, T0 + 3_000);
+    expect(leader.onExecuted(2, blockHashOf(p), T0 + 3_005)).toEqual({ send: [], events: [] });
+    expect(leader.canSeal()).toBeUndefined(); // still sealing height 1
+    expect(leader.onExecuted(1, blockHashOf(p), T0 + 3_010).events.map((e) => e.kind)).toContain('raft-sealed');
+  });
+
   it('a block committed (by sync) at the height a leader was sealing ends that sealing: it may seal the next', () => {
     const leader = single();
     const p = proposalOn(GENESIS, 0, 1, 1);
