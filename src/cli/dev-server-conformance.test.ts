@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runConformance } from '../conformance/index.js';
 import { startDevServer, type DevServer } from '../sim/index.js';
-import { failedChecks, rpc } from './http-rpc.test-helper.js';
+import { CONFORMANCE_CASES, failedChecks } from '../conformance/conformance.test-helper.js';
+import { rpc } from './http-rpc.test-helper.js';
 
 // In process (simulated nodes behind real loopback HTTP), so `npm run mutation` runs them against
 // the mutants too: they are the tests that reach the node's RPC-facing group and driver code.
@@ -12,13 +13,7 @@ afterEach(async () => {
 });
 
 describe('the dev server (twinchain serve) over real HTTP', () => {
-  it.each([
-    ['later', 'pbft', '2.11.0', 'ecdsa'],
-    ['earlier', 'pbft', '2.0.0-rc1', 'ecdsa'],
-    ['later', 'raft', '2.11.0', 'ecdsa'],
-    ['earlier', 'raft', '2.0.0-rc1', 'ecdsa'],
-    ['later', 'pbft', '2.4.0', 'sm'],
-  ] as const)('passes the conformance suite: %s variant, %s, supported_version %s, %s', async (variant, consensus, supportedVersion, suite) => {
+  it.each(CONFORMANCE_CASES)('passes the conformance suite: %s variant, %s, supported_version %s, %s', async (variant, consensus, supportedVersion, suite) => {
     server = await startDevServer({ rpcPort: 0, consensus, supportedVersion, suite, seed: `serve-${variant}-${consensus}-${suite}` });
     expect(server.endpoints).toHaveLength(4);
     const report = await runConformance({ url: server.endpoints[1]!.url, pollIntervalMs: 50 });

@@ -1,5 +1,3 @@
-import type { ConformanceReport } from '../conformance/index.js';
-
 export interface RpcReply {
   id: unknown;
   result?: unknown;
@@ -10,9 +8,4 @@ export interface RpcReply {
 export async function rpc(url: string, method: string, params: unknown[] = [1]): Promise<RpcReply> {
   const response = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
   return (await response.json()) as RpcReply;
-}
-
-/** A conformance report's failed checks, one line each. */
-export function failedChecks(report: ConformanceReport): string[] {
-  return report.results.filter((r) => r.status === 'fail').map((r) => `${r.name}: ${r.reason}`);
 }

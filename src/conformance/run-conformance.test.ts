@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRpcService, startHttpServer, type RpcHttpServer } from '../rpc/index.js';
 import { DevNode, type DevNodeOptions } from '../rpc/testing/index.js';
+import { CONFORMANCE_CASES, failedChecks } from './conformance.test-helper.js';
 import { formatReport } from './report.js';
-import { EndpointUnreachableError, runConformance, type ConformanceReport } from './run-conformance.js';
+import { EndpointUnreachableError, runConformance } from './run-conformance.js';
 
 const servers: Array<{ node: DevNode; http: RpcHttpServer }> = [];
 afterAll(async () => {
@@ -21,21 +22,11 @@ async function serve(options: DevNodeOptions): Promise<string> {
   return http.url;
 }
 
-function failures(report: ConformanceReport): string[] {
-  return report.results.filter((r) => r.status === 'fail').map((r) => `${r.name}: ${r.reason}`);
-}
-
 describe('the conformance suite against a dev node over real HTTP', () => {
-  it.each([
-    ['later', 'pbft', '2.11.0', 'ecdsa'],
-    ['later', 'raft', '2.11.0', 'ecdsa'],
-    ['earlier', 'pbft', '2.0.0-rc1', 'ecdsa'],
-    ['earlier', 'raft', '2.0.0-rc1', 'ecdsa'],
-    ['later', 'pbft', '2.4.0', 'sm'],
-  ] as const)('passes: %s variant, %s, supported_version %s, %s', async (variant, consensus, supportedVersion, suite) => {
+  it.each(CONFORMANCE_CASES)('passes: %s variant, %s, supported_version %s, %s', async (variant, consensus, supportedVersion, suite) => {
     const url = await serve({ consensus, supportedVersion, suite, seed: `${variant}-${consensus}-${suite}` });
     const report = await runConformance({ url, removedGroup: 2, pollIntervalMs: 20 });
-    expect(failures(report)).toEqual([]);
+    expect(failedChecks(report)).toEqual([]);
     expect(report).toMatchObject({ variant, variantSource: 'detected', consensus, suite, failed: 0 });
     const skipped = report.results.filter((r) => r.status === 'skip').map((r) => r.name);
     // Only the consensus-specific check, the pending sighting if the block came first, and the
@@ -51,7 +42,7 @@ describe('the conformance suite against a dev node over real HTTP', () => {
     const url = await serve({ supportedVersion: '2.11.0', seed: 'mismatch' });
     const report = await runConformance({ url, variant: 'earlier', pollIntervalMs: 20 });
     expect(report.variantSource).toBe('option');
-    const failed = failures(report).join('\n');
+    const failed = failedChecks(report).join('\n');
     expect(failed).toContain('only the later variant has');
     expect(failed).toContain('getClientVersion');
     expect(report.results.find((r) => r.name.includes('-40009'))).toMatchObject({ status: 'skip' });
@@ -72,7 +63,7 @@ describe('the conformance suite without a socket', () => {
     mock.listen({ onUnhandledRequest: 'error' });
     try {
       const report = await runConformance({ url: 'http://conformance.twinchain.test/', pollIntervalMs: 10 });
-      expect(failures(report)).toEqual([]);
+      expect(failedChecks(report)).toEqual([]);
     } finally {
       mock.close();
       await node.stopSealing();
@@ -100,7 +91,7 @@ describe('the conformance suite without a socket', () => {
     };
     try {
       const report = await runConformance({ url: 'http://hex-indexes-only.test/', fetch: hexOnly, pollIntervalMs: 10 });
-      expect(failures(report)).toEqual([expect.stringMatching(/^quantity parameters: decimal .*getTransactionByBlockNumberAndIndex.*-32602/)]);
+      expect(failedChecks(report)).toEqual([expect.stringMatching(/^quantity parameters: decimal .*getTransactionByBlockNumberAndIndex.*-32602/)]);
     } finally {
       await node.stopSealing();
     }

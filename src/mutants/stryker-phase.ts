@@ -100,7 +100,6 @@ async function writeAtomically(file: string, text: string): Promise<void> {
   await rename(`${file}.tmp`, file);
 }
 
-/** Reads an incremental (or json-reporter) file; undefined when there is none. */
 /**
  * The selected test files (TEST_FILES, expanded) of which StrykerJS's report holds no test: they
  * never ran against the mutants, so what only they reach counts as not covered. (vitest's
@@ -115,6 +114,7 @@ export async function unrunTestFiles(root: string, report: StrykerReport): Promi
   return (await expandGlobs(root, TEST_FILES)).filter((f) => !ran.has(f));
 }
 
+/** Reads an incremental (or json-reporter) file; undefined when there is none. */
 export async function readStrykerReport(file: string): Promise<StrykerReport | undefined> {
   const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return undefined;
