@@ -22,7 +22,10 @@ export const FORGE_SYNC_AHEAD = 3;
  *   the first places of its sealer list) and signed by those keys;
  * - `other-height`: a real block of another height renumbered to the asked one, its signatures kept
  *   (valid for the block it came from, not for this one);
- * - `other-fork`: a block on a made-up parent (another fork), signed by this node only.
+ * - `other-fork`: a block on a made-up parent (another fork), signed by this node only;
+ * - `other-body`: a real block with its header and its sealers' signatures, all valid, and its last
+ *   transaction left out: only executing it shows that it is not the block the header names. It
+ *   can forge only the blocks it has, so it answers up to its real head.
  */
 export class SyncAdversary {
   private readonly variant: ForgeSyncVariant;
@@ -72,6 +75,11 @@ export class SyncAdversary {
     const last = Math.min(from + count, this.advertisedHeight() + 1);
     for (let n = Math.max(1, from); n < last; n++) {
       const real = (await ledger.blockByNumber(n))?.block;
+      if (this.variant === 'other-body') {
+        if (!real) break;
+        out.push({ ...real, transactions: real.transactions.slice(0, -1) });
+        continue;
+      }
       let base: Block = real ?? head;
       let signatures: readonly BlockSignature[] | undefined;
       if (this.variant === 'other-height') {

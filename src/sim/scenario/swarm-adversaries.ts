@@ -1,4 +1,4 @@
-import { BAD_BLOCK_VARIANTS, FORGE_SYNC_VARIANTS, SWARM_MUTATIONS, type MutationName } from '../../node/index.js';
+import { BAD_BLOCK_VARIANTS, SWARM_FORGE_SYNC_VARIANTS, SWARM_MUTATIONS, type MutationName } from '../../node/index.js';
 import { deriveSeed, SeededRng } from '../../runtime/index.js';
 import { honestNodes, resolveGroups } from './scenario-chain.js';
 import { durationMs } from './scenario-loader.js';
@@ -24,7 +24,7 @@ const PICKS: Readonly<Record<'pbft' | 'raft', readonly Pick[]>> = {
   pbft: [
     { behaviour: 'bad-block', variants: BAD_BLOCK_VARIANTS },
     { behaviour: 'lock-breaker' },
-    { behaviour: 'forge-sync', variants: FORGE_SYNC_VARIANTS },
+    { behaviour: 'forge-sync', variants: SWARM_FORGE_SYNC_VARIANTS },
     { behaviour: 'equivocate' },
     { behaviour: 'double-sign' },
     { behaviour: 'silent' },
@@ -33,7 +33,7 @@ const PICKS: Readonly<Record<'pbft' | 'raft', readonly Pick[]>> = {
     { behaviour: 'mutate' },
     { behaviour: 'mutate' },
   ],
-  raft: [{ behaviour: 'conflicting-leader' }, { behaviour: 'forge-sync', variants: FORGE_SYNC_VARIANTS }, { behaviour: 'mutate' }, { behaviour: 'mutate' }],
+  raft: [{ behaviour: 'conflicting-leader' }, { behaviour: 'forge-sync', variants: SWARM_FORGE_SYNC_VARIANTS }, { behaviour: 'mutate' }, { behaviour: 'mutate' }],
 };
 
 /**
