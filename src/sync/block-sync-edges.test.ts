@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../chain/index.js';
-import { BlockSync, STATUS_INTERVAL_MS } from './block-sync.js';
+import { BAD_PEER_PENALTY_MS, BlockSync, STATUS_INTERVAL_MS } from './block-sync.js';
 
 const genesis = new Uint8Array(32).fill(1);
 const h = (n: number) => new Uint8Array(32).fill(n % 256);
@@ -31,6 +31,46 @@ describe('BlockSync at the edges of what it asked for and what it holds', () => 
     expect(sync.status().downloaded).toBe(0);
     const out = sync.onBlocks(peer('b'), [block(1), block(2), block(3)], 3);
     expect(out.apply.map((b) => b.header.number)).toEqual([1, 2, 3]);
+  });
+
+  it('keeps no block below the start of the peer’s shard, nor one at the head inside a shard still open', () => {
+    const sync = at(0);
+    expect(sync.onStatus(peer('a'), status(2), 0).requests).toEqual([{ to: peer('a'), from: 1, count: 2 }]);
+    expect(sync.onStatus(peer('b'), status(40), 0).requests.map((r) => [r.to, r.from])).toEqual([
+      [peer('b'), 3],
+      [peer('b'), 35],
+    ]);
+    sync.onBlocks(peer('b'), [block(2)], 1); // b was asked from 3 on
+    expect(sync.status().downloaded).toBe(0);
+    sync.onHeadChanged({ number: 1, hash: h(1) }, 2); // consensus got block 1; a's shard (1..2) stays open
+    sync.onBlocks(peer('a'), [block(1)], 3);
+    expect(sync.status().downloaded).toBe(0);
+  });
+
+  it('with two peers at the best height, keeps reporting the hash of the one heard first', () => {
+    const sync = at(0);
+    sync.onStatus(peer('b'), status(9, h(91)), 0);
+    sync.onStatus(peer('a'), status(9, h(92)), 0);
+    sync.onStatus(peer('b'), status(9, h(91)), 1);
+    expect(sync.status().knownLatestHash).toEqual(h(91));
+  });
+
+  it('re-plans when a peer leaves only if that took outstanding shards with it', () => {
+    const sync = at(0);
+    sync.onStatus(peer('a'), status(3), 0); // 1..3 asked of a
+    sync.onStatus(peer('b'), status(3), 0);
+    // a's block 2 is bad: a is shunned, and 2..3 go to b
+    sync.onBlocks(peer('a'), [block(1), block(2), block(3)], 1);
+    expect(sync.onApplyFailed(2, 'bad', 2).requests).toEqual([{ to: peer('b'), from: 2, count: 2 }]);
+    sync.onHeadChanged({ number: 1, hash: h(1) }, 3);
+    // a, still shunned, now has 4..5, which nobody else has; c has nothing we need
+    expect(sync.onStatus(peer('a'), status(5), 4).requests).toEqual([]);
+    sync.onStatus(peer('c'), status(1), 4);
+    // c leaves after a's penalty ran out: it took no shard, so there is nothing to re-plan (the periodic tick asks a)
+    const later = 2 + BAD_PEER_PENALTY_MS + 1;
+    expect(sync.retainPeers([peer('a'), peer('b')], later).requests).toEqual([]);
+    // b leaves with its shard: re-planned at once, all of 2..5 to a whose penalty is over
+    expect(sync.retainPeers([peer('a')], later + 1).requests).toEqual([{ to: peer('a'), from: 2, count: 4 }]);
   });
 
   it('keeps the first copy of a block it holds, and none at or below its head', () => {
