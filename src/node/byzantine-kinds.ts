@@ -29,12 +29,12 @@ export const BAD_BLOCK_VARIANTS = [
 export type BadBlockVariant = (typeof BAD_BLOCK_VARIANTS)[number];
 
 export const FORGE_SYNC_VARIANTS = ['too-few-signatures', 'non-sealer-signatures', 'other-height', 'other-fork', 'other-body'] as const;
+export type ForgeSyncVariant = (typeof FORGE_SYNC_VARIANTS)[number];
 /**
  * The forge-sync variants swarm draws: `other-body` is for scenario files only, as adding it to the
  * draw would change every swarm seed's draws (and the measured 1,000 seeds with them).
  */
 export const SWARM_FORGE_SYNC_VARIANTS: readonly ForgeSyncVariant[] = ['too-few-signatures', 'non-sealer-signatures', 'other-height', 'other-fork'];
-export type ForgeSyncVariant = (typeof FORGE_SYNC_VARIANTS)[number];
 
 /** The variants of each behaviour that has some (the others take none). */
 export const BYZANTINE_VARIANTS: Readonly<Partial<Record<ByzantineKind, readonly string[]>>> = {

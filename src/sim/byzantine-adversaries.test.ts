@@ -3,35 +3,10 @@ import { fromHex, toHex } from '../codec/index.js';
 import { decodePbftMessage } from '../consensus/index.js';
 import { decodeSyncMessage } from '../sync/index.js';
 import { decodeFrame, type PbftDriver } from '../node/index.js';
-import { chainOf, lan, minHeight, sealerIndex } from './byzantine.test-helper.js';
-import { CommitMonitor } from './commit-monitor.js';
+import { chainOf, lan, minHeight, record, sealerIndex } from './byzantine.test-helper.js';
 import { cluster, type Cluster } from './sim-cluster.js';
 
 const HONEST3 = ['node0', 'node1', 'node2'];
-
-interface Ev {
-  node: string;
-  kind: string;
-  fields: Readonly<Record<string, unknown>>;
-  atMs: number;
-}
-
-/** Every node event, and the commit monitor over the honest nodes. */
-function record(honest: readonly string[]) {
-  const monitor = new CommitMonitor(honest);
-  const events: Ev[] = [];
-  return {
-    monitor,
-    events,
-    onNodeEvent(node: string, kind: string, fields: Readonly<Record<string, unknown>>, atMs: number) {
-      monitor.onNodeEvent(node, kind, fields, atMs);
-      events.push({ node, kind, fields, atMs });
-    },
-    of(kind: string, nodes?: readonly string[], action?: string): Ev[] {
-      return events.filter((e) => e.kind === kind && (!nodes || nodes.includes(e.node)) && (action === undefined || e.fields.action === action));
-    },
-  };
-}
 
 /** PBFT Sign and Commit messages as delivered, decoded: (sender name, type, block hash). */
 function pbftVotesOnWire(c: Cluster): Array<{ from: string; type: string; hash: string }> {
@@ -136,6 +111,8 @@ describe('forge-sync: a sync peer that claims blocks it does not have and serves
     ['non-sealer-signatures', /its sealer list is not the consensus list at its height/],
     ['other-height', /valid sealer signatures, \d+ needed/],
     ['other-fork', /its parent is not our head/],
+    // the header and its signatures are real: only executing the body shows it is not the block's
+    ['other-body', /^block \d+ does not re-execute to the same result: .*transactionsRoot 0x/],
   ];
   it.each(variants)('%s (PBFT): every forged block is refused, and a node catching up by sync gets the real blocks from honest peers', async (variant, reason) => {
     const w = record(HONEST3);

@@ -12,6 +12,24 @@ export interface NodeEventRecord {
   readonly atMs: number;
 }
 
+/** Every node event, and the commit monitor over the honest nodes. */
+export function record(honest: readonly string[]) {
+  const monitor = new CommitMonitor(honest);
+  const events: NodeEventRecord[] = [];
+  return {
+    monitor,
+    events,
+    onNodeEvent(node: string, kind: string, fields: Readonly<Record<string, unknown>>, atMs: number) {
+      monitor.onNodeEvent(node, kind, fields, atMs);
+      events.push({ node, kind, fields, atMs });
+    },
+    /** Events of `kind` from these nodes (all when omitted), with this action (byzantine-action). */
+    of(kind: string, nodes?: readonly string[], action?: string): NodeEventRecord[] {
+      return events.filter((e) => e.kind === kind && (!nodes || nodes.includes(e.node)) && (action === undefined || e.fields.action === action));
+    },
+  };
+}
+
 /** Node events of interest to byzantine tests, and the safety monitor over the honest nodes. */
 export function watch(honest: readonly string[]) {
   const monitor = new CommitMonitor(honest);
