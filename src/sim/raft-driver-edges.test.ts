@@ -14,9 +14,9 @@ const CONSENSUS = fromHex('0000000000000000000000000000000000001003');
 const int = (n: number) => bigintToBytes(BigInt(n));
 
 describe('Raft driver: durable state', () => {
-  it('a vote is on disk (a synced write) before its answer leaves: a voter crashed right after voting remembers it', async () => {
+  it('a vote is on disk (a synced write) before its answer leaves: a node crashed right after casting a vote (for a candidate or itself) remembers it', async () => {
     const { c } = raftCluster({ seed: 'raft-vote-durable' });
-    let voter: { name: string; votedTerm: number } | undefined;
+    let voter: { name: string; votedTerm: number } | undefined; // the first node seen with a vote cast
     c.sim.afterEvent(() => {
       if (voter) return;
       for (const name of c.names) {
