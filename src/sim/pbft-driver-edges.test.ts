@@ -89,5 +89,9 @@ describe('PBFT driver: getConsensusStatus', () => {
       protocolId: protocolId(1, 'pbft'),
     });
     expect(c.group('node4')!.consensusStatus()).toMatchObject({ accountType: 0, cfgErr: true, connectedNodes: 4, nodeIndex: -1 });
+    // f = ⌊(n − 1) / 3⌋: 1 of 5 as of 4 (the two formulas that agree at 4 part at 5)
+    const five = cluster({ seed: 'pbft-status-5', network: lan, sealers: 5 });
+    await five.sim.run({ until: 500 });
+    expect(five.group('node0')!.consensusStatus()).toMatchObject({ maxFaultyLeader: 1, nodeNum: 5 });
   });
 });
