@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Proposal } from '../proposal.js';
-import { blockHashOf, ids, signerOf, T0 } from './raft-harness.test-helper.js';
-import type { Heartbeat, HeartbeatResponse, IndexedSignature, VoteFlag, VoteRequest, VoteResponse } from './raft-messages.js';
+import { blockHashOf, GENESIS, ids, signerOf, T0, voteReq } from './raft-harness.test-helper.js';
+import type { Heartbeat, HeartbeatResponse, IndexedSignature, VoteFlag, VoteResponse } from './raft-messages.js';
 import { INITIAL_HARD_STATE, Raft, RAFT_MAX_BLOCK_TIME_DIFF_MS, type RaftConfig, type RaftEntry, type RaftHardState, type RaftHead, type RaftOutput } from './raft.js';
 
 // The edges of the Raft state machine, one input at a time: boundaries, message orders and
 // answers a cluster run rarely produces. Kept apart from raft.test.ts (see docs/mutation.md).
 
-const GENESIS: RaftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0, signatures: [] };
 const HEAD1: RaftHead = { height: 1, hash: new Uint8Array(32).fill(1), timestamp: 1, signatures: [] };
 const configOf = (selfIndex: number, n = 4, sealers = ids.slice(0, n)): RaftConfig => ({ sealers, selfIndex, minElectMs: 1000, maxElectMs: 2000, txCountLimit: 10 });
 /** With random() = 0.5 the first election deadline is T0 + 1500. */
@@ -38,16 +37,6 @@ const answer = (from: number, candidateTerm: number, flag: VoteFlag, term = cand
   blockHash: GENESIS.hash,
   candidateTerm,
   flag,
-  lastLeaderTerm: 0,
-});
-const request = (from: number, term: number, lastHeight = 0, lastEntryTerm = 0): VoteRequest => ({
-  type: 'voteReq',
-  term,
-  idx: from,
-  height: 0,
-  blockHash: GENESIS.hash,
-  lastHeight,
-  lastEntryTerm,
   lastLeaderTerm: 0,
 });
 const heartbeat = (from: number, term: number, more: Partial<Heartbeat> = {}): Heartbeat => ({
@@ -211,14 +200,14 @@ describe('Raft: execution reports and commits', () => {
 
 describe('Raft: votes at the edges', () => {
   it('a vote request of term 0 (no campaign has it) is discarded by a fresh node', () => {
-    expect(flagOf(make(1).onMessage(request(0, 0), T0))).toBe('discard');
+    expect(flagOf(make(1).onMessage(voteReq(0, 0), T0))).toBe('discard');
   });
 
   it('the lease: a follower refuses candidates until exactly min_elect_time / 2 after it heard its leader (sealer 0 too)', () => {
     const at = (after: number) => {
       const r = make(1);
       r.onMessage(heartbeat(0, 1), T0 + 100);
-      return flagOf(r.onMessage(request(2, 5), T0 + 100 + after));
+      return flagOf(r.onMessage(voteReq(2, 5), T0 + 100 + after));
     };
     expect(at(499)).toBe('reject');
     expect(at(500)).toBe('firstVote');
@@ -228,22 +217,22 @@ describe('Raft: votes at the edges', () => {
     const r = make(1);
     r.onMessage(heartbeat(0, 1), T0 + 100);
     r.onCommitted(HEAD1, configOf(1, 4, [ids[0]!, ids[1]!, ids[2]!, ids[8]!]), T0 + 150);
-    expect(flagOf(r.onMessage(request(2, 5, 1), T0 + 200))).toBe('firstVote');
+    expect(flagOf(r.onMessage(voteReq(2, 5, 1), T0 + 200))).toBe('firstVote');
   });
 
   it('a candidate whose last entry is of a newer term is up to date even with a shorter log', () => {
     const p = proposalOn(GENESIS);
     const pending: RaftEntry = { height: 1, term: 2, blockHash: blockHashOf(p), proposal: p };
     const r = make(1, { hard: { ...INITIAL_HARD_STATE, term: 2, lastEntryTerm: 2, pending } });
-    expect(flagOf(r.onMessage(request(3, 3, 99, 99), T0))).toBe('firstVote');
-    expect(flagOf(r.onMessage(request(0, 9, 0, 3), T0))).toBe('granted');
+    expect(flagOf(r.onMessage(voteReq(3, 3, 99, 99), T0))).toBe('firstVote');
+    expect(flagOf(r.onMessage(voteReq(0, 9, 0, 3), T0))).toBe('granted');
   });
 
   it('a candidate that grants a vote of a later term becomes a follower', () => {
     const r = make(1);
     r.tick(DEADLINE);
     expect(r.status().role).toBe('candidate');
-    expect(flagOf(r.onMessage(request(0, 5), DEADLINE + 1))).toBe('granted');
+    expect(flagOf(r.onMessage(voteReq(0, 5), DEADLINE + 1))).toBe('granted');
     expect(r.status()).toMatchObject({ role: 'follower', term: 5, leader: -1 });
   });
 
@@ -385,8 +374,8 @@ describe('Raft: heartbeats at the edges', () => {
 
   it('a voter hearing the leader it voted for writes nothing: the term did not move', () => {
     const r = make(1);
-    r.onMessage(request(3, 1, 99, 99), T0); // the first vote
-    expect(flagOf(r.onMessage(request(0, 2), T0))).toBe('granted');
+    r.onMessage(voteReq(3, 1, 99, 99), T0); // the first vote
+    expect(flagOf(r.onMessage(voteReq(0, 2), T0))).toBe('granted');
     const out = r.onMessage(heartbeat(0, 2), T0 + 10);
     expect(kinds(out)).toContain('raft-follow');
     expect(out.persist).toBeUndefined();

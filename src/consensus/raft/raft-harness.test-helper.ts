@@ -2,11 +2,25 @@ import seedrandom from 'seedrandom';
 import { bytesEqual, concatBytes, toHex } from '../../codec/index.js';
 import { keccak256 } from '../../crypto/index.js';
 import { encodeProposal, type Proposal } from '../proposal.js';
-import type { IndexedSignature, RaftMessage } from './raft-messages.js';
+import type { IndexedSignature, RaftMessage, VoteRequest } from './raft-messages.js';
 import { INITIAL_HARD_STATE, Raft, type RaftConfig, type RaftHardState, type RaftHead, type RaftOutput } from './raft.js';
 
 export const T0 = 1_000_000;
 export const ids = Array.from({ length: 9 }, (_, i) => new Uint8Array(64).fill(i + 1));
+/** Height 0 with an all-zero hash: the head the unit tests' nodes start from. */
+export const GENESIS: RaftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0, signatures: [] };
+
+/** A vote request of sealer `from` campaigning in `term`, on GENESIS, with the given log. */
+export const voteReq = (from: number, term: number, lastHeight = 0, lastEntryTerm = 0): VoteRequest => ({
+  type: 'voteReq',
+  term,
+  idx: from,
+  height: 0,
+  blockHash: GENESIS.hash,
+  lastHeight,
+  lastEntryTerm,
+  lastLeaderTerm: 0,
+});
 
 /** Stand-in for execution: deterministic in the proposal (which names its parent). */
 export function blockHashOf(p: Proposal): Uint8Array {

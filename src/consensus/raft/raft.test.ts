@@ -3,12 +3,11 @@ import { expectRefusal } from '../../codec/refusal.test-helper.js';
 import { rlpDecode, rlpEncode, toHex, type RlpValue } from '../../codec/index.js';
 import { keccak256 } from '../../crypto/index.js';
 import { MessageDecodeError, type Proposal } from '../proposal.js';
-import { blockHashOf, ids, RaftNet, signerOf, T0, validSignature } from './raft-harness.test-helper.js';
+import { blockHashOf, GENESIS, ids, RaftNet, signerOf, T0, validSignature, voteReq } from './raft-harness.test-helper.js';
 import type { RaftMessage, VoteFlag, VoteRequest } from './raft-messages.js';
 import { decodeRaftMessage, encodeRaftMessage } from './raft-wire.js';
 import { INITIAL_HARD_STATE, Raft, type RaftConfig, type RaftHardState, type RaftHead, type RaftOutput } from './raft.js';
 
-const GENESIS: RaftHead = { height: 0, hash: new Uint8Array(32), timestamp: 0, signatures: [] };
 const config = (selfIndex: number, n = 4): RaftConfig => ({ sealers: ids.slice(0, n), selfIndex, minElectMs: 1000, maxElectMs: 2000, txCountLimit: 2 });
 const fixed = (r: number) => () => r;
 const node = (selfIndex: number, hard: RaftHardState = INITIAL_HARD_STATE, n = 4, head = GENESIS) => new Raft(config(selfIndex, n), head, hard, T0, signerOf(selfIndex), fixed(0.5));
@@ -19,16 +18,6 @@ const proposalOn = (head: RaftHead, sealer: number, txs = 1, n = 4): Proposal =>
   sealer,
   sealerList: ids.slice(0, n),
   transactions: Array.from({ length: txs }, (_, k) => Uint8Array.of(sealer, k)),
-});
-const voteReq = (from: number, term: number, lastHeight = 0, lastEntryTerm = 0): VoteRequest => ({
-  type: 'voteReq',
-  term,
-  idx: from,
-  height: 0,
-  blockHash: GENESIS.hash,
-  lastHeight,
-  lastEntryTerm,
-  lastLeaderTerm: 0,
 });
 const answerOf = (out: RaftOutput): VoteFlag | undefined => {
   const m = out.send[0]?.message;
