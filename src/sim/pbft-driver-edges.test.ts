@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PBFT_LOCK_KEY, protocolId } from '../node/index.js';
 import { lan } from './byzantine.test-helper.js';
+import { crashWhen } from './crash-when.test-helper.js';
 import { cluster } from './sim-cluster.js';
 
 // The PBFT driver between the state machine and the group: what reaches the disk before a
@@ -15,23 +16,13 @@ describe('PBFT driver: the lock on disk', () => {
   it('a lock is on disk (a synced write) before the Commit leaves: a sealer crashed right after locking restarts locked on the same block', async () => {
     const c = cluster({ seed: 'pbft-lock-durable', network: lan });
     c.startHelloWorldLoad(10, 6_000);
-    let locked: { name: string; blockHash: string; height: number } | undefined;
-    c.sim.afterEvent(() => {
-      if (locked || c.sim.now < 2_000) return;
-      for (const name of c.names) {
-        const lock = lockOf(c, name);
-        if (lock && lock.height > 0) {
-          locked = { name, ...lock };
-          c.sim.crash(name); // its unsynced writes are lost
-          return;
-        }
-      }
-    });
+    const crash = crashWhen(c, (name) => {
+      const lock = lockOf(c, name);
+      return lock && lock.height > 0 ? lock : undefined;
+    }, 2_000);
     await c.sim.run({ until: 3_000 });
-    expect(locked).toBeDefined();
-    c.sim.restart(locked!.name);
-    await c.sim.run({ until: c.sim.now + 1 });
-    expect(lockOf(c, locked!.name)).toMatchObject({ blockHash: locked!.blockHash, height: locked!.height });
+    const { name, found: lock } = await crash.restart();
+    expect(lockOf(c, name)).toMatchObject({ blockHash: lock.blockHash, height: lock.height });
   });
 
   it('once its block commits the lock is deleted from the disk', async () => {

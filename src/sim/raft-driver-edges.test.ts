@@ -5,6 +5,7 @@ import { encodeRaftMessage, proposalItems, type Proposal } from '../consensus/in
 import { keccak256 } from '../crypto/index.js';
 import { decodeRaftState } from '../node/index.js';
 import { record } from './byzantine.test-helper.js';
+import { crashWhen } from './crash-when.test-helper.js';
 import { leaderOf, raftCluster, raftOf } from './raft-cluster.test-helper.js';
 
 // The Raft driver between the state machine and the group: what reaches the disk before a
@@ -16,23 +17,14 @@ const int = (n: number) => bigintToBytes(BigInt(n));
 describe('Raft driver: durable state', () => {
   it('a vote is on disk (a synced write) before its answer leaves: a node crashed right after casting a vote (for a candidate or itself) remembers it', async () => {
     const { c } = raftCluster({ seed: 'raft-vote-durable' });
-    let voter: { name: string; votedTerm: number } | undefined; // the first node seen with a vote cast
-    c.sim.afterEvent(() => {
-      if (voter) return;
-      for (const name of c.names) {
-        const s = raftOf(c, name);
-        if (s && s.role === 'follower' && s.votedTerm > 0) {
-          voter = { name, votedTerm: s.votedTerm };
-          c.sim.crash(name); // its unsynced writes are lost
-          return;
-        }
-      }
-    });
+    const voted = (name: string) => {
+      const s = raftOf(c, name);
+      return s && s.role === 'follower' && s.votedTerm > 0 ? s.votedTerm : undefined;
+    };
+    const crash = crashWhen(c, voted);
     await c.sim.run({ until: 4_000 });
-    expect(voter).toBeDefined();
-    c.sim.restart(voter!.name);
-    await c.sim.run({ until: c.sim.now + 1 });
-    expect(raftOf(c, voter!.name)!.votedTerm).toBe(voter!.votedTerm);
+    const { name, found: votedTerm } = await crash.restart();
+    expect(raftOf(c, name)!.votedTerm).toBe(votedTerm);
   });
 
   it('decodes the stored Raft state, and names the field of a stored state it cannot read', () => {
