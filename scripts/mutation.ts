@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SWARM_BUDGET } from '../src/mutants/mutation-targets.js';
-import { DEFAULT_OUT, MutationOptionError, regenerateTriageFile, replayMutant, runMutation } from '../src/mutants/mutation-run.js';
+import { currentCommit, DEFAULT_OUT, MutationOptionError, regenerateTriageFile, replayMutant, runMutation } from '../src/mutants/mutation-run.js';
+import { CARRY_FILE, mutantCount, plural, saveState, StateCarryError } from '../src/mutants/state-carry.js';
 import { TriageFileError } from '../src/mutants/survivors-file.js';
 
 const USAGE = `usage: npm run mutation -- [options] [file ...]
@@ -21,7 +22,11 @@ resume where they stopped.
   --force          re-test every mutant in the StrykerJS phase (no incremental reuse)
   --stale          accept swarm results produced on other code (see docs/mutation.md)
   --out DIR        output folder (default ${DEFAULT_OUT})
+  --report-only    only the report, of the state as it stands (a run may still be going)
   --survivors      rewrite docs/mutation-survivors.md from the last report, keeping verdicts
+  --save-state     pack the state a run resumes from into ${CARRY_FILE} (to commit it: a run on
+                   a fresh clone with an empty state folder starts from that file)
+  --state-file F   another file than ${CARRY_FILE} for --save-state and for starting from
   --replay ID --seed S [--scenario F]
                    plant mutant ID of the last report and replay swarm seed S on it
 
@@ -55,6 +60,9 @@ async function main(argv: string[]): Promise<number> {
       stale: { type: 'boolean' },
       out: { type: 'string' },
       survivors: { type: 'boolean' },
+      'report-only': { type: 'boolean' },
+      'save-state': { type: 'boolean' },
+      'state-file': { type: 'string' },
       replay: { type: 'string' },
       seed: { type: 'string' },
       scenario: { type: 'string' },
@@ -72,6 +80,12 @@ async function main(argv: string[]): Promise<number> {
     for (const line of await regenerateTriageFile(root, out)) onLine(line);
     return 0;
   }
+  const stateFile = values['state-file'] === undefined ? CARRY_FILE : path.relative(root, path.resolve(values['state-file']));
+  if (values['save-state']) {
+    const saved = await saveState(root, out, stateFile, currentCommit(root));
+    onLine(`state: ${stateFile}: ${plural(mutantCount(saved.incremental), 'test-phase result')}, ${plural(saved.swarmCache.length, 'swarm result')} (commit ${saved.commit}, ${saved.savedAt})`);
+    return 0;
+  }
   if (values.replay !== undefined) {
     if (values.seed === undefined) throw new MutationOptionError('--replay needs --seed S (the seed to replay)');
     const seed = Number(values.seed);
@@ -79,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
     return replayMutant({ root, out, id: values.replay, seed, ...(values.scenario ? { scenario: values.scenario } : {}), onLine });
   }
   if (values.seed !== undefined || values.scenario !== undefined) throw new MutationOptionError('--seed and --scenario go with --replay');
-  if (values['tests-only'] && values['swarm-only']) throw new MutationOptionError('give --tests-only or --swarm-only, not both');
+  if ([values['tests-only'], values['swarm-only'], values['report-only']].filter(Boolean).length > 1) throw new MutationOptionError('give one of --tests-only, --swarm-only and --report-only, not several');
   const files = positionals.map((f) => path.relative(root, path.resolve(f)).split(path.sep).join('/'));
   const report = await runMutation({
     root,
@@ -87,11 +101,13 @@ async function main(argv: string[]): Promise<number> {
     ...(files.length > 0 ? { files } : {}),
     jobs: positiveInt(values.jobs, 'jobs', availableParallelism()),
     budget: { seeds: positiveInt(values.seeds, 'seeds', DEFAULT_SWARM_BUDGET.seeds), timeMs: duration(values.time, DEFAULT_SWARM_BUDGET.timeMs) },
-    phases: values['tests-only'] ? 'tests' : values['swarm-only'] ? 'swarm' : 'all',
+    phases: values['report-only'] ? 'none' : values['tests-only'] ? 'tests' : values['swarm-only'] ? 'swarm' : 'all',
+    stateFile,
     ...(values.force ? { force: true } : {}),
     ...(values.stale ? { stale: true } : {}),
     onLine,
   });
+  if (values['report-only']) return 0;
   // complete or not: a mutant the swarm phase could not run leaves the score unfinished
   return report.total.notSwarmed > 0 ? 1 : 0;
 }
@@ -99,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {
-  if (e instanceof MutationOptionError || e instanceof TriageFileError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  if (e instanceof MutationOptionError || e instanceof TriageFileError || e instanceof StateCarryError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     console.error(`mutation: ${(e as Error).message}`);
     process.exitCode = 2;
   } else {

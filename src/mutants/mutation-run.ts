@@ -16,6 +16,7 @@ import { MUTATE, scenariosFor, swarmShares, type SwarmBudget } from './mutation-
 import { runChild, stopEverything } from './runner.js';
 import { readStrykerReport, runTestPhase, statePaths, unrunTestFiles } from './stryker-phase.js';
 import { parseTriageEntries, renderTriageFile, type TriageEntry } from './survivors-file.js';
+import { CARRY_FILE, currentState, loadState, mutantCount, plural, readCarriedState, stateFolderHasResults } from './state-carry.js';
 import { SwarmCache, swarmKey, testbedHash, type SwarmCacheEntry } from './swarm-cache.js';
 import { generatedMutants, runSwarmPhase, runSwarmShare, toPlantable, UNKILLED, type GeneratedMutant } from './swarm-phase.js';
 import { mutantCopy } from './workspace.js';
@@ -31,8 +32,13 @@ export interface MutationRunOptions {
   readonly files?: readonly string[];
   readonly jobs: number;
   readonly budget: SwarmBudget;
-  /** Which phases run: both, or only one (the other's results are read from its state). */
-  readonly phases: 'all' | 'tests' | 'swarm';
+  /**
+   * Which phases run: both, or only one (the other's results are read from its state), or none:
+   * the report of the state as it stands (a run may still be going; its journal is read, not changed).
+   */
+  readonly phases: 'all' | 'tests' | 'swarm' | 'none';
+  /** The carry file a run with an empty state folder starts from (default CARRY_FILE, if it exists). */
+  readonly stateFile?: string;
   /** Re-test every mutant in the test phase. */
   readonly force?: boolean;
   /** Accept swarm results produced on another testbed. */
@@ -117,7 +123,20 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   const timing: { -readonly [K in keyof Timing]: Timing[K] } = {};
   let report;
   const t0 = performance.now();
-  if (o.phases === 'swarm') {
+  const carry = o.stateFile ?? CARRY_FILE;
+  if (o.phases !== 'none' && !stateFolderHasResults(o.root, o.out) && existsSync(path.resolve(o.root, carry))) {
+    const loaded = await loadState(o.root, o.out, carry);
+    o.onLine(`state: starting from ${carry} (saved ${loaded.savedAt} on ${loaded.commit}): ${plural(mutantCount(loaded.incremental), 'test-phase result')}, ${plural(loaded.swarmCache.length, 'swarm result')}; what changed since is tested again`);
+  }
+  let carriedCache: readonly string[] | undefined;
+  if (o.phases === 'none') {
+    const fromCarry = !stateFolderHasResults(o.root, o.out) && existsSync(path.resolve(o.root, carry));
+    const state = fromCarry ? await readCarriedState(path.resolve(o.root, carry), carry) : await currentState(o.root, o.out, currentCommit(o.root), new Date());
+    report = state.incremental ?? undefined;
+    if (fromCarry) carriedCache = state.swarmCache;
+    if (!report) throw new MutationOptionError(`no test-phase results in ${fromCarry ? carry : p.state}: run npm run mutation first`);
+    o.onLine(`report of the state as it stands in ${fromCarry ? carry : p.state} (a run may still be going): ${mutantCount(report)} mutants tested so far`);
+  } else if (o.phases === 'swarm') {
     report = await readStrykerReport(path.resolve(o.root, p.incremental));
     if (!report) throw new MutationOptionError(`no test-phase results in ${p.incremental}: run the test phase first (npm run mutation)`);
   } else {
@@ -134,9 +153,9 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
 
   const testbed = await testbedHash(o.root);
   const commit = currentCommit(o.root);
-  const cache = await SwarmCache.open(path.resolve(o.root, p.swarmCache));
+  const cache = carriedCache ? SwarmCache.parse(path.resolve(o.root, p.swarmCache), carriedCache.join('\n')) : await SwarmCache.open(path.resolve(o.root, p.swarmCache));
   let swarm: { results: ReadonlyMap<string, SwarmCacheEntry>; errors: ReadonlyMap<string, string>; cached: number; ran: readonly string[] };
-  if (o.phases === 'tests') {
+  if (o.phases === 'tests' || o.phases === 'none') {
     // what an earlier swarm phase found still shows
     const results = new Map<string, SwarmCacheEntry>();
     for (const m of unkilled) {

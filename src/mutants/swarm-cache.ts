@@ -94,6 +94,11 @@ export class SwarmCache {
       if (e.code === 'ENOENT') return '';
       throw e;
     });
+    return SwarmCache.parse(file, text);
+  }
+
+  /** A cache of the given text (the lines of a cache file), which `add` appends to `file`. */
+  static parse(file: string, text: string): SwarmCache {
     const entries = new Map<string, SwarmCacheEntry[]>();
     let skipped = 0;
     for (const line of text.split('\n')) {
