@@ -200,7 +200,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
 
   const triage = await readTriage(o.root);
   const reported = mutants.map((m) => reportedMutant(m, fateOf(m, swarm.results.get(m.id), swarm.errors.get(m.id)), triage.get(m.id)?.verdict));
-  const result = buildReport(reported, { date: new Date().toISOString(), commit, budget: o.budget, timing });
+  const result = buildReport(reported, { date: new Date().toISOString(), commit, budget: o.budget, timing, ...(o.phases === 'none' ? { partial: true } : {}) });
   const paths = reportPaths(o.root, o.out);
   await writeAtomically(paths.json, `${JSON.stringify(result, null, 2)}\n`);
   await writeAtomically(paths.md, renderMarkdown(result));
@@ -256,12 +256,13 @@ export async function regenerateTriageFile(root: string, out: string): Promise<s
   const inReport = new Set(report.mutants.map((m) => m.id));
   const survivors = report.mutants.filter((m) => isSurvivor(m.fate)).map((m) => triageEntry(m, old.get(m.id)));
   const nowKilled = report.mutants.filter((m) => !isSurvivor(m.fate) && old.has(m.id)).map((m) => triageEntry(m, old.get(m.id)));
-  const kept = [...old.values()].filter((e) => !covered.has(e.file));
-  const dropped = [...old.values()].filter((e) => covered.has(e.file) && !inReport.has(e.id));
-  await writeAtomically(file, renderTriageFile({ date: report.date, commit: report.commit, reportPath: path.join(out, 'mutation-report.json') }, survivors, nowKilled, kept));
+  // a partial report has not tested every mutant of its files yet: an entry it does not hold is kept, not dropped
+  const kept = [...old.values()].filter((e) => !covered.has(e.file) || (report.partial === true && !inReport.has(e.id)));
+  const dropped = report.partial ? [] : [...old.values()].filter((e) => covered.has(e.file) && !inReport.has(e.id));
+  await writeAtomically(file, renderTriageFile({ date: report.date, commit: report.commit, reportPath: path.join(out, 'mutation-report.json'), ...(report.partial ? { partial: true } : {}) }, survivors, nowKilled, kept));
   const newOnes = survivors.filter((s) => !old.has(s.id)).length;
   return [
-    `${TRIAGE_FILE}: ${survivors.length} survivor${survivors.length === 1 ? '' : 's'} (${newOnes} new, open), ${nowKilled.length} triaged mutants now killed, ${kept.length} entries of files this report did not cover kept as they were`,
+    `${TRIAGE_FILE}: ${survivors.length} survivor${survivors.length === 1 ? '' : 's'} (${newOnes} new, open), ${nowKilled.length} triaged mutants now killed, ${kept.length} ${kept.length === 1 ? 'entry' : 'entries'} ${report.partial ? 'this partial report does not hold' : 'of files this report did not cover'} kept as they were`,
     ...dropped.map((e) => `dropped ${e.id} (${e.verdict.kind}): StrykerJS no longer generates it (its code changed)`),
   ];
 }

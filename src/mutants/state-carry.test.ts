@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readMutationReport, runMutation } from './mutation-run.js';
+import { readMutationReport, regenerateTriageFile, runMutation, TRIAGE_FILE } from './mutation-run.js';
 import { DEFAULT_SWARM_BUDGET } from './mutation-targets.js';
 import { CARRY_FILE, loadState, mutantCount, readCarriedState, saveState, StateCarryError } from './state-carry.js';
 import { readStrykerReport, resumeFromJournal, statePaths } from './stryker-phase.js';
@@ -154,8 +154,21 @@ describe('carrying a mutation run to another machine', () => {
     ]);
     expect(report.total.survived).toBe(1);
     expect((await readMutationReport(clone, OUT)).mutants).toHaveLength(3);
+    expect(report.partial).toBe(true);
+    expect(await readFile(path.join(clone, OUT, 'mutation-report.md'), 'utf8')).toContain('**Partial**: the state of a run as it stood');
     // the report is all it wrote: the carry file was read, not unpacked
     expect(existsSync(statePaths(path.join(clone, OUT)).incremental)).toBe(false);
+
+    // triage from a partial report: a verdict for a mutant of the same file that was not tested yet is kept, not dropped
+    const untested = ['### a@0badcafe', '- at: src/txpool/a.ts 1:18-1:38, ArrowFunction', '- mutant: `(a: number) => a > 1` → `() => undefined`', '- result: survived', '- verdict: equivalent: a reason written before the run reached it'];
+    await mkdir(path.join(clone, 'docs'), { recursive: true });
+    await writeFile(path.join(clone, TRIAGE_FILE), ['# Mutation survivors', '', '## src/txpool/a.ts', '', ...untested, ''].join('\n'));
+    const said = await regenerateTriageFile(clone, OUT);
+    expect(said).toEqual([`${TRIAGE_FILE}: 1 survivor (1 new, open), 0 triaged mutants now killed, 1 entry this partial report does not hold kept as they were`]);
+    const triage = await readFile(path.join(clone, TRIAGE_FILE), 'utf8');
+    expect(triage).toContain(untested.join('\n'));
+    expect(triage).toContain('a partial report');
+    expect(triage).toMatch(/- mutant: `a > 1` → `true`\n- result: survived the tests[^\n]*\n- verdict: open/);
   });
 
   it('starts a run on a clone with an empty state folder from the carry file, and only then', async () => {

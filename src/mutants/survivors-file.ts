@@ -140,6 +140,8 @@ export interface TriageFileHeader {
   readonly date: string;
   readonly commit: string;
   readonly reportPath: string;
+  /** The report was partial (a run's state as it stood): entries it does not hold were kept. */
+  readonly partial?: true;
 }
 
 /**
@@ -157,7 +159,7 @@ export function renderTriageFile(header: TriageFileHeader, survivors: readonly T
     'list with `npm run mutation -- --survivors` (verdicts are kept by id); the report counts the',
     'equivalent ones out of the score.',
     '',
-    `Generated from ${header.reportPath} of ${header.date} (commit ${header.commit}).`,
+    `Generated from ${header.reportPath} of ${header.date} (commit ${header.commit})${header.partial ? ', a partial report (a run\'s state as it stood): entries of mutants it had not tested yet are kept as they were' : ''}.`,
     '',
   ];
   const all = [...survivors, ...kept.filter((e) => !e.nowKilled)];
