@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { classifySwarm } from './classify.js';
@@ -20,6 +20,7 @@ import { CARRY_FILE, currentState, loadState, mutantCount, plural, readCarriedSt
 import { SwarmCache, swarmKey, testbedHash, type SwarmCacheEntry } from './swarm-cache.js';
 import { generatedMutants, runSwarmPhase, runSwarmShare, toPlantable, UNKILLED, type GeneratedMutant } from './swarm-phase.js';
 import { mutantCopy } from './workspace.js';
+import { writeAtomically } from './write-atomically.js';
 
 export const DEFAULT_OUT = path.join('reports', 'mutation');
 export const TRIAGE_FILE = path.join('docs', 'mutation-survivors.md');
@@ -71,11 +72,6 @@ export function mutateFor(files: readonly string[] | undefined): readonly string
   return [...files, ...MUTATE.filter((g) => g.startsWith('!'))];
 }
 
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, text);
-  await rename(`${file}.tmp`, file);
-}
 
 export function reportPaths(root: string, out: string) {
   return { json: path.resolve(root, out, 'mutation-report.json'), md: path.resolve(root, out, 'mutation-report.md') };
@@ -124,13 +120,14 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   let report;
   const t0 = performance.now();
   const carry = o.stateFile ?? CARRY_FILE;
-  if (o.phases !== 'none' && !stateFolderHasResults(o.root, o.out) && existsSync(path.resolve(o.root, carry))) {
+  // a state folder without results of its own starts from (or, for a report, reads) the carry file
+  const fromCarry = !stateFolderHasResults(o.root, o.out) && existsSync(path.resolve(o.root, carry));
+  if (o.phases !== 'none' && fromCarry) {
     const loaded = await loadState(o.root, o.out, carry);
     o.onLine(`state: starting from ${carry} (saved ${loaded.savedAt} on ${loaded.commit}): ${plural(mutantCount(loaded.incremental), 'test-phase result')}, ${plural(loaded.swarmCache.length, 'swarm result')}; what changed since is tested again`);
   }
   let carriedCache: readonly string[] | undefined;
   if (o.phases === 'none') {
-    const fromCarry = !stateFolderHasResults(o.root, o.out) && existsSync(path.resolve(o.root, carry));
     const state = fromCarry ? await readCarriedState(path.resolve(o.root, carry), carry) : await currentState(o.root, o.out, currentCommit(o.root), new Date());
     report = state.incremental ?? undefined;
     if (fromCarry) carriedCache = state.swarmCache;

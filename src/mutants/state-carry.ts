@@ -10,12 +10,13 @@
  * since (the sources the results were produced on travel with them).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { foldJournal, readJournal, type SourceSnapshot } from './stryker-journal.js';
 import { readStrykerReport, statePaths } from './stryker-phase.js';
 import { parseStrykerReport, StrykerReportError, type StrykerReport } from './stryker-report.js';
+import { writeAtomically } from './write-atomically.js';
 
 /** Where `--save-state` writes and a fresh run looks, relative to the root. */
 export const CARRY_FILE = path.join('mutation', 'state.json.gz');
@@ -42,13 +43,8 @@ export class StateCarryError extends Error {
   override readonly name = 'StateCarryError';
 }
 
-async function writeAtomically(file: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, data);
-  await rename(`${file}.tmp`, file);
-}
 
-/** `n` and the noun, plural unless n is 1. */
+/** `n` and the noun, plural unless n is 1 (src/cli has the same, but the mutation run may not import src/cli). */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The mutants a state's test-phase results hold. */

@@ -7,13 +7,14 @@
  * Imports @stryker-mutator/core lazily: nothing the `twinchain` command loads reaches this file.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Stryker } from '@stryker-mutator/core';
 import { expandGlobs } from './file-globs.js';
 import { MUTATE, TEST_FILES } from './mutation-targets.js';
 import { foldJournal, journalCount, readJournal, type SourceSnapshot } from './stryker-journal.js';
 import { parseStrykerReport, type StrykerReport } from './stryker-report.js';
+import { writeAtomically } from './write-atomically.js';
 
 export interface TestPhaseOptions {
   /** Repository root (StrykerJS runs with it as the working directory). */
@@ -94,11 +95,6 @@ async function snapshot(root: string, mutate: readonly string[]): Promise<Source
   return { files: await read(await expandGlobs(root, mutate)), testFiles: await read(await expandGlobs(root, TEST_FILES)) };
 }
 
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, text);
-  await rename(`${file}.tmp`, file);
-}
 
 /**
  * The selected test files (TEST_FILES, expanded) of which StrykerJS's report holds no test: they
