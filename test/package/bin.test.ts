@@ -34,7 +34,7 @@ describe('bin/twinchain.js: compiled dist/ or the sources', () => {
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'twinchain-bin-'));
     await mkdir(path.join(root, 'bin'));
-    await copyFile(path.join(ROOT, 'bin', 'twinchain.js'), path.join(root, 'bin', 'twinchain.js'));
+    for (const file of ['twinchain.js', 'dist-freshness.js']) await copyFile(path.join(ROOT, 'bin', file), path.join(root, 'bin', file));
     await copyFile(path.join(ROOT, 'package.json'), path.join(root, 'package.json'));
     await symlink(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   });
