@@ -500,6 +500,34 @@ describe('PBFT input validation', () => {
     expect(r.status().toView).toBe(3);
   });
 
+  it('fast view change counts only views above the one it asked for: one sealer wanting that view does not hold it back from f + 1 wanting a higher one', () => {
+    const r = replica();
+    r.start(T0);
+    const vc = (idx: number, view: number): PbftMessage => ({ type: 'viewchange', height: 5, view, idx, blockHash: head.hash });
+    r.onTimeout(T0 + 3000); // node 2 asks for view 1
+    r.onMessage(vc(3, 1), T0 + 3001); // sealer 3 wants view 1 too: not above node 2's request, and no quorum yet
+    r.onMessage(vc(0, 2), T0 + 3002);
+    expect(r.status()).toMatchObject({ view: 0, toView: 1 });
+    // sealers 0 and 1 want view 2 (f + 1): node 2 asks for it, which makes the quorum there
+    const out = r.onMessage(vc(1, 2), T0 + 3003);
+    expect(out.events.filter((e) => e.kind === 'pbft-viewchange-sent').map((e) => e.fields)).toEqual([{ height: 5, view: 0, toView: 2, reason: 'fast' }]);
+    expect(r.status()).toMatchObject({ view: 2, toView: 2 });
+  });
+
+  it('keeps no vote for a view below its own (the cache getConsensusStatus reports does not grow with late votes)', () => {
+    const r = replica();
+    r.start(T0);
+    const vc = (idx: number, view: number): PbftMessage => ({ type: 'viewchange', height: 5, view, idx, blockHash: head.hash });
+    r.onMessage(vc(0, 1), T0 + 1);
+    r.onMessage(vc(3, 1), T0 + 2);
+    expect(r.status().view).toBe(1);
+    const late: PbftMessage = { type: 'sign', height: 6, view: 0, idx: 3, blockHash: new Uint8Array(32).fill(9), blockSignature: Uint8Array.of(3) };
+    expect(r.onMessage(late, T0 + 3)).toMatchObject({ broadcast: [], events: [] });
+    expect(r.status().signCount).toBe(0);
+    r.onMessage({ ...late, view: 1 }, T0 + 4);
+    expect(r.status().signCount).toBe(1);
+  });
+
   it("follows the leader's hand-over at once only to the next view, and only when it has not asked for one itself", () => {
     // node 1 leads view 0 at height 6
     const vc = (idx: number, view: number): PbftMessage => ({ type: 'viewchange', height: 5, view, idx, blockHash: head.hash });
@@ -585,22 +613,23 @@ describe('PBFT input validation', () => {
     expect(none.status().leader).toBe(-1);
   });
 
-  it('a leader with nothing to seal that already asked for a higher view does not ask again (nor re-arm its timer)', () => {
-    // node 1 times out three times (asks for views 1, 2, 3), then a quorum takes it to view 1, which it leads
+  it.each([3, 2])('a leader with nothing to seal that already asked for a higher view does not ask again (nor re-arm its timer): asked for view %i', (asked) => {
+    // node 1 times out `asked` times (asks for views 1 to `asked`), then a quorum takes it to view 1, which it leads;
+    // with 2 the view its empty block would ask for is the very one it asked for
     const r = new Pbft({ sealers, selfIndex: 1, viewTimeoutMs: 3000, txCountLimit: 2 }, { ...head, height: 0 }, T0, (h) => h);
     r.start(T0);
     let now = T0;
-    for (let i = 0; i < 3; i++) now = r.onTimeout(r.status().viewDeadline).viewTimerAt ?? now;
-    expect(r.status().toView).toBe(3);
+    for (let i = 0; i < asked; i++) now = r.onTimeout(r.status().viewDeadline).viewTimerAt ?? now;
+    expect(r.status().toView).toBe(asked);
     const vc = (idx: number): PbftMessage => ({ type: 'viewchange', height: 0, view: 1, idx, blockHash: head.hash });
     r.onMessage(vc(2), now);
     const switched = r.onMessage(vc(3), now);
     expect(switched.wantProposal).toEqual({ height: 1, view: 1 });
-    expect(r.status()).toMatchObject({ view: 1, toView: 3, leaderFailed: false });
+    expect(r.status()).toMatchObject({ view: 1, toView: asked, leaderFailed: false });
     const deadline = r.status().viewDeadline;
     const idle = r.emptyBlock(now + 10);
     expect(idle.broadcast).toEqual([]);
-    expect(r.status()).toMatchObject({ view: 1, toView: 3, leaderFailed: false });
+    expect(r.status()).toMatchObject({ view: 1, toView: asked, leaderFailed: false });
     expect(r.status().viewDeadline).toBe(deadline);
   });
 
