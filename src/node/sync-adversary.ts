@@ -20,6 +20,8 @@ export const FORGE_SYNC_AHEAD = 3;
  *   renumbered) signed by this node alone;
  * - `non-sealer-signatures`: the same block claiming a made-up sealer set (n − f made-up keys in
  *   the first places of its sealer list) and signed by those keys;
+ * - `short-sealer-list`: the same block with the real sealer list cut short by its last sealer,
+ *   signed by this node alone (refused for its sealer list before its signatures are counted);
  * - `other-height`: a real block of another height renumbered to the asked one, its signatures kept
  *   (valid for the block it came from, not for this one);
  * - `other-fork`: a block on a made-up parent (another fork), signed by this node only;
@@ -98,7 +100,7 @@ export class SyncAdversary {
         number: n,
         parentHash: parent,
         timestamp: Math.max(base.header.timestamp, parentTime + 1),
-        sealerList: this.variant === 'non-sealer-signatures' ? this.madeUpSealerList(listed) : listed,
+        sealerList: this.variant === 'non-sealer-signatures' ? this.madeUpSealerList(listed) : this.variant === 'short-sealer-list' ? listed.slice(0, -1) : listed,
       };
       const hash = blockHash(header, this.group.suite);
       const block: Block = { ...base, header, signatureList: signatures ?? this.sign(hash) };
