@@ -13,9 +13,16 @@ describe('thread CPU samples', () => {
   it('count the main thread\'s own busy work, within the whole process\'s', () => {
     const before = cpuNow();
     const started = performance.now();
-    // 0.3 s of the process's CPU however busy the machine is (a wall-clock budget was not: 0.148 s
-    // in 300 ms on a loaded CI machine), bounded by the wall clock all the same
-    while (cpuSince(before).process < 0.3 && performance.now() - started < 10_000) expect(busy(20)).toBeGreaterThan(0);
+    // 0.3 s of this thread's CPU (of the process's where the platform keeps no per-thread figure)
+    // however busy the machine is (a wall-clock budget was not: 0.148 s in 300 ms on a loaded CI
+    // machine), bounded by the wall clock all the same. Not of the process's alone: in a shared
+    // test worker other threads (GC, workers another file left running) add to it, and CI once
+    // stopped at 0.3 s of the process's with 0.138 s on this thread.
+    const spent = () => {
+      const used = cpuSince(before);
+      return used.main ?? used.process;
+    };
+    while (spent() < 0.3 && performance.now() - started < 10_000) expect(busy(20)).toBeGreaterThan(0);
     const used = cpuSince(before);
     expect(used.process).toBeGreaterThan(0.15);
     if (process.platform === 'linux') {
