@@ -26,5 +26,7 @@ describe('group: nonces remembered across a restart', () => {
     const fresh = c.client.build({ to, data: Uint8Array.of(3), nonce: 778n, blockLimit: limit() });
     expect(await g.submit(reuse.raw)).toEqual({ accepted: false, rejection: expect.objectContaining({ name: 'NonceCheckFail', reason: `nonce 0x309 was used in block ${record!.blockNumber}` }) });
     expect(await g.submit(fresh.raw)).toMatchObject({ accepted: true });
+    // the committed transaction itself, sent again: already on chain (the ledger says so, not the nonce)
+    expect(await g.submit(first.raw)).toEqual({ accepted: false, rejection: expect.objectContaining({ name: 'AlreadyInChain' }) });
   });
 });

@@ -22,6 +22,10 @@ describe('PBFT group membership (simulated)', () => {
     expect(Math.abs(g(observer).blockNumber() - g('node0').blockNumber())).toBeLessThanOrEqual(1);
     expect(g(observer).consensusStatus()).toMatchObject({ accountType: 0, nodeIndex: -1 });
     expect(g(spare).membership()).toBe('none');
+    // a sealer keeps the observer among its sync peers (sync serves observers too), not the free node
+    const syncPeers = g('node0').syncStatus().peers.map((p) => p.nodeId);
+    expect(syncPeers).toContain(c.ids[4]);
+    expect(syncPeers).not.toContain(c.ids[5]);
 
     // add the spare node as a sealer through the Consensus precompile
     const send = async (signature: string, nodeId: string) => {
