@@ -72,7 +72,6 @@ export function mutateFor(files: readonly string[] | undefined): readonly string
   return [...files, ...MUTATE.filter((g) => g.startsWith('!'))];
 }
 
-
 export function reportPaths(root: string, out: string) {
   return { json: path.resolve(root, out, 'mutation-report.json'), md: path.resolve(root, out, 'mutation-report.md') };
 }

@@ -43,7 +43,6 @@ export class StateCarryError extends Error {
   override readonly name = 'StateCarryError';
 }
 
-
 /** `n` and the noun, plural unless n is 1 (src/cli has the same, but the mutation run may not import src/cli). */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 

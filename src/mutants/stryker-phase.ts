@@ -95,7 +95,6 @@ async function snapshot(root: string, mutate: readonly string[]): Promise<Source
   return { files: await read(await expandGlobs(root, mutate)), testFiles: await read(await expandGlobs(root, TEST_FILES)) };
 }
 
-
 /**
  * The selected test files (TEST_FILES, expanded) of which StrykerJS's report holds no test: they
  * never ran against the mutants, so what only they reach counts as not covered. (vitest's

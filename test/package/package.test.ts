@@ -1,6 +1,7 @@
 // The package as a user gets it: `npm pack` on a copy of the repository, the tarball installed
-// into an empty folder, then the installed `twinchain` run there (help, a scenario the package ships, a swarm on worker threads) and
-// the public API imported by its package name, from JavaScript and typechecked from TypeScript.
+// into an empty folder, then the installed `twinchain` run there (help, a scenario the package
+// ships, a swarm on worker threads) and the public API imported by its package name, from
+// JavaScript and typechecked from TypeScript.
 // Skips only when the npm registry cannot be reached for the dependencies.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
