@@ -1,0 +1,70 @@
+// How a group takes gossiped transactions into its pool, seen from one node among silent peers.
+import seedrandom from 'seedrandom';
+import { describe, expect, it } from 'vitest';
+import { ProtocolVersion, TransactionBuilder, type GroupGenesis } from '../chain/index.js';
+import { toHex } from '../codec/index.js';
+import { getSuite } from '../crypto/index.js';
+import { Simulation, type Env } from '../runtime/index.js';
+import { encodeSyncMessage } from '../sync/index.js';
+import { TX_REGOSSIP_MS } from './group.js';
+import { Node } from './node.js';
+
+const suite = getSuite('ecdsa');
+const version = ProtocolVersion.parse('2.11.0');
+
+/**
+ * A four-sealer PBFT group where only node 3 runs a Twinchain node: the other three are connected
+ * but silent, so nothing commits and every transaction stays in node 3's pool of `poolLimit`.
+ */
+function loneSealer(seed: string, poolLimit: number) {
+  const rng = seedrandom(seed);
+  const random = (k: number) => Uint8Array.from({ length: k }, () => Math.floor(rng() * 256));
+  const keys = Array.from({ length: 4 }, () => suite.generateKeyPair(random));
+  const ids = keys.map((k) => toHex(k.publicKey).slice(2));
+  const genesis: GroupGenesis = { groupId: 1, consensusType: 'pbft', sealers: ids, timestamp: Date.UTC(2026, 0, 1) };
+  const sim = new Simulation<Node | undefined>({ seed, trace: { keep: true } });
+  ids.forEach((id, i) =>
+    sim.addNode(
+      `node${i}`,
+      (env: Env) => {
+        if (i === 3) return Node.start({ env, key: keys[i]!, suite, version, groups: [genesis], poolLimit });
+        env.transport.onReceive(() => undefined);
+        return undefined;
+      },
+      { nodeId: id },
+    ),
+  );
+  const client = new TransactionBuilder({ suite, generation: 'rc2', key: suite.generateKeyPair(random), random, groupId: 1n });
+  const tx = () => client.build({ to: new Uint8Array(20).fill(1), blockLimit: 500n }).raw;
+  const group = () => sim.node('node3').handle!.group(1)!;
+  const regossiped = () => sim.trace.records.filter((r) => r.node === 'node3' && r.kind === 'tx-regossiped').map((r) => ({ t: r.t, count: r.fields['count'] }));
+  return { sim, ids, tx, group, regossiped };
+}
+
+describe('gossiped transactions', () => {
+  it('one the pool holds counts as heard from that peer, also when the pool is full: it is not sent on again at the next round', async () => {
+    const c = loneSealer('heard-when-full', 2);
+    const [a, b] = [c.tx(), c.tx()];
+    c.sim.at(100, async () => {
+      await c.group().submit(a);
+      await c.group().submit(b);
+      await expect(c.group().submit(c.tx())).resolves.toMatchObject({ accepted: false, rejection: { name: 'TxPoolIsFull' } });
+    });
+    // a peer sends a back shortly before the round that would have sent both again
+    c.sim.at(2 * TX_REGOSSIP_MS - 500, () => c.group().onFrame(c.ids[0]!, 'sync', encodeSyncMessage({ type: 'transactions', transactions: [a] })));
+    await c.sim.run({ until: 2 * TX_REGOSSIP_MS + 1 });
+    expect(c.regossiped()).toEqual([{ t: 2 * TX_REGOSSIP_MS, count: 1 }]);
+  });
+
+  it('with room in the pool, the same', async () => {
+    const c = loneSealer('heard', 10);
+    const [a, b] = [c.tx(), c.tx()];
+    c.sim.at(100, async () => {
+      await c.group().submit(a);
+      await c.group().submit(b);
+    });
+    c.sim.at(2 * TX_REGOSSIP_MS - 500, () => c.group().onFrame(c.ids[0]!, 'sync', encodeSyncMessage({ type: 'transactions', transactions: [a] })));
+    await c.sim.run({ until: 2 * TX_REGOSSIP_MS + 1 });
+    expect(c.regossiped()).toEqual([{ t: 2 * TX_REGOSSIP_MS, count: 1 }]);
+  });
+});
