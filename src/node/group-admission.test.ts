@@ -36,7 +36,7 @@ function loneSealer(seed: string, poolLimit: number) {
   );
   const client = new TransactionBuilder({ suite, generation: 'rc2', key: suite.generateKeyPair(random), random, groupId: 1n });
   const tx = () => client.build({ to: new Uint8Array(20).fill(1), blockLimit: 500n }).raw;
-  const group = () => sim.node('node3').handle!.group(1)!;
+  const group = () => sim.node('node3').handle!.groupById(1)!;
   const regossiped = () => sim.trace.records.filter((r) => r.node === 'node3' && r.kind === 'tx-regossiped').map((r) => ({ t: r.t, count: r.fields['count'] }));
   return { sim, ids, tx, group, regossiped };
 }

@@ -18,6 +18,9 @@ export const FORGE_SYNC_AHEAD = 3;
  *
  * - `too-few-signatures`: the block (the real one where this node has it, else a copy of its head
  *   renumbered) signed by this node alone;
+ * - `one-signature-short`: the real block with the first n − f − 1 of its real signatures (Raft:
+ *   one fewer than a majority), all valid: one short of the quorum. It can forge only the blocks it
+ *   has, so it answers up to its real head;
  * - `non-sealer-signatures`: the same block claiming a made-up sealer set (n − f made-up keys in
  *   the first places of its sealer list) and signed by those keys;
  * - `short-sealer-list`: the same block with the real sealer list cut short by its last sealer,
@@ -77,9 +80,9 @@ export class SyncAdversary {
     const last = Math.min(from + count, this.advertisedHeight() + 1);
     for (let n = Math.max(1, from); n < last; n++) {
       const real = (await ledger.blockByNumber(n))?.block;
-      if (this.variant === 'other-body') {
+      if (this.variant === 'other-body' || this.variant === 'one-signature-short') {
         if (!real) break;
-        out.push({ ...real, transactions: real.transactions.slice(0, -1) });
+        out.push(this.variant === 'other-body' ? { ...real, transactions: real.transactions.slice(0, -1) } : { ...real, signatureList: real.signatureList.slice(0, this.quorum() - 1) });
         continue;
       }
       let base: Block = real ?? head;
