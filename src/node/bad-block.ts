@@ -1,5 +1,6 @@
 import { encodeSignedTransaction, recoverSender, TransactionBuilder, decodeTransaction, type Transaction } from '../chain/index.js';
 import { toHex } from '../codec/index.js';
+import type { CryptoSuite } from '../crypto/index.js';
 import type { BadBlockVariant } from './byzantine-kinds.js';
 import type { Group } from './group.js';
 
@@ -39,7 +40,7 @@ export async function badBlockTransactions(
   switch (variant) {
     case 'bad-signature': {
       const tx = fresh();
-      return out([corruptSignature(group, tx)], `transaction ${toHex(tx.hash).slice(0, 12)}… with its signature's r altered`);
+      return out([corruptSignature(group.suite, tx)], `transaction ${toHex(tx.hash).slice(0, 12)}… with its signature's r altered`);
     }
     case 'reused-nonce': {
       const onChain = await lastCommittedTransaction(group);
@@ -60,7 +61,7 @@ export async function badBlockTransactions(
     }
     case 'wrong-chain-id':
     case 'wrong-group-id': {
-      if (generation !== 'rc2') return out([corruptSignature(group, fresh())], `${variant} needs rc2 transactions (supported_version ≥ 2.0.0-rc2); a bad signature instead`);
+      if (generation !== 'rc2') return out([corruptSignature(group.suite, fresh())], `${variant} needs rc2 transactions (supported_version ≥ 2.0.0-rc2); a bad signature instead`);
       const tx = fresh(variant === 'wrong-chain-id' ? { chainId: chainId + 1n } : { groupId: groupId + 1n });
       return out([tx.raw], variant === 'wrong-chain-id' ? `chainId ${chainId + 1n}` : `groupId ${groupId + 1n}`);
     }
@@ -81,12 +82,13 @@ async function lastCommittedTransaction(group: Group): Promise<Transaction | und
  * no longer verifies: ECDSA recovery fails (r off the curve) or, for SM2, verification against the
  * carried public key fails.
  */
-function corruptSignature(group: Group, tx: Transaction): Uint8Array {
-  const options = { suite: group.suite, generation: group.version.txGeneration };
+/** The transaction with its signature's r altered until no sender can be recovered from it. */
+export function corruptSignature(suite: CryptoSuite, tx: Transaction): Uint8Array {
+  const options = { suite, generation: tx.generation };
   for (let k = 1n; k < 256n; k++) {
     const raw = encodeSignedTransaction(tx.body, tx.generation, { ...tx.signature, r: tx.signature.r ^ k });
     try {
-      recoverSender(decodeTransaction(raw, options), group.suite);
+      recoverSender(decodeTransaction(raw, options), suite);
     } catch {
       return raw;
     }

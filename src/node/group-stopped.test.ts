@@ -110,7 +110,9 @@ function chain(seed: string) {
   const sent: Array<{ at: number; from: string; to: string }> = [];
   sim.network.observe({ sent: (from, to, _payload, timeMs) => sent.push({ at: timeMs, from, to }) });
   const client = new TransactionBuilder({ suite, generation: 'rc2', key: suite.generateKeyPair(random), random, groupId: 1n });
-  const tx = () => client.build({ to: new Uint8Array(20).fill(1), blockLimit: 500n }).raw;
+  const tx = Object.assign(() => client.build({ to: new Uint8Array(20).fill(1), blockLimit: 500n }).raw, {
+    expired: () => client.build({ to: new Uint8Array(20).fill(1), blockLimit: 0n }).raw,
+  });
   for (let t = 100, k = 0; t < 6_000; t += 100, k++) {
     sim.at(t, async () => {
       const target = sim.node(`node${k % 4}`).handle?.group(1);
@@ -185,6 +187,20 @@ describe('a group stopped by a storage failure', () => {
     expect(c.traceOf('non-member-dropped')).toEqual([]);
     // the other three go on
     expect(c.sim.node('node0').handle!.group(1)!.blockNumber()).toBeGreaterThan(5);
+  });
+});
+
+describe('a client submission meeting a failing disk', () => {
+  it('is answered with the storage failure, not taken for a rejection, and the group stops', async () => {
+    const c = chain('submit-read-failure');
+    c.sim.at(1_000, async () => {
+      void c.disk.stores.get('group1')!.failNext({ when: (call) => call.operation === 'read' });
+      // a blockLimit already passed makes admission ask the ledger whether the transaction is on chain
+      const expired = c.tx.expired();
+      await expect(c.group.submit(expired)).rejects.toBeInstanceOf(StorageFailure);
+    });
+    await c.sim.run({ until: 1_500 });
+    expect(c.traceOf('storage-failed').map((r) => r.fields['operation'])).toEqual(['read']);
   });
 });
 
