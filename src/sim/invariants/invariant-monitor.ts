@@ -10,6 +10,7 @@ export const PROTOCOL_INVARIANTS = {
   'signature-quorum': 'every block an honest node commits or stores carries n − f valid signatures of the sealers in force at its height',
   'sealer-list': "a committed block's sealer list is the consensus list in force at its height",
   'applied-block': 'a node applies (by consensus or sync) only the block that follows its own head: number and parent check out',
+  'sync-honest-peer': 'an honest node refuses no block an honest peer served it by sync (an honest peer serves only blocks it committed, and those check out)',
   'block-validity': 'every transaction of a committed block is valid for it: signature, chain and group id, block limit, not on chain before, no nonce reuse',
   'pbft-conflicting-quorums': 'no two different blocks at one height each gather n − f Commits',
   'pbft-lock':
@@ -171,6 +172,7 @@ export class InvariantMonitor {
       return;
     }
     if (kind === 'block-stored') return this.onStored(node, group, fields['block'] as Block, String(fields['via']), atMs);
+    if (kind === 'sync-block-rejected') return this.onSyncRefusal(node, group, fields, atMs);
     if (kind !== 'block-committed') return;
     // the node's config for the next height is set before it reports the commit
     const next = `${group}/${number + 1}`;
@@ -226,6 +228,14 @@ export class InvariantMonitor {
     }
     this.heads.set(key, { height, hash: toHex(blockHash(block.header, this.chain.suite)) });
     this.checkBlock(block, node, group, atMs, via);
+  }
+
+  private onSyncRefusal(node: string, group: number, fields: Readonly<Record<string, unknown>>, atMs: number): void {
+    const peer = this.chain.nameOf(String(fields['peer']));
+    if (peer === undefined || !this.isHonest(peer)) return;
+    const height = Number(fields['number']);
+    const reason = String(fields['reason']);
+    this.violate({ atMs, group, height, node, invariant: 'sync-honest-peer', detail: `${node} refused block ${height} that honest ${peer} served it by sync: ${reason}`, evidence: { peer, reason } });
   }
 
   // --- the wire --------------------------------------------------------------------------
