@@ -82,7 +82,6 @@ async function lastCommittedTransaction(group: Group): Promise<Transaction | und
  * no longer verifies: ECDSA recovery fails (r off the curve) or, for SM2, verification against the
  * carried public key fails.
  */
-/** The transaction with its signature's r altered until no sender can be recovered from it. */
 export function corruptSignature(suite: CryptoSuite, tx: Transaction): Uint8Array {
   const options = { suite, generation: tx.generation };
   for (let k = 1n; k < 256n; k++) {

@@ -31,9 +31,9 @@ export type BadBlockVariant = (typeof BAD_BLOCK_VARIANTS)[number];
 export const FORGE_SYNC_VARIANTS = ['too-few-signatures', 'non-sealer-signatures', 'short-sealer-list', 'other-height', 'other-fork', 'other-body', 'one-signature-short'] as const;
 export type ForgeSyncVariant = (typeof FORGE_SYNC_VARIANTS)[number];
 /**
- * The forge-sync variants swarm draws: `other-body`, `short-sealer-list` and `one-signature-short` are for scenario files
- * only, as adding them to the draw would change every swarm seed's draws (and the measured 1,000
- * seeds with them).
+ * The forge-sync variants swarm draws: `other-body`, `short-sealer-list` and `one-signature-short`
+ * are for scenario files only, as adding them to the draw would change every swarm seed's draws
+ * (and the measured 1,000 seeds with them).
  */
 export const SWARM_FORGE_SYNC_VARIANTS: readonly ForgeSyncVariant[] = ['too-few-signatures', 'non-sealer-signatures', 'other-height', 'other-fork'];
 

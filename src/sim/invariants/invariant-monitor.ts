@@ -232,7 +232,8 @@ export class InvariantMonitor {
 
   private onSyncRefusal(node: string, group: number, fields: Readonly<Record<string, unknown>>, atMs: number): void {
     const peer = this.chain.nameOf(String(fields['peer']));
-    if (peer === undefined || !this.isHonest(peer)) return;
+    // a twin shares its original's id: which of the two served the block is not known
+    if (peer === undefined || !this.isHonest(peer) || [...this.chain.twinOf.values()].includes(peer)) return;
     const height = Number(fields['number']);
     const reason = String(fields['reason']);
     this.violate({ atMs, group, height, node, invariant: 'sync-honest-peer', detail: `${node} refused block ${height} that honest ${peer} served it by sync: ${reason}`, evidence: { peer, reason } });
