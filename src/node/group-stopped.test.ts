@@ -6,7 +6,7 @@ import { ProtocolVersion, TransactionBuilder, type GroupGenesis } from '../chain
 import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { Simulation, type Env, type TraceRecord } from '../runtime/index.js';
-import { FaultyStore, StorageFailure, type KvStore, type KvStoreFactory } from '../storage/index.js';
+import { FaultyStoreFactory, StorageFailure } from '../storage/index.js';
 import { encodeSyncMessage } from '../sync/index.js';
 import type { ConsensusDriver } from './consensus-driver.js';
 import type { Group } from './group.js';
@@ -61,16 +61,6 @@ class RecordingDriver implements ConsensusDriver {
   }
 }
 
-class FaultyDisk implements KvStoreFactory {
-  readonly stores = new Map<string, FaultyStore>();
-  constructor(private readonly inner: KvStoreFactory) {}
-  async open(name: string): Promise<KvStore> {
-    const store = new FaultyStore(await this.inner.open(name), `/data/${name}`);
-    this.stores.set(name, store);
-    return store;
-  }
-}
-
 /** Four PBFT sealers under a steady load; node 3 runs on a disk that fails on command, with a recording driver. */
 function chain(seed: string) {
   const rng = seedrandom(seed);
@@ -80,7 +70,7 @@ function chain(seed: string) {
   const genesis: GroupGenesis = { groupId: 1, consensusType: 'pbft', sealers: ids, timestamp: Date.UTC(2026, 0, 1) };
   const logs: string[][] = ids.map(() => []);
   const sim = new Simulation<Node>({ seed, trace: { keep: true }, network: { latency: { kind: 'uniform', minMs: 2, maxMs: 10 } }, onLog: (name, line) => logs[Number(name.slice(4))]!.push(line) });
-  let disk: FaultyDisk | undefined;
+  let disk: FaultyStoreFactory | undefined;
   let driver: RecordingDriver | undefined;
   let group: Group | undefined;
   ids.forEach((id, i) =>
@@ -88,7 +78,7 @@ function chain(seed: string) {
       `node${i}`,
       (env: Env) => {
         if (i !== 3) return Node.start({ env, key: keys[i]!, suite, version, groups: [genesis] });
-        disk = new FaultyDisk(env.storage);
+        disk = new FaultyStoreFactory(env.storage, '/data');
         return Node.start({
           env: { ...env, storage: disk },
           key: keys[i]!,

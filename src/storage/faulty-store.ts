@@ -1,4 +1,4 @@
-import { StorageFailure, type KvOperation, type KvRange, type KvStore, type StorageOperation } from './kv-store.js';
+import { StorageFailure, type KvOperation, type KvRange, type KvStore, type KvStoreFactory, type StorageOperation } from './kv-store.js';
 
 /** One operation as a FaultyStore sees it, for a fault's `when`. */
 export interface StoreCall {
@@ -87,5 +87,21 @@ export class FaultyStore implements KvStore {
 
   private failure(call: StoreCall, error: string): StorageFailure {
     return new StorageFailure(this.location, call.operation, new Error(`${error} (injected fault)`));
+  }
+}
+
+/** A node's disk for fault tests: every store it opens is a FaultyStore (at `<directory>/<name>`), kept by name to fail on command. */
+export class FaultyStoreFactory implements KvStoreFactory {
+  readonly stores = new Map<string, FaultyStore>();
+
+  constructor(
+    private readonly inner: KvStoreFactory,
+    private readonly directory: string,
+  ) {}
+
+  async open(name: string): Promise<KvStore> {
+    const store = new FaultyStore(await this.inner.open(name), `${this.directory}/${name}`);
+    this.stores.set(name, store);
+    return store;
   }
 }

@@ -3,4 +3,4 @@ export { MemoryStore, MemoryStoreFactory } from './memory-store.js';
 export { LevelStore, LevelStoreFactory } from './level-store.js';
 export { CachedStore } from './cached-store.js';
 export { FailStopStore } from './fail-stop-store.js';
-export { FaultyStore, type StoreCall, type StoreFault } from './faulty-store.js';
+export { FaultyStore, FaultyStoreFactory, type StoreCall, type StoreFault } from './faulty-store.js';
