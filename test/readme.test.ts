@@ -11,6 +11,8 @@
 //   <!-- readme-test: skip: <reason> -->      not run; the reason is printed as the test's name
 //   <!-- readme-test: ports: 8545+4 20200+4 --> those ports (4 in a row from each) become free
 //                                             loopback ports in the commands, and back in the output
+//                                             (from the band no other test draws from, as a later
+//                                             block reuses them unchecked)
 //   <!-- readme-test: tmp: /tmp/serve-readme --> that path becomes a new temporary folder
 //                                             (ports and tmp: a later block naming the same ones
 //                                             gets the same ports and folder)
@@ -139,7 +141,7 @@ class Substitutions {
 
 const taken = new Set<number>();
 async function freePortRun(count: number): Promise<number> {
-  const base = await freePortBlock(count, ['127.0.0.1'], taken);
+  const base = await freePortBlock(count, ['127.0.0.1'], taken, 'held');
   for (let p = base; p < base + count; p++) taken.add(p);
   return base;
 }
@@ -403,10 +405,17 @@ describe.sequential('command blocks of the README and docs/', () => {
             const out = start(shell, cwd);
             background.push({ out, command });
             await waitFor(`${where}: serve's ready line`, () => /^ready:/m.test(out.text) || out.child.exitCode !== null, 60_000);
+            if (!/^ready:/m.test(out.text)) throw new Error(`${where}: serve exited with ${out.child.exitCode} before its ready line:\n${subs.back(out.text)}`);
             continue;
           }
           const printed = await run(shell, 180_000, cwd);
-          compare(where, command.text, command.expected, files.back(printed), subs, masks);
+          try {
+            compare(where, command.text, command.expected, files.back(printed), subs, masks);
+          } catch (error) {
+            // a command that talks to a background serve: what the serve printed tells why
+            (error as Error).message += background.map(({ out }) => `\n--- the background serve (${out.child.exitCode === null ? 'running' : `exited with ${out.child.exitCode}`}) printed\n${subs.back(out.text)}`).join('');
+            throw error;
+          }
         }
         for (const { out, command } of background) {
           if (command.expected.length === 0) continue;

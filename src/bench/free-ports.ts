@@ -27,12 +27,28 @@ export function listenPortRange(): { low: number; high: number } {
 }
 
 /**
+ * The lowest ports of the range are kept for callers that hold a block across steps, such as the
+ * README test, whose later blocks reuse the ports an earlier block's chain was built with: a port
+ * found free once is not checked again, so no other caller may draw it meanwhile.
+ */
+export const HELD_BAND_PORTS = 1_000;
+
+/**
  * A start port with `count` consecutive ports free on every host, for a chain whose p2p,
  * channel and RPC ports follow each other (random below the ephemeral range, retried), and
  * none of them in `avoid`. Another process may still take one before the chain starts.
+ * `band: 'held'` draws from the ports kept for held blocks, the default from the others.
  */
-export async function freePortBlock(count: number, hosts: readonly string[] = ['127.0.0.1'], avoid: ReadonlySet<number> = new Set()): Promise<number> {
-  const { low, high } = listenPortRange();
+export async function freePortBlock(
+  count: number,
+  hosts: readonly string[] = ['127.0.0.1'],
+  avoid: ReadonlySet<number> = new Set(),
+  band: 'any' | 'held' = 'any',
+): Promise<number> {
+  const range = listenPortRange();
+  // a range too small to split (not Linux's default one) is shared by both bands
+  const split = range.high - range.low + 1 >= 4 * HELD_BAND_PORTS ? range.low + HELD_BAND_PORTS : undefined;
+  const { low, high } = split === undefined ? range : band === 'held' ? { low: range.low, high: split - 1 } : { low: split, high: range.high };
   for (let attempt = 0; attempt < 200; attempt++) {
     const base = low + Math.floor(Math.random() * (high - low + 1 - count));
     let ok = true;
