@@ -16,6 +16,7 @@ export { encodePbftMessage, decodePbftMessage, pbftMessageTag } from './pbft/pbf
 export {
   Raft,
   INITIAL_HARD_STATE,
+  RAFT_MAX_BLOCK_TIME_DIFF_MS,
   type RaftConfig,
   type RaftHead,
   type RaftEntry,

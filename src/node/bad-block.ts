@@ -4,10 +4,11 @@ import type { CryptoSuite } from '../crypto/index.js';
 import type { BadBlockVariant } from './byzantine-kinds.js';
 import type { Group } from './group.js';
 
-/** bad-block variants whose bad contents are transactions (the two root variants act on votes). */
-const CONTENT_VARIANTS: readonly string[] = ['bad-signature', 'reused-nonce', 'on-chain', 'expired-block-limit', 'wrong-chain-id', 'wrong-group-id'];
+/** bad-block variants whose bad contents are transactions (the root variants act on votes, the header ones on the Prepare). */
+type ContentVariant = Extract<BadBlockVariant, 'bad-signature' | 'reused-nonce' | 'on-chain' | 'expired-block-limit' | 'wrong-chain-id' | 'wrong-group-id'>;
+const CONTENT_VARIANTS: readonly string[] = ['bad-signature', 'reused-nonce', 'on-chain', 'expired-block-limit', 'wrong-chain-id', 'wrong-group-id'] satisfies ContentVariant[];
 
-export function isContentVariant(variant: string | undefined): variant is Exclude<BadBlockVariant, 'wrong-state-root' | 'wrong-receipts-root'> {
+export function isContentVariant(variant: string | undefined): variant is ContentVariant {
   return variant !== undefined && CONTENT_VARIANTS.includes(variant);
 }
 
@@ -22,7 +23,7 @@ const LOOK_BACK = 64;
  */
 export async function badBlockTransactions(
   group: Group,
-  variant: Exclude<BadBlockVariant, 'wrong-state-root' | 'wrong-receipts-root'>,
+  variant: ContentVariant,
   height: number,
   pooled: readonly Uint8Array[],
 ): Promise<{ transactions: Uint8Array[]; detail: string }> {

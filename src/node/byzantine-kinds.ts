@@ -25,8 +25,18 @@ export const BAD_BLOCK_VARIANTS = [
   'wrong-group-id',
   'wrong-state-root',
   'wrong-receipts-root',
+  'wrong-parent',
+  'wrong-number',
+  'stale-timestamp',
+  'future-timestamp',
+  'swapped-sealer-list',
+  'sealer-out-of-range',
+  'empty-block',
 ] as const;
 export type BadBlockVariant = (typeof BAD_BLOCK_VARIANTS)[number];
+
+/** bad-block variants that flaw the proposal's header (or empty it) on the wire: see pbft-adversary.ts. */
+export const HEADER_VARIANTS: readonly BadBlockVariant[] = ['wrong-parent', 'wrong-number', 'stale-timestamp', 'future-timestamp', 'swapped-sealer-list', 'sealer-out-of-range', 'empty-block'];
 
 export const FORGE_SYNC_VARIANTS = ['too-few-signatures', 'non-sealer-signatures', 'short-sealer-list', 'other-height', 'other-fork', 'other-body', 'one-signature-short'] as const;
 export type ForgeSyncVariant = (typeof FORGE_SYNC_VARIANTS)[number];

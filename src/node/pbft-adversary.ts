@@ -2,7 +2,8 @@ import { toHex, toHexNoPrefix } from '../codec/index.js';
 import type { CommitMessage, PbftMessage, PrepareMessage, Proposal, SignMessage } from '../consensus/index.js';
 import type { NodeId } from '../runtime/index.js';
 
-import { BYZANTINE_KINDS, type ByzantineKind } from './byzantine-kinds.js';
+import { MAX_BLOCK_TIME_DIFF_MS } from '../consensus/index.js';
+import { BYZANTINE_KINDS, HEADER_VARIANTS, type BadBlockVariant, type ByzantineKind } from './byzantine-kinds.js';
 import type { MutationName } from './message-mutation.js';
 
 export { BYZANTINE_KINDS, type ByzantineKind };
@@ -73,8 +74,48 @@ export interface AdversaryPort {
    * not the block this node proposed and executed.
    */
   alteredHash?(blockHash: Uint8Array, field: 'stateRoot' | 'receiptsRoot'): Uint8Array | undefined;
+  /** bad-block with the stale-timestamp variant: the timestamp of this node's head block. */
+  headTimestamp?(): number;
   send(to: NodeId, bytes: Uint8Array): void;
   trace(kind: string, fields: Record<string, unknown>): void;
+}
+
+/** How far past the allowed difference from local time a future-timestamp proposal is stamped. */
+const FUTURE_MARGIN_MS = 5 * 60 * 1000;
+
+/**
+ * A bad-block header variant's proposal: `p` with one header rule broken (or its transactions
+ * dropped), and what was done, for the trace. Every other field stays as the honest proposal had it.
+ */
+export function flawedProposal(p: Proposal, variant: BadBlockVariant, headTimestamp: () => number): { proposal: Proposal; detail: string } {
+  switch (variant) {
+    case 'wrong-parent': {
+      const parentHash = Uint8Array.from(p.parentHash);
+      parentHash[0]! ^= 0xff;
+      return { proposal: { ...p, parentHash }, detail: `parent ${toHex(parentHash).slice(0, 12)}… in place of the head` };
+    }
+    case 'wrong-number':
+      return { proposal: { ...p, number: p.number + 1 }, detail: `number ${p.number + 1} in a Prepare for height ${p.number}` };
+    case 'stale-timestamp': {
+      const timestamp = headTimestamp();
+      return { proposal: { ...p, timestamp }, detail: `timestamp ${timestamp}, the parent's` };
+    }
+    case 'future-timestamp': {
+      const timestamp = p.timestamp + MAX_BLOCK_TIME_DIFF_MS + FUTURE_MARGIN_MS;
+      return { proposal: { ...p, timestamp }, detail: `timestamp ${timestamp}, ${(MAX_BLOCK_TIME_DIFF_MS + FUTURE_MARGIN_MS) / 60_000} min ahead` };
+    }
+    case 'swapped-sealer-list': {
+      const sealerList = [...p.sealerList];
+      if (sealerList.length >= 2) [sealerList[0], sealerList[1]] = [sealerList[1]!, sealerList[0]!];
+      return { proposal: { ...p, sealerList }, detail: 'sealer list with its first two sealers swapped' };
+    }
+    case 'sealer-out-of-range':
+      return { proposal: { ...p, sealer: p.sealerList.length }, detail: `sealer index ${p.sealerList.length} of ${p.sealerList.length} sealers` };
+    case 'empty-block':
+      return { proposal: { ...p, transactions: [] }, detail: `no transactions (of ${p.transactions.length})` };
+    default:
+      throw new Error(`bad-block variant ${variant} does not flaw a header`);
+  }
 }
 
 /** The conflicting proposal an equivocating leader sends beside its own. */
@@ -93,6 +134,8 @@ export class PbftAdversary {
   /** lock-breaker: heights at which a Commit was seen or sent, and the views it broke a lock in ("height:view"). */
   private readonly committedAt = new Set<number>();
   private readonly broken = new Set<string>();
+  /** bad-block with a header variant: the "height:view" pairs it sent a flawed Prepare in. */
+  private readonly flawed = new Set<string>();
 
   constructor(
     readonly behaviour: ByzantineBehaviour,
@@ -110,7 +153,7 @@ export class PbftAdversary {
       if (first) this.action('withhold', message, {});
       return;
     }
-    if (kind === 'bad-block') return this.sendBadBlockVote(message, first);
+    if (kind === 'bad-block') return this.sendBadBlock(message, first);
     if (kind === 'lock-breaker') return this.sendLockBreaker(message, first);
     if (message.type === 'prepare') return this.sendPrepare(message, first);
     this.broadcast(this.port.encode(message));
@@ -120,18 +163,22 @@ export class PbftAdversary {
   /** An authenticated message from a peer (double-sign votes for whatever it votes for). */
   observe(message: PbftMessage, _bytes?: Uint8Array): void {
     if (this.behaviour.kind === 'lock-breaker') return this.observeForLockBreak(message);
+    if (this.behaviour.kind === 'bad-block') return this.observeForBadHeader(message);
     if (this.behaviour.kind !== 'double-sign' || (message.type !== 'sign' && message.type !== 'commit')) return;
     if (message.height !== this.port.nextHeight()) return;
     this.vote(message.view, message.blockHash, message.idx);
   }
 
   /**
-   * bad-block: the proposal itself is sealed with bad contents by the driver (see bad-block.ts);
-   * with a root variant its Sign and Commit for its own block go out for the hash of the header
-   * with that root altered, correctly signed.
+   * bad-block: with a content variant the proposal itself is sealed with bad contents by the
+   * driver (see bad-block.ts). With a header variant its Prepare goes out with the proposal's
+   * header flawed (flawedProposal), correctly signed, and it votes for whatever hash peers sign in
+   * that view. With a root variant its Sign and Commit for its own block go out for the hash of
+   * the header with that root altered, correctly signed.
    */
-  private sendBadBlockVote(message: PbftMessage, first: boolean): void {
-    const variant = this.behaviour.variant;
+  private sendBadBlock(message: PbftMessage, first: boolean): void {
+    const variant = this.behaviour.variant as BadBlockVariant | undefined;
+    if (message.type === 'prepare' && variant !== undefined && HEADER_VARIANTS.includes(variant)) return this.sendBadHeader(message, variant);
     const field = variant === 'wrong-state-root' ? 'stateRoot' : variant === 'wrong-receipts-root' ? 'receiptsRoot' : undefined;
     if (!field || (message.type !== 'sign' && message.type !== 'commit')) return this.broadcast(this.port.encode(message));
     const altered = this.port.alteredHash?.(message.blockHash, field);
@@ -141,6 +188,29 @@ export class PbftAdversary {
       this.stats.alteredVotes = (this.stats.alteredVotes ?? 0) + 1;
       this.action('altered-root', message, { variant, blockHash: toHex(message.blockHash), alteredHash: toHex(altered) });
     }
+  }
+
+  private sendBadHeader(message: PrepareMessage, variant: BadBlockVariant): void {
+    let bytes = this.conflicts.get(message);
+    if (!bytes) {
+      const headTimestamp = () => {
+        if (!this.port.headTimestamp) throw new Error('bad-block stale-timestamp: the adversary port gives no head timestamp');
+        return this.port.headTimestamp();
+      };
+      const { proposal, detail } = flawedProposal(message.proposal, variant, headTimestamp);
+      bytes = this.port.encode({ ...message, proposal });
+      this.conflicts.set(message, bytes);
+      this.stats.badProposals = (this.stats.badProposals ?? 0) + 1;
+      this.action('bad-header', message, { variant, bad: detail });
+    }
+    this.flawed.add(`${message.height}:${message.view}`);
+    this.broadcast(bytes);
+  }
+
+  private observeForBadHeader(message: PbftMessage): void {
+    const height = this.port.nextHeight();
+    for (const key of this.flawed) if (Number(key.split(':')[0]) < height) this.flawed.delete(key);
+    if (message.type === 'sign' && message.height === height && this.flawed.has(`${height}:${message.view}`)) this.vote(message.view, message.blockHash, message.idx);
   }
 
   /**

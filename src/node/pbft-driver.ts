@@ -126,6 +126,7 @@ export class PbftDriver implements ConsensusDriver {
         root[0]! ^= 0xff;
         return blockHash({ ...header, [field]: root }, this.group.suite);
       },
+      headTimestamp: () => this.headTimestamp,
       send: (to, bytes) => this.group.send(to, 'pbft', bytes),
       trace: (kind, fields) => this.group.trace(kind, fields),
     };

@@ -1,5 +1,6 @@
 import { blockHash, checkSignatureList, decodeTransaction, recoverSender, type Block } from '../../chain/index.js';
 import { fromHex, toHex, toHexNoPrefix } from '../../codec/index.js';
+import { MAX_BLOCK_TIME_DIFF_MS, RAFT_MAX_BLOCK_TIME_DIFF_MS } from '../../consensus/index.js';
 import { decodeRaftState, MODULE, RAFT_STATE_KEY } from '../../node/index.js';
 import { NONCE_WINDOW, BLOCK_LIMIT_RANGE } from '../../txpool/index.js';
 import type { SimChain } from '../sim-chain.js';
@@ -11,6 +12,8 @@ export const PROTOCOL_INVARIANTS = {
   'sealer-list': "a committed block's sealer list is the consensus list in force at its height",
   'applied-block': 'a node applies (by consensus or sync) only the block that follows its own head: number and parent check out',
   'sync-honest-peer': 'an honest node refuses no block an honest peer served it by sync (an honest peer serves only blocks it committed, and those check out)',
+  'block-header':
+    "a committed block has transactions, a sealer index inside its sealer list and a timestamp after its parent's; one an honest node commits by consensus is stamped at most the allowed difference ahead of that node's clock",
   'block-validity': 'every transaction of a committed block is valid for it: signature, chain and group id, block limit, not on chain before, no nonce reuse',
   'pbft-conflicting-quorums': 'no two different blocks at one height each gather n − f Commits',
   'pbft-lock':
@@ -119,6 +122,10 @@ export class InvariantMonitor {
   private readonly committed = new Map<string, { hash: string; term: number; node: string }>();
   /** "node/group/height" → "type/view/hash" → ids of the sealers whose Sign or Commit reached the node. */
   private readonly heard = new Map<string, Map<string, Set<string>>>();
+  /** "group/hash" → timestamp of each distinct block checked (a child's timestamp must be later). */
+  private readonly stamps = new Map<string, number>();
+  /** node → the highest reading of its clock at its executions and stores (a clock set back keeps it). */
+  private readonly clockHigh = new Map<string, number>();
   private readonly sentFacts = new LastFact();
   private readonly deliveredFacts = new LastFact();
   private readonly detach: Array<() => void> = [];
@@ -164,6 +171,7 @@ export class InvariantMonitor {
     if (!this.isHonest(node)) return;
     const group = Number(fields['group']);
     const number = Number(fields['number']);
+    if (kind === 'block-executed' || kind === 'block-stored') this.readClock(node);
     if (kind === 'block-executed') {
       const key = `${node}/${group}/${number}`;
       let map = this.executed.get(key);
@@ -227,7 +235,50 @@ export class InvariantMonitor {
       this.violate({ ...where, invariant: 'applied-block', detail: `${node} applied block ${height} (by ${via}) on its head ${head.height}`, evidence: { via, head } });
     }
     this.heads.set(key, { height, hash: toHex(blockHash(block.header, this.chain.suite)) });
+    const allowed = this.consensusOf(group) === 'raft' ? RAFT_MAX_BLOCK_TIME_DIFF_MS : MAX_BLOCK_TIME_DIFF_MS;
+    const ahead = block.header.timestamp - (this.clockHigh.get(node) ?? Infinity);
+    // a second for the reading between the node's check and its store
+    if (via === 'consensus' && ahead > allowed + 1000) {
+      this.violate({
+        ...where,
+        invariant: 'block-header',
+        detail: `${node} committed block ${height} by consensus stamped ${block.header.timestamp}, ${Math.round(ahead / 1000)} s ahead of its clock (${allowed / 60_000} min allowed)`,
+        evidence: { timestamp: block.header.timestamp, clock: this.clockHigh.get(node), allowedMs: allowed },
+      });
+    }
     this.checkBlock(block, node, group, atMs, via);
+  }
+
+  private readClock(node: string): void {
+    const now = this.chain.sim.node(node).clockNow;
+    if (now > (this.clockHigh.get(node) ?? -Infinity)) this.clockHigh.set(node, now);
+  }
+
+  /** Header rules of one distinct block: not empty, its sealer index in range, later than its parent. */
+  private checkHeader(block: Block, hashHex: string, node: string, group: number, atMs: number, via: string): string {
+    const { header } = block;
+    this.stamps.set(`${group}/${hashHex}`, header.timestamp);
+    const parentStamp = this.stamps.get(`${group}/${toHex(header.parentHash)}`);
+    const problem =
+      block.transactions.length === 0
+        ? 'has no transactions'
+        : header.sealer >= header.sealerList.length
+          ? `names sealer index ${header.sealer} of ${header.sealerList.length} sealers`
+          : parentStamp !== undefined && header.timestamp <= parentStamp
+            ? `is stamped ${header.timestamp}, not after its parent's ${parentStamp}`
+            : '';
+    if (problem) {
+      this.violate({
+        atMs,
+        group,
+        height: header.number,
+        node,
+        invariant: 'block-header',
+        detail: `${node} committed block ${header.number} (${short(hashHex)}, by ${via}), which ${problem}`,
+        evidence: { hash: hashHex, timestamp: header.timestamp, parentTimestamp: parentStamp, sealer: header.sealer, sealers: header.sealerList.length, txs: block.transactions.length },
+      });
+    }
+    return problem ? 'block-header' : '';
   }
 
   private onSyncRefusal(node: string, group: number, fields: Readonly<Record<string, unknown>>, atMs: number): void {
@@ -596,7 +647,7 @@ export class InvariantMonitor {
     const where = { atMs, group, height, node };
     if (problem === undefined) {
       this.counts.blocksChecked++;
-      problem = '';
+      problem = this.checkHeader(block, hashHex, node, group, atMs, via);
       const sealers = this.sealers(group, height);
       if (sealers) {
         const listed = block.header.sealerList.map((id) => toHexNoPrefix(id));
