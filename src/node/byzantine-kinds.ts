@@ -45,7 +45,7 @@ export type ForgeSyncVariant = (typeof FORGE_SYNC_VARIANTS)[number];
  * are for scenario files only, as adding them to the draw would change every swarm seed's draws
  * (and the measured 1,000 seeds with them).
  */
-export const SWARM_FORGE_SYNC_VARIANTS: readonly ForgeSyncVariant[] = ['too-few-signatures', 'non-sealer-signatures', 'other-height', 'other-fork'];
+export const SWARM_FORGE_SYNC_VARIANTS: readonly ForgeSyncVariant[] = FORGE_SYNC_VARIANTS;
 
 /** The variants of each behaviour that has some (the others take none). */
 export const BYZANTINE_VARIANTS: Readonly<Partial<Record<ByzantineKind, readonly string[]>>> = {
