@@ -40,11 +40,7 @@ export const HEADER_VARIANTS: readonly BadBlockVariant[] = ['wrong-parent', 'wro
 
 export const FORGE_SYNC_VARIANTS = ['too-few-signatures', 'non-sealer-signatures', 'short-sealer-list', 'other-height', 'other-fork', 'other-body', 'one-signature-short'] as const;
 export type ForgeSyncVariant = (typeof FORGE_SYNC_VARIANTS)[number];
-/**
- * The forge-sync variants swarm draws: `other-body`, `short-sealer-list` and `one-signature-short`
- * are for scenario files only, as adding them to the draw would change every swarm seed's draws
- * (and the measured 1,000 seeds with them).
- */
+/** The forge-sync variants swarm draws: all of them (docs/adversaries.md, What swarm draws). */
 export const SWARM_FORGE_SYNC_VARIANTS: readonly ForgeSyncVariant[] = FORGE_SYNC_VARIANTS;
 
 /** The variants of each behaviour that has some (the others take none). */
