@@ -24,6 +24,7 @@ export const PINNED: Record<string, string> = {
   'pbft-leader-crash.yaml': '9e4c9290ab61637d',
   'pbft-lossy-network.yaml': 'b2a9db8499f270fa',
   'pbft-partition-heal.yaml': '40dbdf667774836a',
+  'pbft-slow-network.yaml': '64996682e2d6b096',
   'pbft-swarm.yaml': '3d8abad816fc18e2',
   'pbft-twins.yaml': '747d0f9b16ac7b51',
   'quickstart.yaml': '92f2275386a80d3a',
