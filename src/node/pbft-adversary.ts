@@ -1,8 +1,7 @@
 import { toHex, toHexNoPrefix } from '../codec/index.js';
-import type { CommitMessage, PbftMessage, PrepareMessage, Proposal, SignMessage } from '../consensus/index.js';
+import { MAX_BLOCK_TIME_DIFF_MS, type CommitMessage, type PbftMessage, type PrepareMessage, type Proposal, type SignMessage } from '../consensus/index.js';
 import type { NodeId } from '../runtime/index.js';
 
-import { MAX_BLOCK_TIME_DIFF_MS } from '../consensus/index.js';
 import { BYZANTINE_KINDS, HEADER_VARIANTS, type BadBlockVariant, type ByzantineKind } from './byzantine-kinds.js';
 import type { MutationName } from './message-mutation.js';
 
