@@ -70,6 +70,37 @@ describe('channel frame', () => {
     expect(d.push(all.subarray(HEADER_LENGTH + 50)).length).toBe(2);
   });
 
+  it('decodes the same frames however the stream is cut into chunks', () => {
+    // data lengths around the header's size, an empty frame between two others, and a result code
+    const sent = [0, 1, 41, 0, 42, 3].map((n, i) => ({ type: 0x12 + i, seq: numericSeq(i * 7), result: i - 2, data: Buffer.alloc(n, 0x61 + i) }));
+    const stream = Buffer.concat(sent.map((f) => encodeFrame(f)));
+    const decode = (cuts: readonly number[]) => {
+      const d = new FrameDecoder();
+      const out = [];
+      let from = 0;
+      for (const cut of [...cuts, stream.length]) {
+        out.push(...d.push(stream.subarray(from, cut)));
+        from = cut;
+      }
+      return { frames: out.map((f) => ({ type: f.type, seq: f.seq, result: f.result, data: Buffer.from(f.data) })), pending: d.pending };
+    };
+    const expected = { frames: sent, pending: 0 };
+    // every one and two cut points (frame boundaries, inside length fields, one byte past a frame, …)
+    for (let a = 0; a <= stream.length; a++) {
+      expect(decode([a]), `cut at ${a}`).toEqual(expected);
+      for (let b = a; b <= stream.length; b += 1) {
+        const got = decode([a, b]);
+        if (got.pending !== 0 || got.frames.length !== sent.length || got.frames.some((f, i) => !f.data.equals(sent[i]!.data) || f.seq !== sent[i]!.seq)) {
+          expect(got, `cuts at ${a} and ${b}`).toEqual(expected);
+        }
+      }
+    }
+    // many small cuts: chunks of 1 to 5 bytes in a fixed pseudo-random pattern
+    const cuts: number[] = [];
+    for (let at = 0, k = 1; at < stream.length; k = (k * 7 + 3) % 11, at += 1 + (k % 5)) cuts.push(at);
+    expect(decode(cuts)).toEqual(expected);
+  });
+
   it('assembles a large frame from many chunks', () => {
     const big = encodeFrame({ type: 0x12, seq: SEQ, data: Buffer.alloc(1_000_000, 7) });
     const d = new FrameDecoder();
