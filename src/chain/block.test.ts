@@ -4,7 +4,7 @@ import { getSuite, type CryptoSuite } from '../crypto/index.js';
 import { blockHash, decodeBlockHeader, encodeBlockHeader, type BlockHeader } from './block-header.js';
 import { checkSignatureList, decodeBlock, decodeTxsParallel, encodeBlock, encodeTxsParallel, type Block } from './block.js';
 import { computeReceiptsRoot, computeTransactionsRoot } from './block-roots.js';
-import { bloomMayContain, logsBloom } from './log-bloom.js';
+import { bloomBits, bloomMayContain, bloomOr, bloomSet, logsBloom } from './log-bloom.js';
 import { merkleRoot16 } from './merkle-root.js';
 import { ProtocolVersion } from './protocol-version.js';
 import { decodeReceipt, encodeReceipt, type Receipt } from './receipt.js';
@@ -124,6 +124,48 @@ describe('log bloom', () => {
     expect(bloomMayContain(bloom, address, ecdsa)).toBe(true);
     expect(bloomMayContain(bloom, topic, ecdsa)).toBe(true);
     expect(bloomMayContain(bloom, new Uint8Array(20).fill(0xcc), ecdsa)).toBe(false);
+  });
+
+  it('may contain an item only when all three of its bits are set', () => {
+    const item = new Uint8Array(20).fill(0x11);
+    const bits = bloomBits(item, ecdsa);
+    for (const kept of [[0, 1], [0, 2], [1, 2], [0], [1], [2], []]) {
+      const bloom = new Uint8Array(256);
+      bloomSet(bloom, kept.map((k) => bits[k]!));
+      expect(bloomMayContain(bloom, item, ecdsa), `bits ${kept.join(',')} of 3 set`).toBe(false);
+    }
+    const full = new Uint8Array(256);
+    bloomSet(full, bits);
+    expect(bloomMayContain(full, item, ecdsa)).toBe(true);
+    // against the definition, for items whose bits partly overlap a busy bloom's
+    const busy = logsBloom(Array.from({ length: 12 }, (_, i) => ({ address: new Uint8Array(20).fill(i), topics: [] })), ecdsa);
+    let partial = 0;
+    for (let i = 0; i < 300; i++) {
+      const probe = Uint8Array.of(i >> 8, i & 0xff, 0x5a);
+      const set = bloomBits(probe, ecdsa).filter((bit) => (busy[255 - (bit >> 3)]! >> (bit & 7)) & 1).length;
+      if (set > 0 && set < 3) partial++;
+      expect(bloomMayContain(busy, probe, ecdsa), `probe ${i}: ${set} of 3 bits set`).toBe(set === 3);
+    }
+    expect(partial).toBeGreaterThan(10);
+    // an item two of whose bits fall in one byte: one of the two set is not enough
+    let twin: { item: Uint8Array; bits: readonly number[] } | undefined;
+    for (let i = 0; !twin && i < 20_000; i++) {
+      const candidate = Uint8Array.of(i >> 8, i & 0xff, 0xa5);
+      const b = bloomBits(candidate, ecdsa);
+      if (b[0] >> 3 === b[1] >> 3 && b[0] !== b[1]) twin = { item: candidate, bits: b };
+    }
+    expect(twin).toBeDefined();
+    const one = new Uint8Array(256);
+    bloomSet(one, [twin!.bits[0]!, twin!.bits[2]!]);
+    expect(bloomMayContain(one, twin!.item, ecdsa)).toBe(false);
+  });
+
+  it('bloomOr merges every byte of the two blooms', () => {
+    const a = new Uint8Array(256).map((_, i) => (i % 3 === 0 ? 0x0f : 0));
+    const b = new Uint8Array(256).map((_, i) => (i % 2 === 0 ? 0xf0 : 0x30));
+    const target = Uint8Array.from(a);
+    bloomOr(target, b);
+    expect([...target]).toEqual([...a].map((x, i) => x | b[i]!));
   });
 
   it('sets the Ethereum bit positions (keccak of an address)', () => {
