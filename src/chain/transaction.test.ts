@@ -8,6 +8,7 @@ import {
   decodeTransaction,
   decodeTransactionHex,
   encodeSignedTransaction,
+  encodeUnsignedTransaction,
   recoverSender,
   signedTransactionDigests,
   transactionToJson,
@@ -184,6 +185,17 @@ describe('mutations fail with the right error', () => {
       expect((e as TxDecodeError).status).toBe('InvalidSignature');
     }
     expect(sender).not.toBe(v.from);
+  });
+
+  it('encoding refuses a body whose fields its generation cannot carry', () => {
+    const body = { nonce: 1n, gasPrice: 1n, gas: 100n, blockLimit: 500n, to: new Uint8Array(20), value: 0n, data: new Uint8Array(0) };
+    for (const extra of [{ chainId: 1n }, { groupId: 1n }, { extraData: new Uint8Array(0) }]) {
+      expectDecodeError(() => encodeUnsignedTransaction({ ...body, ...extra }, 'rc1'), 'InvalidFormat', 'chainId', 'rc1 transactions have no chainId, groupId or extraData');
+    }
+    expectDecodeError(() => encodeUnsignedTransaction({ ...body, groupId: 1n }, 'rc2'), 'InvalidFormat', 'chainId', 'rc2 transactions need chainId and groupId');
+    expectDecodeError(() => encodeUnsignedTransaction({ ...body, chainId: 1n }, 'rc2'), 'InvalidFormat', 'groupId', 'rc2 transactions need chainId and groupId');
+    expect(rlpDecode(encodeUnsignedTransaction(body, 'rc1'))).toHaveLength(7);
+    expect(rlpDecode(encodeUnsignedTransaction({ ...body, chainId: 1n, groupId: 1n }, 'rc2'))).toHaveLength(10);
   });
 
   it('wrong field count → InvalidFormat', () => {
