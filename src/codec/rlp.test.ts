@@ -81,6 +81,20 @@ describe('rlp codec (against @ethereumjs/rlp)', () => {
     }
   });
 
+  it('takes the long form from a length of 56 exactly, for strings and lists', () => {
+    const string55 = [0xb8, 55, ...new Array<number>(55).fill(0x61)];
+    const string56 = [0xb8, 56, ...new Array<number>(56).fill(0x61)];
+    expect(() => rlpDecode(Uint8Array.from(string55))).toThrowError('gives its length 55 in the long form, used only from 56');
+    expect(rlpDecode(Uint8Array.from(string56))).toEqual(new Uint8Array(56).fill(0x61));
+    const list55 = [0xf8, 55, ...new Array<number>(55).fill(0x01)];
+    const list56 = [0xf8, 56, ...new Array<number>(56).fill(0x01)];
+    expect(() => rlpDecode(Uint8Array.from(list55))).toThrowError('gives its length 55 in the long form, used only from 56');
+    expect(rlpDecode(Uint8Array.from(list56))).toHaveLength(56);
+    // and the encoder switches at the same length
+    expect([...rlpEncode(new Uint8Array(55).fill(0x61)).subarray(0, 2)]).toEqual([0x80 + 55, 0x61]);
+    expect([...rlpEncode(new Uint8Array(56).fill(0x61)).subarray(0, 2)]).toEqual([0xb8, 56]);
+  });
+
   // each used to read "invalid RLP: invalid RLP: …" (or "invalid RLP: invalid RLP (safeSlice): …")
   it.each([
     [[0xf8], 'tx: invalid RLP: the length of the item at byte 0 runs past the end of the data (got "1 byte")'],

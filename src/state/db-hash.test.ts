@@ -36,6 +36,19 @@ describe('the dump of one table', () => {
   });
 });
 
+describe('dbHash of a block that changed no table', () => {
+  it('is 32 zero bytes under both rules (MemoryTableFactory2::hash hashes nothing), unless the 2.4 rule counts an opened table', () => {
+    for (const rule of ['v2.4', 'v2.5'] as const) {
+      expect(computeDbHash([], { rule, hash: keccak256, sm: false })).toEqual(new Uint8Array(32));
+      expect(computeDbHash([], { rule, hash: sm3, sm: true })).toEqual(new Uint8Array(32));
+    }
+    // 2.5 skips an opened table; 2.4 hashes its 32 zero bytes
+    expect(computeDbHash([], { rule: 'v2.5', hash: keccak256, sm: false }, ['_sys_config_'])).toEqual(new Uint8Array(32));
+    const opened = computeDbHash([], { rule: 'v2.4', hash: keccak256, sm: false }, ['_sys_config_']);
+    expect(toHex(opened)).toBe('0x66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925'); // sha256 of 32 zero bytes
+  });
+});
+
 describe('dbHash of real blocks', () => {
   it('block 3 of an ECDSA chain at supported_version 2.4 (addObserver): sha256, opened tables count as zeros', () => {
     const data = realdata('ecdsa-block3-addobserver-godoc.json');
