@@ -62,6 +62,25 @@ describe('partitions', () => {
     expect(sim.network.linkStats('a', 'b').dropped.partition).toBe(1);
   });
 
+  it('overlapping partitions: healing one leaves the links the other cuts cut', async () => {
+    const sim = probeSimulation(['a', 'b', 'c']);
+    const first = sim.network.partition([['a'], ['b', 'c']]);
+    const second = sim.network.partitionOneWay('a', 'b');
+    sim.network.heal(first);
+    expect(sim.network.isCut('a', 'b')).toBe(true);
+    expect(sim.network.isCut('b', 'a')).toBe(false);
+    expect(sim.network.isCut('a', 'c')).toBe(false);
+    expect(sim.network.partitions.map((p) => p.id)).toEqual([second.id]);
+    allToAll(sim, ['a', 'b', 'c'], 20);
+    await sim.run({ until: 1000 });
+    expect(from(sim, 'b', 'a')).toEqual([]);
+    expect(from(sim, 'a', 'b')).toHaveLength(20);
+    expect(from(sim, 'c', 'a')).toHaveLength(20);
+    // healing a healed partition again does not lift the one still in force
+    sim.network.heal(first);
+    expect(sim.network.isCut('a', 'b')).toBe(true);
+  });
+
   it('isolate cuts one node off and connectedPeers follows the topology', async () => {
     const sim = probeSimulation(ALL);
     await sim.run({ until: 1 });
@@ -142,6 +161,17 @@ describe('link faults', () => {
     expect(arrivals.filter((m) => m.at > 202 && m.at < 500)).toEqual([]);
     expect(arrivals.filter((m) => m.at === 500).length).toBeGreaterThanOrEqual(29);
     expect(arrivals.filter((m) => m.at > 500).every((m) => m.at === m.seq * 10 + 2)).toBe(true);
+  });
+
+  it('a shorter clog inside a longer one does not shorten it', async () => {
+    const sim = probeSimulation(['a', 'b'], { network: { latency: { kind: 'constant', ms: 2 } } });
+    sim.at(0, () => sim.handle('a')!.stream('b', 10, 100));
+    sim.at(200, () => sim.network.clog('a', 'b', 300));
+    sim.at(250, () => sim.network.clogOneWay('a', 'b', 50));
+    await sim.run({ until: 2000 });
+    const arrivals = from(sim, 'b', 'a');
+    expect(arrivals.filter((m) => m.at > 202 && m.at < 500)).toEqual([]);
+    expect(arrivals.map((m) => m.seq)).toEqual([...Array(100).keys()]);
   });
 
   it('per-link overrides apply to their link only and can be changed at any virtual time', async () => {
