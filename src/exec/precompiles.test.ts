@@ -43,6 +43,7 @@ describe('SystemConfig 0x1000', () => {
     ['tx_gas_limit', 'lots'],
     ['tx_count_limit', '9223372036854775808'], // 2^63: beyond int64
     ['consensus_timeout', '2'],
+    ['consensus_timeout', '4294967'], // SystemConfigPrecompiled: below SYSTEM_CONSENSUS_TIMEOUT_MAX (UINT_MAX / 1000)
     ['no_such_key', '1'],
   ])('rejects %s = %s with -51300 and changes nothing', async (key, value) => {
     const h = await harness();
@@ -88,6 +89,17 @@ describe('Consensus 0x1003', () => {
     expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [s0])).toBe(1);
     expect((await h.executor.consensusNodes(h.number + 1)).sealers).not.toContain(s0);
     expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [nodeId('b')])).toBe(0);
+  });
+
+  it('removes an observer, and takes the limits of consensus_timeout', async () => {
+    const h = await harness();
+    expect(await codeOf(h, 0, CONSENSUS, 'addObserver(string)', [nodeId('c')])).toBe(1);
+    expect((await h.executor.consensusNodes(h.number + 1)).observers).toEqual([nodeId('c')]);
+    expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [nodeId('c')])).toBe(1);
+    expect((await h.executor.consensusNodes(h.number + 1)).observers).toEqual([]);
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['consensus_timeout', '4294966'])).toBe(1);
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['consensus_timeout', '3'])).toBe(1);
+    expect(await h.executor.systemConfig('consensus_timeout', h.number + 1)).toBe('3');
   });
 
   it('rejects an invalid node id with -51100', async () => {
