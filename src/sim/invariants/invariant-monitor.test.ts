@@ -330,6 +330,25 @@ describe('PBFT preconditions (hand-made messages)', () => {
     expect(found).toHaveLength(1);
   }, 60_000);
 
+  it('a node never acts in an earlier view at a height than it already acted in', async () => {
+    const { monitor, found } = await setup();
+    // height 95: view 2's leader is (2 + 94) % 4 = 0, view 1's is 3; node2 reaches both views by n − f view changes
+    for (const view of [2, 1]) {
+      for (const [from, idx] of [['node0', 0], ['node1', 1]] as const) monitor.onDelivered(from, 'node2', viewChangeFrame(94, view, idx));
+      monitor.onSent('node2', 'node0', viewChangeFrame(94, view, 2), view);
+    }
+    monitor.onDelivered('node0', 'node2', prepareFrame(95, 2, 0, hash(94), 1000, 0, 2));
+    executed(monitor, 'node2', 95, hash(13), 1000, 0);
+    monitor.onSent('node2', 'node0', pbftFrame('sign', 95, 2, 2, hash(13)), 3);
+    expect(found).toEqual([]);
+    // then a Sign in view 1, one view back
+    monitor.onDelivered('node3', 'node2', prepareFrame(95, 1, 3, hash(94), 1500, 3, 2));
+    executed(monitor, 'node2', 95, hash(14), 1500, 3);
+    monitor.onSent('node2', 'node0', pbftFrame('sign', 95, 1, 2, hash(14)), 4);
+    expect(found.map((v) => v.invariant)).toEqual(['pbft-view-change']);
+    expect(found[0]!.detail).toBe('node2 sent a sign in view 1 at height 95 after acting in view 2 at that height');
+  }, 60_000);
+
   it('a Commit follows n − f Signs (its own included) or n − f Commits for the block in that view', async () => {
     const { monitor, found } = await setup();
     monitor.onDelivered('node0', 'node2', prepareFrame(92, 0, 3, hash(91), 1000, 3, 2));

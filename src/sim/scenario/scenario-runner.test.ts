@@ -130,6 +130,9 @@ describe('checker meta-tests: the safety checks catch real breakage', () => {
           const block = decodeBlock(blockBytes, codec);
           const forged = { ...block, header: { ...block.header, timestamp: block.header.timestamp + 1 } };
           await group.store.batch([{ type: 'put', key, value: rlpEncode([encodeBlock(forged, codec), senders]) }], { sync: true });
+          // and node3 keeps its block 2 where block 1 belongs
+          const other = chain.group('node3')!;
+          await other.store.batch([{ type: 'put', key: LEDGER_KEYS.block(1), value: (await other.store.get(LEDGER_KEYS.block(2)))! }], { sync: true });
         }),
     });
     expect(result.verdict).toBe('fail');
@@ -137,9 +140,19 @@ describe('checker meta-tests: the safety checks catch real breakage', () => {
     expect(history.map((v) => [v.node, v.height])).toEqual([
       ['node2', 3],
       ['node2', 4],
+      ['node3', 1],
+      ['node3', 1],
+      ['node3', 1],
+      ['node3', 2],
     ]);
     expect(history[0]!.detail).toMatch(/node2's stored block 3 is 0x[0-9a-f]{8}…, but node\d committed 0x[0-9a-f]{8}…/);
     expect(history[1]!.detail).toMatch(/node2's block 4 names parent/);
-    expect(result.violations.every((v) => v.node === 'node2')).toBe(true);
+    expect(history.slice(2).map((v) => v.detail.replace(/0x[0-9a-f]{8}…/g, 'H'))).toEqual([
+      "node3's block 1 names parent H, its block 0 is H",
+      "node3's block stored at height 1 says it is block 2",
+      expect.stringMatching(/^node3's stored block 1 is H, but node\d committed H$/),
+      "node3's block 2 names parent H, its block 1 is H",
+    ]);
+    expect(result.violations.every((v) => v.node === 'node2' || v.node === 'node3')).toBe(true);
   });
 });
