@@ -35,6 +35,9 @@ describe('parseEventLogFilterParams (EventLogFilterParams.cpp)', () => {
     expect(q).toMatchObject({ fromBlock: 2, toBlock: 5, groupId: 2 });
     expect([...q.addresses]).toEqual([A2]);
     expect([...q.topics[0]!]).toEqual([T1]);
+    const both = parseEventLogFilterParams(JSON.stringify({ addresses: [A1, A2], topics: [], groupID: 1, filterID: 'z' }));
+    expect([...both.addresses]).toEqual([A1, A2]);
+    expect(logMatches(both, { address: A2, topics: [] })).toBe(true);
     // fromBlock / toBlock absent: latest
     expect(parseEventLogFilterParams('{"addresses":[],"topics":[],"groupID":"1","filterID":"y"}')).toMatchObject({ fromBlock: Number.MAX_SAFE_INTEGER });
   });
@@ -317,7 +320,9 @@ describe('ChannelPushes: 0x15 / 0x16 event-log filters and 0x1002', () => {
     expect(await codes({ filterID: 'f', groupID: '1' })).toEqual({ result: -41001 });
     expect(await codes(request('g', { groupID: '7' }))).toEqual({ result: -41002 });
     expect(await codes(request('r', { fromBlock: '5', toBlock: '3' }))).toEqual({ result: -41003 });
-    expect(await codes(request('ok'))).toEqual({ result: 0 });
+    expect(await codes(request('r', { fromBlock: '5', toBlock: '4' }))).toEqual({ result: -41003 });
+    // a range of one block is a range
+    expect(await codes(request('ok', { fromBlock: '5', toBlock: '5' }))).toEqual({ result: 0 });
     expect(await codes(request('too-many'))).toEqual({ result: -41001 });
     // an empty frame
     await session.receive({ type: 0x15, seq: numericSeq(99), result: 0, data: new Uint8Array(0) });
