@@ -144,6 +144,9 @@ describe('scenario loader', () => {
     // 6. times past the end
     ['a workload stopping after the end', scenarioWith(`workloads:\n  - { kind: helloworld, rate: 5, stop: 40s }\n`), 'demo.yaml:6:40: workloads[0].stop: 40s is after the end of the scenario (30s)'],
     ['a workload stopping before it starts', scenarioWith(`workloads:\n  - { kind: helloworld, rate: 5, start: 10s, stop: 5s }\n`), 'workloads[0].stop: must be later than start (10s)'],
+    ['a workload stopping when it starts', scenarioWith(`workloads:\n  - { kind: helloworld, rate: 5, start: 10s, stop: 10s }\n`), 'workloads[0].stop: must be later than start (10s)'],
+    ['one sealer more than the nodes', scenarioWith(`groups:\n  - { id: 1, sealers: 5 }\n`), 'groups[0].sealers: 5 sealers but only 4 nodes'],
+    ['a Raft election window one below its start', scenarioWith(`groups:\n  - { id: 1, consensus: raft, minElectTime: 1000, maxElectTime: 999 }\n`), 'groups[0].maxElectTime: must not be below minElectTime (1000)'],
     ['a byzantine interval ending after the end', scenarioWith(`byzantine:\n  - { node: node1, behaviour: silent, until: 45s }\n`, pbft4), 'byzantine[0].until: 45s is after the end of the scenario (30s)'],
     ['a byzantine interval starting after the end', scenarioWith(`byzantine:\n  - { node: node1, behaviour: silent, from: 45s }\n`, pbft4), 'byzantine[0].from: 45s is after the end of the scenario (30s)'],
     ['a byzantine interval ending before it starts', scenarioWith(`byzantine:\n  - { node: node1, behaviour: silent, from: 10s, until: 10s }\n`, pbft4), 'byzantine[0].until: must be later than from (10s)'],
