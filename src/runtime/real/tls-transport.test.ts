@@ -211,6 +211,20 @@ describe('TlsTransport', () => {
     b.received.length = 0;
   });
 
+  it('a sender drops a message over its own frame limit, counts it, and keeps the connection', async () => {
+    const before = b.t.stats();
+    b.t.send(a.id, bytes((8 << 20) + 1, 10));
+    expect(b.t.stats().dropped.tooLarge).toBe(before.dropped.tooLarge + 1);
+    expect(b.t.stats().framesOut).toBe(before.framesOut);
+    expect(b.logs.some((l) => l.startsWith(`warning|[P2P][Session] message over the frame limit dropped,nodeID=${a.id},size=8388609,limit=8388608`))).toBe(true);
+    // exactly the limit goes out, on the same connection
+    b.t.send(a.id, bytes(8 << 20, 11));
+    await waitFor('the 8 MiB message at node0', () => a.received.length === 1);
+    expect(a.received[0]!.payload.length).toBe(8 << 20);
+    expect(b.t.stats().dropped.tooLarge).toBe(before.dropped.tooLarge + 1);
+    a.received.length = 0;
+  });
+
   it('drops and counts messages over the per-peer send queue bound', async () => {
     const total = 30;
     for (let i = 0; i < total; i++) c.t.send(a.id, bytes(1 << 20, i));
