@@ -2,6 +2,7 @@ import type { SelectorHashes } from './precompile.js';
 import {
   code,
   CODE_ADDRESS_AND_VERSION_EXIST,
+  CODE_ADDRESS_INVALID,
   CODE_NO_AUTHORIZED,
   CODE_VERSION_LENGTH_OVERFLOW,
   PrecompiledContract,
@@ -9,9 +10,21 @@ import {
 import { fiscoJson } from './fisco-json.js';
 import { SYS_CNS } from './system-tables.js';
 
-/** FISCO's CNS_VERSION_MAX_LENGTH. */
-export const CNS_VERSION_MAX_LENGTH = 40;
+/** FISCO 2.x's CNS_VERSION_MAX_LENGTH (libprecompiled/Common.h). */
+export const CNS_VERSION_MAX_LENGTH = 128;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/**
+ * The address text as FISCO's `Address(std::string)` reads it (FixedHash from hex, fail if the
+ * size differs): a lower-case "0x" is stripped, the rest must be hex digits of either case making
+ * 20 bytes (an odd count reads its first digit as a byte of its own, so 39 digits do too).
+ * Returns the address in lower case, or undefined when FISCO's constructor would throw.
+ */
+export function readCnsAddress(text: string): string | undefined {
+  const digits = text.startsWith('0x') ? text.slice(2) : text;
+  if (!/^[0-9a-fA-F]*$/.test(digits) || Math.ceil(digits.length / 2) !== 20) return undefined;
+  return `0x${digits.padStart(40, '0').toLowerCase()}`;
+}
 
 /** 0x1004: contract name service (name + version → address and ABI). */
 export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
@@ -27,9 +40,12 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
           ctx.gas.append('OpenTable');
           ctx.gas.append('Select', rows.length);
           if (!(await ctx.tables.mayWrite(SYS_CNS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
-          if (String(version).length > CNS_VERSION_MAX_LENGTH) return code(CODE_VERSION_LENGTH_OVERFLOW);
+          // FISCO's order: the version's length, an existing version, then the address (checkCNSParam)
+          if (Buffer.byteLength(String(version), 'utf8') > CNS_VERSION_MAX_LENGTH) return code(CODE_VERSION_LENGTH_OVERFLOW);
           if (rows.some((r) => r.version === String(version))) return code(CODE_ADDRESS_AND_VERSION_EXIST);
-          const row = { name: String(name), version: String(version), address: String(address).toLowerCase(), abi: String(abi) };
+          if (readCnsAddress(String(address)) === undefined) return code(CODE_ADDRESS_INVALID);
+          // stored as written: the row (and so the block's dbHash) holds the caller's text
+          const row = { name: String(name), version: String(version), address: String(address), abi: String(abi) };
           await ctx.tables.tables.setRows(SYS_CNS, String(name), [...rows, row]);
           // FISCO reports the entry's field count as its memory (below the input's size)
           ctx.gas.updateMemUsed(Object.keys(row).length);
@@ -65,8 +81,7 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
           const rows = (await ctx.tables.tables.rows(SYS_CNS, String(name))).filter((r) => r.version === String(version));
           ctx.gas.append('OpenTable');
           ctx.gas.append('Select', rows.length);
-          const address = rows[0]?.address ?? ZERO_ADDRESS;
-          return [/^0x[0-9a-f]{40}$/.test(address) ? address : ZERO_ADDRESS];
+          return [readCnsAddress(rows[0]?.address ?? ZERO_ADDRESS) ?? ZERO_ADDRESS];
         },
       },
     ],

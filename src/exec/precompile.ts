@@ -53,6 +53,8 @@ export const CODE_INVALID_NODEID = -51100;
 export const CODE_LAST_SEALER = -51101;
 export const CODE_ADDRESS_AND_VERSION_EXIST = -51200;
 export const CODE_VERSION_LENGTH_OVERFLOW = -51201;
+/** FISCO's common CODE_ADDRESS_INVALID (-50199 ~ -50100): CNS refuses an address it cannot read. */
+export const CODE_ADDRESS_INVALID = -50102;
 export const CODE_INVALID_CONFIGURATION_VALUES = -51300;
 export const CODE_PARSE_ENTRY_ERROR = -51500;
 export const CODE_PARSE_CONDITION_ERROR = -51501;

@@ -123,7 +123,7 @@ describe('CNS 0x1004', () => {
     expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '1.0', address, '[]'])).toBe(1);
     expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '2.0', address, '[]'])).toBe(1);
     expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '1.0', address, '[]'])).toBe(-51200);
-    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', 'v'.repeat(41), address, '[]'])).toBe(-51201);
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', 'v'.repeat(129), address, '[]'])).toBe(-51201);
     const all = JSON.parse(await callString(h, CNS, 'selectByName(string)', ['Hello'])) as Array<Record<string, string>>;
     expect(all.map((r) => r.version)).toEqual(['1.0', '2.0']);
     expect(all[0]).toEqual({ abi: '[]', address, name: 'Hello', version: '1.0' });
@@ -131,6 +131,34 @@ describe('CNS 0x1004', () => {
     expect(one).toBe(`[{"abi":"[]","address":"${address}","name":"Hello","version":"2.0"}]\n`);
     expect(await h.call(CNS, 'getContractAddress(string,string)', ['Hello', '1.0'], 'address')).toEqual([expect.stringMatching(new RegExp(address.slice(2), 'i'))]);
     expect(await h.call(CNS, 'getContractAddress(string,string)', ['Nope', '1.0'], 'address')).toEqual(['0x0000000000000000000000000000000000000000']);
+  });
+});
+
+describe('CNS 0x1004 at FISCO 2.x limits (CNSPrecompiled::checkCNSParam)', () => {
+  it('takes a version of 128 bytes, refuses 129, and refuses an address Address(string) cannot read with -50102', async () => {
+    const h = await harness();
+    const address = toHex(await h.deploy(0, 'HelloWorld'));
+    const insert = (version: string, at: string) => codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', version, at, '[]']);
+    expect(await insert('v'.repeat(128), address)).toBe(1);
+    expect(await insert('é'.repeat(65), address)).toBe(-51201); // 130 bytes in 65 characters
+    for (const bad of ['0x1234', `0x${'zz'.repeat(20)}`, `0X${'11'.repeat(20)}`, `0x${'11'.repeat(21)}`, '']) expect(await insert(`bad-${bad.length}-${bad.slice(0, 4)}`, bad), bad).toBe(-50102);
+    // an existing version is reported before a bad address
+    expect(await insert('v'.repeat(128), '0x12')).toBe(-51200);
+    // without 0x, and 39 digits (an odd count: its first digit is a byte of its own), are addresses
+    expect(await insert('bare', address.slice(2))).toBe(1);
+    expect(await insert('odd', `0x${'1'.repeat(39)}`)).toBe(1);
+  });
+
+  it('keeps the address as written (the row the dbHash covers) and answers getContractAddress with the address it reads', async () => {
+    const h = await harness();
+    const address = toHex(await h.deploy(0, 'HelloWorld'));
+    const mixed = `0x${address.slice(2).toUpperCase()}`;
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '1.0', mixed, '[]'])).toBe(1);
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['Hello', '2.0', `0x${'1'.repeat(39)}`, '[]'])).toBe(1);
+    const rows = JSON.parse(await callString(h, CNS, 'selectByName(string)', ['Hello'])) as Array<Record<string, string>>;
+    expect(rows.map((r) => r.address)).toEqual([mixed, `0x${'1'.repeat(39)}`]);
+    expect(await h.call(CNS, 'getContractAddress(string,string)', ['Hello', '1.0'], 'address')).toEqual([expect.stringMatching(new RegExp(`^${address}$`, 'i'))]);
+    expect(await h.call(CNS, 'getContractAddress(string,string)', ['Hello', '2.0'], 'address')).toEqual([expect.stringMatching(new RegExp(`^0x0${'1'.repeat(39)}$`, 'i'))]);
   });
 });
 
