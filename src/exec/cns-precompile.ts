@@ -15,7 +15,7 @@ export const CNS_VERSION_MAX_LENGTH = 128;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /**
- * The address text as FISCO's `Address(std::string)` reads it (FixedHash from hex, fail if the
+ * The address text as FISCO's `Address(std::string)` reads it (CNS and Permission check it) (FixedHash from hex, fail if the
  * size differs): a lower-case "0x" is stripped, the rest must be hex digits of either case making
  * 20 bytes (an odd count reads its first digit as a byte of its own, so 39 digits do too).
  * Returns the address in lower case, or undefined when FISCO's constructor would throw.

@@ -1,10 +1,13 @@
 import type { SelectorHashes } from './precompile.js';
+import { readCnsAddress } from './cns-precompile.js';
 import {
   addressText,
   code,
+  CODE_ADDRESS_INVALID,
   CODE_NO_AUTHORIZED,
   CODE_TABLE_AND_ADDRESS_EXIST,
   CODE_TABLE_AND_ADDRESS_NOT_EXIST,
+  CODE_TABLE_NAME_OVERFLOW,
   PrecompiledContract,
   type CallContext,
 } from './precompile.js';
@@ -12,11 +15,17 @@ import { fiscoJson } from './fisco-json.js';
 import { contractTableName, SYS_TABLE_ACCESS } from './system-tables.js';
 import { permissionTableName } from './user-tables.js';
 
+/** FISCO's USER_TABLE_NAME_MAX_LENGTH. */
+const USER_TABLE_NAME_MAX_LENGTH = 64;
+
 async function setAccess(ctx: CallContext, table: string, rawAddress: unknown, grant: boolean): Promise<[bigint]> {
   if (!(await ctx.tables.mayWrite(SYS_TABLE_ACCESS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
   const address = addressText(String(rawAddress));
   const pending = await ctx.tables.accessList(table, ctx.number + 1);
   if (grant && pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_EXIST);
+  // PermissionPrecompiled's insert, after the existing-row check: the stored name's length, then the address
+  if (grant && Buffer.byteLength(table, 'utf8') > USER_TABLE_NAME_MAX_LENGTH) return code(CODE_TABLE_NAME_OVERFLOW);
+  if (grant && readCnsAddress(address) === undefined) return code(CODE_ADDRESS_INVALID);
   if (!grant && !pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_NOT_EXIST);
   await ctx.tables.setAccess(table, address, grant, ctx.number);
   return code(1);

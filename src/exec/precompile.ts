@@ -48,6 +48,8 @@ export const CODE_TABLE_INVALID_FIELD = -50008;
 export const CODE_UNKNOW_FUNCTION_CALL = -50100;
 export const CODE_TABLE_NOT_EXIST = -50101;
 export const CODE_TABLE_AND_ADDRESS_EXIST = -51000;
+/** PermissionPrecompiled: a table name (prefix included) over USER_TABLE_NAME_MAX_LENGTH. */
+export const CODE_TABLE_NAME_OVERFLOW = -51002;
 export const CODE_TABLE_AND_ADDRESS_NOT_EXIST = -51001;
 export const CODE_INVALID_NODEID = -51100;
 export const CODE_LAST_SEALER = -51101;

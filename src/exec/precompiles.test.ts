@@ -179,6 +179,19 @@ describe('Permission 0x1005', () => {
     expect(JSON.parse(await callString(h, PERMISSION, 'queryByName(string)', ['t_test']))).toEqual([]);
   });
 
+  it('refuses a table name over 64 bytes with its prefix (-51002), then an address Address(string) cannot read (-50102)', async () => {
+    const h = await harness();
+    const user = toHex(h.account(1).address);
+    const insert = (table: string, address: string) => codeOf(h, 0, PERMISSION, 'insert(string,string)', [table, address]);
+    expect(await insert('t'.repeat(62), user)).toBe(1); // u_ + 62 = 64
+    expect(await insert('t'.repeat(63), user)).toBe(-51002);
+    expect(await insert('t'.repeat(63), '0x12')).toBe(-51002);
+    for (const bad of ['0x12', `0x${'zz'.repeat(20)}`, `0x${'11'.repeat(21)}`, '']) expect(await insert('t_bad', bad), bad).toBe(-50102);
+    // an upper-case address is lower-cased first, as FISCO does
+    expect(await insert('t_upper', `0x${user.slice(2).toUpperCase()}`)).toBe(1);
+    expect(JSON.parse(await callString(h, PERMISSION, 'queryByName(string)', ['t_upper']))).toEqual([{ address: user, enable_num: expect.stringMatching(/^\d+$/), table_name: 'u_t_upper' }]);
+  });
+
   it('guards deploys: with _sys_tables_ granted to one account, others get status 25', async () => {
     const h = await harness();
     const admin = toHex(h.account(0).address);
