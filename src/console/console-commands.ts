@@ -133,7 +133,8 @@ const PRECOMPILE_MESSAGES: Record<number, string> = {
   [-51100]: 'invalid node id',
   [-51101]: 'the last sealer cannot be removed',
   [-51300]: 'invalid configuration value',
-  [-50100]: 'unknown function call',
+  [-50100]: 'table does not exist',
+  [-50101]: 'unknown function call',
 };
 
 async function precompileTransaction(ctx: CommandContext, to: string, signature: string, args: string[]): Promise<void> {

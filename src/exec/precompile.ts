@@ -45,8 +45,9 @@ export const CODE_TABLE_NAME_LENGTH_OVERFLOW = -50002;
 export const CODE_TABLE_FIELD_LENGTH_OVERFLOW = -50003;
 export const CODE_TABLE_DUPLICATE_FIELD = -50007;
 export const CODE_TABLE_INVALID_FIELD = -50008;
-export const CODE_UNKNOW_FUNCTION_CALL = -50100;
-export const CODE_TABLE_NOT_EXIST = -50101;
+/** libprecompiled/Common.h: the common codes -50199 ~ -50100. */
+export const CODE_TABLE_NOT_EXIST = -50100;
+export const CODE_UNKNOW_FUNCTION_CALL = -50101;
 export const CODE_TABLE_AND_ADDRESS_EXIST = -51000;
 /** PermissionPrecompiled: a table name (prefix included) over USER_TABLE_NAME_MAX_LENGTH. */
 export const CODE_TABLE_NAME_OVERFLOW = -51002;

@@ -58,9 +58,9 @@ describe('SystemConfig 0x1000', () => {
     expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['consensus_timeout', '5'])).toBe(-51300);
   });
 
-  it('answers an unknown function with -50100', async () => {
+  it('answers an unknown function with -50101 (CODE_UNKNOW_FUNCTION_CALL)', async () => {
     const h = await harness();
-    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'getValueByKey(string)', ['x'])).toBe(-50100);
+    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'getValueByKey(string)', ['x'])).toBe(-50101);
   });
 
   it('accepts keccak selectors on SM chains too (guomi SDKs use SM3)', async () => {

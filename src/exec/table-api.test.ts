@@ -109,7 +109,7 @@ describe('CRUD 0x1002', () => {
     expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_c', 'k', '{oops', ''])).toBe(-51500);
     expect(await int(h, 0, CRUD, 'remove(string,string,string,string)', ['t_c', 'k', '[1,2]', ''])).toBe(-51501);
     expect(await int(h, 0, CRUD, 'remove(string,string,string,string)', ['t_c', 'k', '{"v":{"like":"x"}}', ''])).toBe(-51502);
-    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_missing', 'k', '{}', ''])).toBe(-50101);
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_missing', 'k', '{}', ''])).toBe(-50100);
   });
 
   it('works through the Crud contract, results emitted as events', async () => {
