@@ -85,4 +85,13 @@ describe('PBFT driver: getConsensusStatus', () => {
     await five.sim.run({ until: 500 });
     expect(five.group('node0')!.consensusStatus()).toMatchObject({ maxFaultyLeader: 1, nodeNum: 5 });
   });
+
+  it('before any proposal every cache is the empty entry: zero hash, height -1, index 65535, view 0', async () => {
+    const c = cluster({ seed: 'pbft-status-empty', network: lan });
+    await c.sim.run({ until: 1 });
+    const empty = { blockHash: `0x${'00'.repeat(32)}`, height: -1, idx: 65535, view: 0 };
+    for (const name of c.names) {
+      expect(c.group(name)!.consensusStatus(), name).toMatchObject({ prepareCache: empty, rawPrepareCache: empty, committedPrepareCache: empty, futureCache: empty });
+    }
+  });
 });
