@@ -6,6 +6,7 @@ import {
   CODE_NO_AUTHORIZED,
   CODE_VERSION_LENGTH_OVERFLOW,
   PrecompiledContract,
+  readFiscoAddress,
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
 import { SYS_CNS } from './system-tables.js';
@@ -13,18 +14,6 @@ import { SYS_CNS } from './system-tables.js';
 /** FISCO 2.x's CNS_VERSION_MAX_LENGTH (libprecompiled/Common.h). */
 export const CNS_VERSION_MAX_LENGTH = 128;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-
-/**
- * The address text as FISCO's `Address(std::string)` reads it (CNS and Permission check it) (FixedHash from hex, fail if the
- * size differs): a lower-case "0x" is stripped, the rest must be hex digits of either case making
- * 20 bytes (an odd count reads its first digit as a byte of its own, so 39 digits do too).
- * Returns the address in lower case, or undefined when FISCO's constructor would throw.
- */
-export function readCnsAddress(text: string): string | undefined {
-  const digits = text.startsWith('0x') ? text.slice(2) : text;
-  if (!/^[0-9a-fA-F]*$/.test(digits) || Math.ceil(digits.length / 2) !== 20) return undefined;
-  return `0x${digits.padStart(40, '0').toLowerCase()}`;
-}
 
 /** 0x1004: contract name service (name + version → address and ABI). */
 export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
@@ -43,7 +32,7 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
           // FISCO's order: the version's length, an existing version, then the address (checkCNSParam)
           if (Buffer.byteLength(String(version), 'utf8') > CNS_VERSION_MAX_LENGTH) return code(CODE_VERSION_LENGTH_OVERFLOW);
           if (rows.some((r) => r.version === String(version))) return code(CODE_ADDRESS_AND_VERSION_EXIST);
-          if (readCnsAddress(String(address)) === undefined) return code(CODE_ADDRESS_INVALID);
+          if (readFiscoAddress(String(address)) === undefined) return code(CODE_ADDRESS_INVALID);
           // stored as written: the row (and so the block's dbHash) holds the caller's text
           const row = { name: String(name), version: String(version), address: String(address), abi: String(abi) };
           await ctx.tables.tables.setRows(SYS_CNS, String(name), [...rows, row]);
@@ -81,7 +70,7 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
           const rows = (await ctx.tables.tables.rows(SYS_CNS, String(name))).filter((r) => r.version === String(version));
           ctx.gas.append('OpenTable');
           ctx.gas.append('Select', rows.length);
-          return [readCnsAddress(rows[0]?.address ?? ZERO_ADDRESS) ?? ZERO_ADDRESS];
+          return [readFiscoAddress(rows[0]?.address ?? ZERO_ADDRESS) ?? ZERO_ADDRESS];
         },
       },
     ],

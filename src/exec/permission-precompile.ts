@@ -1,5 +1,4 @@
 import type { SelectorHashes } from './precompile.js';
-import { readCnsAddress } from './cns-precompile.js';
 import {
   addressText,
   code,
@@ -9,6 +8,7 @@ import {
   CODE_TABLE_AND_ADDRESS_NOT_EXIST,
   CODE_TABLE_NAME_OVERFLOW,
   PrecompiledContract,
+  readFiscoAddress,
   type CallContext,
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
@@ -25,7 +25,7 @@ async function setAccess(ctx: CallContext, table: string, rawAddress: unknown, g
   if (grant && pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_EXIST);
   // PermissionPrecompiled's insert, after the existing-row check: the stored name's length, then the address
   if (grant && Buffer.byteLength(table, 'utf8') > USER_TABLE_NAME_MAX_LENGTH) return code(CODE_TABLE_NAME_OVERFLOW);
-  if (grant && readCnsAddress(address) === undefined) return code(CODE_ADDRESS_INVALID);
+  if (grant && readFiscoAddress(address) === undefined) return code(CODE_ADDRESS_INVALID);
   if (!grant && !pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_NOT_EXIST);
   await ctx.tables.setAccess(table, address, grant, ctx.number);
   return code(1);

@@ -48,6 +48,8 @@ export const CODE_TABLE_INVALID_FIELD = -50008;
 /** libprecompiled/Common.h: the common codes -50199 ~ -50100. */
 export const CODE_TABLE_NOT_EXIST = -50100;
 export const CODE_UNKNOW_FUNCTION_CALL = -50101;
+/** CNS and Permission refuse an address `Address(std::string)` cannot read (readFiscoAddress). */
+export const CODE_ADDRESS_INVALID = -50102;
 export const CODE_TABLE_AND_ADDRESS_EXIST = -51000;
 /** PermissionPrecompiled: a table name (prefix included) over USER_TABLE_NAME_MAX_LENGTH. */
 export const CODE_TABLE_NAME_OVERFLOW = -51002;
@@ -56,8 +58,6 @@ export const CODE_INVALID_NODEID = -51100;
 export const CODE_LAST_SEALER = -51101;
 export const CODE_ADDRESS_AND_VERSION_EXIST = -51200;
 export const CODE_VERSION_LENGTH_OVERFLOW = -51201;
-/** FISCO's common CODE_ADDRESS_INVALID (-50199 ~ -50100): CNS refuses an address it cannot read. */
-export const CODE_ADDRESS_INVALID = -50102;
 export const CODE_INVALID_CONFIGURATION_VALUES = -51300;
 export const CODE_PARSE_ENTRY_ERROR = -51500;
 export const CODE_PARSE_CONDITION_ERROR = -51501;
@@ -72,6 +72,18 @@ export type SelectorHashes = HashFunction | readonly HashFunction[];
 export interface PrecompileResult {
   readonly output: Uint8Array;
   readonly gas: number;
+}
+
+/**
+ * Address text as FISCO's `Address(std::string)` reads it (a FixedHash from hex that fails when the
+ * size differs): a lower-case "0x" is stripped, and the rest must be hex digits of either case that
+ * make 20 bytes (an odd count reads its first digit as a byte of its own, so 39 digits do too).
+ * The address in lower case, or undefined where FISCO's constructor throws.
+ */
+export function readFiscoAddress(text: string): string | undefined {
+  const digits = text.startsWith('0x') ? text.slice(2) : text;
+  if (!/^[0-9a-fA-F]*$/.test(digits) || Math.ceil(digits.length / 2) !== 20) return undefined;
+  return `0x${digits.padStart(40, '0').toLowerCase()}`;
 }
 
 /** A precompiled contract (or table object kind): a selector table over typed handlers. */
