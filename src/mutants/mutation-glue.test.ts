@@ -12,7 +12,7 @@ import { buildReport, fateOf, renderMarkdown, reportedMutant, summaryLines, type
 import { MutationOptionError, mutateFor, readMutationReport, reportPaths } from './mutation-run.js';
 import { DEFAULT_SWARM_BUDGET, MUTATE, scenariosFor, swarmShares, TEST_FILES, testFileRank } from './mutation-targets.js';
 import { resumeFromJournal, statePaths, strykerOptions, unrunTestFiles } from './stryker-phase.js';
-import { foldJournal, journalCount, readJournal, type Journal } from './stryker-journal.js';
+import { decodeTimeoutMemory, encodeTimeoutMemory, foldJournal, journalCount, readJournal, rememberTimeouts, sourceDigest, type Journal } from './stryker-journal.js';
 import { parseStrykerReport, StrykerReportError, type StrykerReport } from './stryker-report.js';
 import { parseTriageEntries, parseTriageFile, renderTriageFile, TriageFileError, type TriageEntry } from './survivors-file.js';
 import { sourceHash, SwarmCache, swarmKey, type SwarmCacheEntry } from './swarm-cache.js';
@@ -191,6 +191,52 @@ describe('resuming an interrupted StrykerJS run from its journal', () => {
     const r = foldJournal(undefined, timedOut, snapshot, root);
     expect(r.files['src/txpool/a.ts']!.mutants.map((m) => m.status)).toEqual(['Killed', 'Survived']);
     expect(journalCount(timedOut)).toBe(2);
+  });
+
+  it('carries a timeout over only when the mutant timed out in an earlier run on the same source, and remembers timeouts for the next resume', () => {
+    const timeout = { id: '3', fileName: '/repo/src/txpool/a.ts', mutatorName: 'ConditionalExpression', replacement: 'false', location: loc(1, 33, 1, 38), status: 'Timeout' };
+    const timedOut: Journal = { ...journal, mutants: [...journal.mutants, timeout] };
+    // first timeout: left out, and remembered with the source's digest
+    const first = rememberTimeouts(new Map(), timedOut, snapshot, root);
+    expect([...first.get('src/txpool/a.ts')!.mutants]).toEqual(['1:33-1:38 ConditionalExpression: false']);
+    expect(first.get('src/txpool/a.ts')!.source).toBe(sourceDigest(source));
+    expect(foldJournal(undefined, timedOut, snapshot, root, new Map()).files['src/txpool/a.ts']!.mutants.map((m) => m.status)).toEqual(['Killed', 'Survived']);
+    // the next run times it out again: carried over as a timeout (a hang), counted in the resume message
+    const second = foldJournal(undefined, timedOut, snapshot, root, first);
+    expect(second.files['src/txpool/a.ts']!.mutants.map((m) => m.status)).toEqual(['Killed', 'Survived', 'Timeout']);
+    expect(journalCount(timedOut, snapshot, root, first)).toBe(3);
+    // not when the file changed since
+    const edited = { ...snapshot, files: { 'src/txpool/a.ts': `${source}// edited\n` } };
+    expect(foldJournal(undefined, timedOut, edited, root, first).files['src/txpool/a.ts']!.mutants.map((m) => m.status)).toEqual(['Killed', 'Survived']);
+    expect(rememberTimeouts(first, journal, edited, root).get('src/txpool/a.ts')!.mutants.size).toBe(0);
+    // a timed-out mutant that later finishes is forgotten
+    const killedLater: Journal = { ...journal, mutants: [...journal.mutants, { ...timeout, status: 'Killed', killedBy: ['src/txpool/a.test.ts#f works'] }] };
+    expect(rememberTimeouts(first, killedLater, snapshot, root).get('src/txpool/a.ts')!.mutants.size).toBe(0);
+    // stored as JSON; a damaged file is an empty memory
+    expect(decodeTimeoutMemory(encodeTimeoutMemory(first))).toEqual(first);
+    expect(decodeTimeoutMemory('{"src/a.ts": {"source": 1}}').size).toBe(0);
+    expect(decodeTimeoutMemory('{broken').size).toBe(0);
+    expect(decodeTimeoutMemory(undefined).size).toBe(0);
+  });
+
+  it('resumes twice from journals that timed one mutant out: tested again after the first, carried over after the second', async () => {
+    const out = path.join(tmp, 'timeouts-out');
+    const p = statePaths(out);
+    const timeout = { id: '3', fileName: '/repo/src/txpool/a.ts', mutatorName: 'ConditionalExpression', replacement: 'false', location: loc(1, 33, 1, 38), status: 'Timeout' };
+    const interrupted = async () => {
+      await mkdir(p.journal, { recursive: true });
+      await writeFile(p.snapshot, JSON.stringify(snapshot));
+      await writeFile(path.join(p.journal, '00001-onMutantTested.json'), JSON.stringify(journal.mutants[0]));
+      await writeFile(path.join(p.journal, '00002-onMutantTested.json'), JSON.stringify(timeout));
+    };
+    const statuses = async () => parseStrykerReport(JSON.parse(await readFile(p.incremental, 'utf8')), p.incremental).files['src/txpool/a.ts']!.mutants.map((m) => m.status);
+    await interrupted();
+    expect(await resumeFromJournal(root, out)).toBe(1);
+    expect(await statuses()).toEqual(['Killed']);
+    expect(Object.keys(JSON.parse(await readFile(p.timeouts, 'utf8')) as object)).toEqual(['src/txpool/a.ts']);
+    await interrupted();
+    expect(await resumeFromJournal(root, out)).toBe(2);
+    expect(await statuses()).toEqual(['Killed', 'Timeout']);
   });
 
   it('reads the event recorder’s files in order and skips a half-written last one', async () => {

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { foldJournal, readJournal, type SourceSnapshot } from './stryker-journal.js';
+import { decodeTimeoutMemory, foldJournal, readJournal, type SourceSnapshot } from './stryker-journal.js';
 import { readStrykerReport, statePaths } from './stryker-phase.js';
 import { parseStrykerReport, StrykerReportError, type StrykerReport } from './stryker-report.js';
 import { writeAtomically } from './write-atomically.js';
@@ -61,7 +61,8 @@ export async function currentState(root: string, out: string, commit: string, no
   const journal = await readJournal(path.resolve(root, p.journal));
   const snapshotText = await readFile(path.resolve(root, p.snapshot), 'utf8').catch(() => undefined);
   let incremental: StrykerReport | null = previous ?? null;
-  if (journal.mutants.length > 0 && snapshotText !== undefined) incremental = foldJournal(previous, journal, JSON.parse(snapshotText) as SourceSnapshot, root);
+  const memory = decodeTimeoutMemory(await readFile(path.resolve(root, p.timeouts), 'utf8').catch(() => undefined));
+  if (journal.mutants.length > 0 && snapshotText !== undefined) incremental = foldJournal(previous, journal, JSON.parse(snapshotText) as SourceSnapshot, root, memory);
   // the absolute root of the machine that saved it means nothing elsewhere
   if (incremental) incremental = { ...incremental, projectRoot: '.' };
   const cacheText = await readFile(path.resolve(root, p.swarmCache), 'utf8').catch(() => '');

@@ -8,6 +8,7 @@
  * the same schema and with the sources the interrupted run saw, so StrykerJS's own incremental
  * diff decides what to reuse: a mutant whose code and covering tests did not change.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceLocation } from './location-patch.js';
@@ -91,14 +92,16 @@ function mutantKey(m: { mutatorName: string; replacement?: string; location: Sou
  * produced on (the snapshot of the run that produced them); pending mutants are left out, and so
  * are timeouts: StrykerJS times a mutant out against the dry run's wall time, so on a machine
  * whose load rose after the dry run (a shared one) a survivor that merely ran slowly is reported
- * as timed out, and counted as killed. A resumed run tests those again.
+ * as timed out, and counted as killed. A resumed run tests those again, unless `confirmed` says
+ * the mutant timed out in an earlier run too, on the same source (see TimeoutMemory).
  */
-export function foldJournal(previous: StrykerReport | undefined, journal: Journal, snapshot: SourceSnapshot, root: string): StrykerReport {
+export function foldJournal(previous: StrykerReport | undefined, journal: Journal, snapshot: SourceSnapshot, root: string, confirmed: TimeoutMemory = new Map()): StrykerReport {
   const files: Record<string, StrykerFile> = { ...(previous?.files ?? {}) };
   const byFile = new Map<string, JournalMutant[]>();
   for (const m of journal.mutants) {
-    if (m.status === 'Pending' || m.status === 'Timeout' || !STRYKER_STATUSES.includes(m.status as StrykerMutant['status'])) continue;
+    if (m.status === 'Pending' || !STRYKER_STATUSES.includes(m.status as StrykerMutant['status'])) continue;
     const rel = relative(root, m.fileName);
+    if (m.status === 'Timeout' && !timedOutBefore(confirmed, snapshot, rel, m)) continue;
     byFile.set(rel, [...(byFile.get(rel) ?? []), m]);
   }
   for (const [rel, ms] of byFile) {
@@ -141,6 +144,68 @@ export function foldJournal(previous: StrykerReport | undefined, journal: Journa
 }
 
 /** How many journaled results a fold would carry over (for the resume message). */
-export function journalCount(journal: Journal): number {
-  return new Set(journal.mutants.filter((m) => m.status !== 'Pending' && m.status !== 'Timeout').map((m) => `${m.fileName} ${mutantKey(m)}`)).size;
+export function journalCount(journal: Journal, snapshot?: SourceSnapshot, root = '', confirmed: TimeoutMemory = new Map()): number {
+  const kept = (m: JournalMutant) => m.status !== 'Pending' && (m.status !== 'Timeout' || (snapshot !== undefined && timedOutBefore(confirmed, snapshot, relative(root, m.fileName), m)));
+  return new Set(journal.mutants.filter(kept).map((m) => `${m.fileName} ${mutantKey(m)}`)).size;
+}
+
+/**
+ * The mutants that timed out in earlier runs, by file: the digest of the source they timed out
+ * on, and their keys. A mutant that times out again on the same source is taken as a hang (a
+ * timeout counts as killed) and not tested a third time: on a machine whose load comes and goes,
+ * one timeout may be a slow survivor, two in two runs are not. Kept beside the state
+ * (stryker-timeouts.json); a file whose source changed starts over.
+ */
+export type TimeoutMemory = ReadonlyMap<string, { readonly source: string; readonly mutants: ReadonlySet<string> }>;
+
+export function sourceDigest(source: string): string {
+  return createHash('sha256').update(source).digest('hex');
+}
+
+function timedOutBefore(memory: TimeoutMemory, snapshot: SourceSnapshot, rel: string, m: JournalMutant): boolean {
+  const source = snapshot.files[rel];
+  const seen = memory.get(rel);
+  return source !== undefined && seen !== undefined && seen.source === sourceDigest(source) && seen.mutants.has(mutantKey(m));
+}
+
+/** The memory after this journal: the mutants whose latest result in it is a timeout, added to those remembered on the same source. */
+export function rememberTimeouts(memory: TimeoutMemory, journal: Journal, snapshot: SourceSnapshot, root: string): TimeoutMemory {
+  const latest = new Map<string, { rel: string; key: string; status: string }>();
+  for (const m of journal.mutants) {
+    const rel = relative(root, m.fileName);
+    latest.set(`${rel} ${mutantKey(m)}`, { rel, key: mutantKey(m), status: m.status });
+  }
+  const next = new Map<string, { source: string; mutants: Set<string> }>();
+  for (const [rel, seen] of memory) {
+    const source = snapshot.files[rel];
+    if (source !== undefined && sourceDigest(source) === seen.source) next.set(rel, { source: seen.source, mutants: new Set(seen.mutants) });
+  }
+  for (const { rel, key, status } of latest.values()) {
+    const source = snapshot.files[rel];
+    if (source === undefined) continue;
+    let entry = next.get(rel);
+    if (!entry) next.set(rel, (entry = { source: sourceDigest(source), mutants: new Set() }));
+    if (status === 'Timeout') entry.mutants.add(key);
+    else entry.mutants.delete(key);
+  }
+  return next;
+}
+
+export function encodeTimeoutMemory(memory: TimeoutMemory): string {
+  return JSON.stringify(Object.fromEntries([...memory].map(([rel, { source, mutants }]) => [rel, { source, mutants: [...mutants].sort() }])));
+}
+
+/** Reads what encodeTimeoutMemory wrote; anything else (a missing or damaged file) is an empty memory. */
+export function decodeTimeoutMemory(text: string | undefined): TimeoutMemory {
+  if (text === undefined) return new Map();
+  try {
+    const raw = JSON.parse(text) as Record<string, { source?: unknown; mutants?: unknown }>;
+    return new Map(
+      Object.entries(raw)
+        .filter(([, v]) => typeof v?.source === 'string' && Array.isArray(v.mutants))
+        .map(([rel, v]) => [rel, { source: v.source as string, mutants: new Set((v.mutants as unknown[]).filter((k): k is string => typeof k === 'string')) }]),
+    );
+  } catch {
+    return new Map();
+  }
 }

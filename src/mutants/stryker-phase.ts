@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Stryker } from '@stryker-mutator/core';
 import { expandGlobs } from './file-globs.js';
 import { MUTATE, TEST_FILES } from './mutation-targets.js';
-import { foldJournal, journalCount, readJournal, type SourceSnapshot } from './stryker-journal.js';
+import { decodeTimeoutMemory, encodeTimeoutMemory, foldJournal, journalCount, readJournal, rememberTimeouts, type SourceSnapshot } from './stryker-journal.js';
 import { parseStrykerReport, type StrykerReport } from './stryker-report.js';
 import { writeAtomically } from './write-atomically.js';
 
@@ -39,6 +39,8 @@ export function statePaths(out: string) {
     incremental: path.join(state, 'stryker-incremental.json'),
     journal: path.join(state, 'stryker-journal'),
     snapshot: path.join(state, 'stryker-journal-sources.json'),
+    /** Mutants that timed out in an earlier run (stryker-journal.ts, TimeoutMemory). */
+    timeouts: path.join(state, 'stryker-timeouts.json'),
     temp: path.join(state, '.stryker-tmp'),
     html: path.join(out, 'stryker.html'),
     strykerJson: path.join(out, 'stryker.json'),
@@ -120,7 +122,8 @@ export async function readStrykerReport(file: string): Promise<StrykerReport | u
 
 /**
  * Folds a journal left by an interrupted run into the incremental file (so its finished mutants
- * are reused) and returns how many results it carried over.
+ * are reused) and returns how many results it carried over. Its timeouts are remembered: one that
+ * timed out in an earlier run too is carried over as a timeout, the others are tested again.
  */
 export async function resumeFromJournal(root: string, out: string): Promise<number> {
   const p = statePaths(out);
@@ -128,11 +131,14 @@ export async function resumeFromJournal(root: string, out: string): Promise<numb
   if (journal.mutants.length === 0) return 0;
   const snapshotText = await readFile(path.resolve(root, p.snapshot), 'utf8').catch(() => undefined);
   if (snapshotText === undefined) return 0;
+  const snapshot = JSON.parse(snapshotText) as SourceSnapshot;
+  const memory = decodeTimeoutMemory(await readFile(path.resolve(root, p.timeouts), 'utf8').catch(() => undefined));
   const previous = await readStrykerReport(path.resolve(root, p.incremental));
-  const folded = foldJournal(previous, journal, JSON.parse(snapshotText) as SourceSnapshot, root);
+  const folded = foldJournal(previous, journal, snapshot, root, memory);
   await writeAtomically(path.resolve(root, p.incremental), JSON.stringify(folded));
+  await writeAtomically(path.resolve(root, p.timeouts), encodeTimeoutMemory(rememberTimeouts(memory, journal, snapshot, root)));
   await rm(path.resolve(root, p.journal), { recursive: true, force: true });
-  return journalCount(journal);
+  return journalCount(journal, snapshot, root, memory);
 }
 
 /**
