@@ -101,6 +101,32 @@ describe('startHttpServer (a real port)', () => {
     expect(JSON.parse(res.text)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('maximum of 5') } });
   });
 
+  it('takes a body of exactly the limit and refuses one byte more', async () => {
+    const exactly = (size: number) => JSON.stringify(getBlockNumber).padEnd(size, ' ');
+    const at = await post(exactly(1024 * 1024));
+    expect(at.status).toBe(200);
+    expect(JSON.parse(at.text)).toMatchObject({ result: '0x0' });
+    expect((await post(exactly(1024 * 1024 + 1))).status).toBe(413);
+  });
+
+  it('reads a UTF-8 character split between two chunks of the body as that character', async () => {
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'getBlockByHash', params: [1, '0xünïcødé', false] }), 'utf8');
+    const cut = body.indexOf(Buffer.from('ü', 'utf8')) + 1; // inside the two bytes of ü
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(server.url, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (r) => {
+        let out = '';
+        r.setEncoding('utf8');
+        r.on('data', (c: string) => (out += c));
+        r.on('end', () => resolve(out));
+      });
+      req.on('error', reject);
+      // two HTTP chunks: the server's parser hands each to a 'data' event of its own
+      req.write(body.subarray(0, cut));
+      req.end(body.subarray(cut));
+    });
+    expect(JSON.parse(text)).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringContaining('"0xünïcødé"') } });
+  });
+
   it('answers a body streamed past the limit (chunked, no length) with 413', async () => {
     const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = httpRequest(server.url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (r) => {
