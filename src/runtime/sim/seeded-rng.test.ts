@@ -26,6 +26,21 @@ describe('seeded streams', () => {
     expect(one.stream('pbft').next()).toBe(two.stream('pbft').next());
   });
 
+  it('draws uniformly: every integer of a range as often as the others, every byte of a word its own', () => {
+    const rng = new SeededRng('uniform');
+    const counts = [0, 0, 0, 0];
+    for (let i = 0; i < 40_000; i++) counts[rng.int(4)]!++;
+    // 4 standard deviations of a fair draw: about 350 of 10,000
+    for (const c of counts) expect(Math.abs(c - 10_000), counts.join(' ')).toBeLessThan(400);
+    const bytes = rng.bytes(4000);
+    const values = new Set(bytes);
+    expect(values.size).toBe(256);
+    // the four bytes of one 32-bit word are four draws: neighbours agree about once in 256
+    let same = 0;
+    for (let i = 0; i < bytes.length; i += 4) for (let k = 1; k < 4; k++) if (bytes[i + k] === bytes[i + k - 1]) same++;
+    expect(same).toBeLessThan(30);
+  });
+
   it('stays in range and explains bad arguments', () => {
     const rng = new SeededRng('range');
     for (let i = 0; i < 1000; i++) {
