@@ -70,6 +70,10 @@ describe('Table API guards', () => {
     const h = await harness();
     const create = (name: string, key: string, fields: string) => int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', [name, key, fields]);
     expect(await create('t'.repeat(49), 'k', 'v')).toBe(-50002);
+    // the limits themselves: u_ + 48 = 50 characters, a field name of 64
+    expect(await create('t'.repeat(48), 'k', 'v')).toBe(0);
+    expect(await create('t_f64', 'k', 'f'.repeat(64))).toBe(0);
+    expect(await create('t_f65', 'k', 'f'.repeat(65))).toBe(-50003);
     expect(await create('t_ok', 'k', 'v,v')).toBe(-50007);
     expect(await create('t_ok', 'k', 'bad field')).toBe(-50008);
     expect(await create('t_ok', 'k', 'a,b')).toBe(0);

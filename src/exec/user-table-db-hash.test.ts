@@ -70,6 +70,25 @@ describe('a block that creates and writes a user table: dbHash by FISCO\'s rule'
     expect(await select(h, '_sys_tables_', '_user_t_demo')).toEqual([]);
   });
 
+  it('a field the insert leaves out is absent from the row and from the dump (MemoryTable2::insert stores what it is given), until an update sets it', async () => {
+    const h = await harness({ stateType: 'storage', version: '2.11.0' });
+    const partial = h.tx(0, CRUD, h.callData('insert(string,string,string,string)', ['t_demo', 'fig', JSON.stringify({ item_id: '4' }), '']));
+    const executed = await h.block([createTable(h), partial]);
+    expect(executed.block.receipts.map((r) => r.status)).toEqual([0, 0]);
+    const changes: TableChanges[] = [
+      { name: '_sys_tables_', keyField: 'table_name', changed: [], created: [entry({ table_name: 'u_t_demo', key_field: 'name', value_field: 'item_id,item_name' })] },
+      { name: 'u_t_demo', keyField: 'name', changed: [], created: [entry({ name: 'fig', item_id: '4' })] },
+    ];
+    expect(toHex(executed.block.header.stateRoot)).toBe(toHex(computeDbHash(changes, { rule: 'v2.5', hash: keccak256, sm: false })));
+    // an empty item_name would be another dump, another root
+    const filled = [changes[0]!, { ...changes[1]!, created: [entry({ name: 'fig', item_id: '4', item_name: '' })] }];
+    expect(toHex(computeDbHash(filled, { rule: 'v2.5', hash: keccak256, sm: false }))).not.toBe(toHex(executed.block.header.stateRoot));
+    expect(await select(h, 't_demo', 'fig')).toEqual([{ item_id: '4', name: 'fig' }]);
+    const update = h.tx(0, CRUD, h.callData('update(string,string,string,string,string)', ['t_demo', 'fig', '{"item_name":"dried"}', '{}', '']));
+    await h.block([update]);
+    expect(await select(h, 't_demo', 'fig')).toEqual([{ item_id: '4', item_name: 'dried', name: 'fig' }]);
+  });
+
   it('2.1.0: the table is _user_t_demo, in _sys_tables_ and in the lookups', async () => {
     const h = await harness({ stateType: 'storage', version: '2.1.0' });
     const executed = await h.block([createTable(h), insert(h, 'fruit', '1', 'apple')]);

@@ -127,8 +127,10 @@ export class UserTables {
     if (!info) return CODE_TABLE_NOT_EXIST;
     if (!(await ctx.tables.mayWrite(info.name, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
     checkFields(info, entry, true);
+    // MemoryTable2::insert stores the fields given and the key, nothing else: a field left out is
+    // absent from the row (and so from the block's dbHash), not an empty string
     const row: Record<string, string> = { [info.keyField]: key };
-    for (const f of info.valueFields) row[f] = entry[f] ?? '';
+    for (const f of info.valueFields) if (entry[f] !== undefined) row[f] = entry[f];
     if (entry[info.keyField] !== undefined && entry[info.keyField] !== key) {
       throw new PrecompileFailure(`insert into ${table}: the entry's ${info.keyField} "${entry[info.keyField]}" differs from the key "${key}"`);
     }
