@@ -146,6 +146,9 @@ describe('TableProbe: every Entry getter/setter and Condition operator', () => {
     );
     expect([i, u, s]).toEqual([-5n, 2n ** 200n, 'neg']);
     expect(String(a).toLowerCase()).toBe(who);
+    // stored as EntryPrecompiled stores it, toHex(address): no 0x (the row is in the block's dbHash)
+    const [rows] = (await h.call(CRUD, 'select(string,string,string,string)', ['t_probe', 'k', '{}', ''], 'string')) as [string];
+    expect((JSON.parse(rows) as Array<Record<string, string>>).map((r) => r.a)).toEqual(Array(3).fill(who.slice(2)));
     expect(b32).toBe(`0x${Buffer.from('neg').toString('hex').padEnd(64, '0')}`);
     expect([firstByte, lastByte]).toEqual(['0x6e', '0x00']);
     // getBytes64 answers 64 bytes as two words (FISCO's EntryPrecompiled), so byte 63 is the last of the second

@@ -193,7 +193,8 @@ const entryMethods: Method<Of<'entry'>>[] = [
       signature: `set(string,${type})`,
       outputs: '',
       run(_c, [f, v], self) {
-        self.fields.set(String(f), type === 'address' ? addressText(String(v)) : String(v));
+        // EntryPrecompiled stores an address as toHex(value): 40 lower-case hex digits, no 0x
+        self.fields.set(String(f), type === 'address' ? addressText(String(v)).slice(2) : String(v));
         return [];
       },
     }),
@@ -221,7 +222,8 @@ const conditionMethods: Method<Of<'condition'>>[] = [
         signature: `${op}(string,${type})`,
         outputs: '',
         run(_c, [f, v], self) {
-          self.conditions.push({ field: String(f), op: op.toLowerCase() as ConditionOp, value: type === 'address' ? addressText(String(v)) : String(v) });
+          // ConditionPrecompiled compares an address as value.hex(), the form Entry.set stores
+          self.conditions.push({ field: String(f), op: op.toLowerCase() as ConditionOp, value: type === 'address' ? addressText(String(v)).slice(2) : String(v) });
           return [];
         },
       }),
