@@ -118,7 +118,7 @@ describe('checker meta-tests: the safety checks catch real breakage', () => {
     expect(quorum.atMs).toBeLessThanOrEqual(agreement.atMs);
   });
 
-  it('catches a corrupted history: a block rewritten in one node\'s storage is found by the final audit', async () => {
+  it('catches a corrupted history: a block rewritten in one node\'s storage, and one stored at another height in another\'s, are found by the final audit', async () => {
     const scenario = parseScenario(base('expect: { liveness: false, allReceipted: false }'));
     const result = await runScenario(scenario, {
       onChain: (chain) =>
