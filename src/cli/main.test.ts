@@ -97,6 +97,7 @@ describe('unknown and incomplete options, in our words (issue 44)', () => {
     [['run', 'x.yaml', '--sed', '3'], 'twinchain run: unknown option --sed (did you mean --seed?). Run `twinchain run --help` for its options.'],
     [['run', 'x.yaml', '--quiet=yes'], 'twinchain run: --quiet takes no value (got "yes"). Run `twinchain run --help` for its options.'],
     [['serve', '--rpc-port', '--quiet'], 'twinchain serve: --rpc-port needs a value, but the next argument "--quiet" is an option (write --rpc-port=--quiet if that is the value). Run `twinchain serve --help` for its options.'],
+    [['run', 'x.yaml', '--seed', '-x'], 'twinchain run: --seed needs a value, but the next argument "-x" is an option (write --seed=-x if that is the value). Run `twinchain run --help` for its options.'],
     [['console', '-e'], 'twinchain console: -e needs a value. Run `twinchain console --help` for its options.'],
     [['swarm', 'x.yaml', '--seeds'], 'twinchain swarm: --seeds needs a value. Run `twinchain swarm --help` for its options.'],
     [['build-chain', '--state'], 'twinchain build-chain: --state needs a value. Run `twinchain build-chain --help` for its options.'],
