@@ -1,9 +1,13 @@
 // `npm run planted-bugs`: plants each hand-written bug of mutation/planted-bugs.json in the working
 // tree, one at a time, runs what should catch it, and puts the file back (docs/planted-bugs.md).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadPlantedBugs, PlantedBugError, runCommand, withBugPlanted, type PlantedBug } from '../src/mutants/planted-bugs.js';
+import { loadPlantedBugs, PlantedBugError, withBugPlanted, type PlantedBug } from '../src/mutants/planted-bugs.js';
+import { runChild } from '../src/mutants/runner.js';
 
 const USAGE = `usage: npm run planted-bugs -- [--kind tests|swarm|all] [--seeds N] [name ...]
 
@@ -56,9 +60,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const chosen = bugs.filter((b) => (names.length > 0 ? names.includes(b.name) : kind === 'all' || b.kind === kind));
-  const dirty = await runCommand(root, 'git', ['status', '--porcelain', '--', ...new Set(chosen.map((b) => b.file))], 30_000);
-  if (dirty.code !== 0 || dirty.tail.trim() !== '') {
-    console.error(`these files have changes of their own; commit or stash them first:\n${dirty.tail.trim()}`);
+  const dirty = execFileSync('git', ['status', '--porcelain', '--', ...new Set(chosen.map((b) => b.file))], { cwd: root, encoding: 'utf8' });
+  if (dirty.trim() !== '') {
+    console.error(`these files have changes of their own; commit or stash them first:\n${dirty.trim()}`);
     return 2;
   }
   let missed = 0;
@@ -80,14 +84,18 @@ async function main(): Promise<number> {
   return missed === 0 ? 0 : 1;
 }
 
+const logs = mkdtempSync(path.join(tmpdir(), 'planted-bugs-'));
+
 async function check(bug: PlantedBug, seeds: string): Promise<{ caught: boolean; by: string; tail: string }> {
-  const vitest = path.join(root, 'node_modules', '.bin', 'vitest');
+  const log = path.join(logs, `${bug.name}.log`);
+  const tail = () => readFileSync(log, 'utf8').slice(-4000);
   if (bug.kind === 'swarm' && bug.scenario !== undefined && bug.tests === undefined) {
-    const run = await runCommand(root, process.execPath, ['bin/twinchain.js', 'swarm', bug.scenario, '--seeds', seeds, '--until-fail'], 60 * 60_000);
-    return { caught: run.code === 1, by: `swarm ${bug.scenario} (${seeds} seeds)`, tail: run.tail };
+    const run = await runChild(['bin/twinchain.js', 'swarm', bug.scenario, '--seeds', seeds, '--until-fail'], log, 60 * 60_000, root);
+    return { caught: run.code === 1, by: `swarm ${bug.scenario} (${seeds} seeds)`, tail: tail() };
   }
-  const run = await runCommand(root, vitest, ['run', '--project', 'in-process', ...bug.tests!], 20 * 60_000);
-  return { caught: run.code !== 0, by: bug.tests!.join(', '), tail: run.tail };
+  const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
+  const run = await runChild([vitest, 'run', '--project', 'in-process', ...bug.tests!], log, 20 * 60_000, root);
+  return { caught: run.code !== 0, by: bug.tests!.join(', '), tail: tail() };
 }
 
 process.exitCode = await main();

@@ -4,7 +4,6 @@
  * file; `npm run planted-bugs` plants each in the working tree, runs what should catch it, and
  * puts the file back.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -93,26 +92,4 @@ export async function withBugPlanted<T>(root: string, bug: PlantedBug, check: ()
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-}
-
-/** Runs a command in `root`; resolves with its exit code and the tail of its output. */
-export function runCommand(root: string, command: string, args: readonly string[], timeoutMs: number): Promise<{ code: number; tail: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString('utf8')).slice(-4000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), tail: output });
-    });
-  });
 }
