@@ -42,6 +42,17 @@ describe.each(['native', 'noble'] as const)('EcdsaSuite (%s backend)', (backend)
     expect(suite.signatureFormError({ ...sig, v: 2 })?.field).toBe('v');
   });
 
+  it('low-s includes s = ⌊n/2⌋ itself; one more is high', () => {
+    const sig = suite.sign(digest, key);
+    expect(suite.signatureFormError({ ...sig, s: SECP256K1_N >> 1n })).toBeNull();
+    expect(suite.signatureFormError({ ...sig, s: (SECP256K1_N >> 1n) + 1n })?.field).toBe('s');
+  });
+
+  it('verify refuses r or s of zero or of exactly n (and does not throw)', () => {
+    const sig = suite.sign(digest, key);
+    for (const bad of [{ r: 0n }, { r: SECP256K1_N }, { s: 0n }, { s: SECP256K1_N }]) expect(suite.verify(digest, { ...sig, ...bad }, key.publicKey), JSON.stringify(bad, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).toBe(false);
+  });
+
   it('does not recover the signer from a different digest', () => {
     const sig = suite.sign(digest, key);
     const other = suite.hash(Uint8Array.of(1));

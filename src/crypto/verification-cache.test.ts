@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EcdsaSuite } from './ecdsa-suite.js';
+import { Sm2Suite } from './sm2-suite.js';
 import { VerificationCache, withVerificationCache } from './verification-cache.js';
 
 describe('VerificationCache', () => {
@@ -20,6 +21,26 @@ describe('VerificationCache', () => {
     expect(cached.recoverSigner(digest, tampered)).not.toEqual(key.publicKey);
     expect(cached.recoverSigner(suite.hash(Uint8Array.of(2)), sig)).not.toEqual(key.publicKey);
     expect(cached.name).toBe('ecdsa');
+  });
+
+  it('a recovery id, and an SM2 signature\'s public key, are part of what is remembered', () => {
+    const ecdsa = new EcdsaSuite();
+    const cached = withVerificationCache(ecdsa, new VerificationCache());
+    const key = ecdsa.generateKeyPair(() => new Uint8Array(32).fill(5));
+    const digest = ecdsa.hash(Uint8Array.of(1));
+    const sig = ecdsa.sign(digest, key);
+    expect(cached.verify(digest, sig, key.publicKey)).toBe(true);
+    expect(cached.verify(digest, { ...sig, v: sig.v ^ 1 }, key.publicKey)).toBe(false);
+    expect(cached.recoverSigner(digest, sig)).toEqual(key.publicKey);
+    expect(cached.recoverSigner(digest, { ...sig, v: sig.v ^ 1 })).not.toEqual(key.publicKey);
+
+    const sm = new Sm2Suite();
+    const smCached = withVerificationCache(sm, new VerificationCache());
+    const smKey = sm.generateKeyPair(() => new Uint8Array(32).fill(7));
+    const other = sm.generateKeyPair(() => new Uint8Array(32).fill(8));
+    const smSig = sm.sign(digest, smKey);
+    expect(smCached.recoverSigner(digest, smSig)).toEqual(smKey.publicKey);
+    expect(smCached.recoverSigner(digest, { ...smSig, publicKey: other.publicKey })).toBeNull();
   });
 
   it('stays bounded', () => {

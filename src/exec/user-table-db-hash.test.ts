@@ -89,6 +89,25 @@ describe('a block that creates and writes a user table: dbHash by FISCO\'s rule'
     expect(await select(h, 't_demo', 'fig')).toEqual([{ item_id: '4', item_name: 'dried', name: 'fig' }]);
   });
 
+  it('a block\'s new rows get their ids in table-name order, then key order (the dump\'s order), not the order of the inserts: a later change of two of them is hashed by those ids', async () => {
+    const h = await harness({ stateType: 'storage', version: '2.11.0' });
+    // inserted fruit, then banana: ids 1 (the _sys_tables_ row), banana 2, fruit 3
+    await h.block([createTable(h), insert(h, 'fruit', '1', 'apple'), insert(h, 'banana', '2', 'banana')]);
+    const change = (key: string, name: string) => h.tx(0, CRUD, h.callData('update(string,string,string,string,string)', ['t_demo', key, JSON.stringify({ item_name: name }), '{}', '']));
+    const next = await h.block([change('fruit', 'pear'), change('banana', 'plantain')]);
+    expect(next.block.receipts.map((r) => r.status)).toEqual([0, 0]);
+    const changed = (fruitId: bigint, bananaId: bigint): TableChanges => ({
+      name: 'u_t_demo',
+      keyField: 'name',
+      changed: [entry({ name: 'fruit', item_id: '1', item_name: 'pear' }, fruitId), entry({ name: 'banana', item_id: '2', item_name: 'plantain' }, bananaId)],
+      created: [],
+    });
+    const rule = { rule: 'v2.5' as const, hash: keccak256, sm: false };
+    expect(toHex(next.block.header.stateRoot)).toBe(toHex(computeDbHash([changed(3n, 2n)], rule)));
+    // ids in insert order would list fruit first: another dump, another root
+    expect(toHex(computeDbHash([changed(2n, 3n)], rule))).not.toBe(toHex(next.block.header.stateRoot));
+  });
+
   it('2.1.0: the table is _user_t_demo, in _sys_tables_ and in the lookups', async () => {
     const h = await harness({ stateType: 'storage', version: '2.1.0' });
     const executed = await h.block([createTable(h), insert(h, 'fruit', '1', 'apple')]);

@@ -7,7 +7,10 @@ import { LATER_CHECKS, TestChain } from './recording-chain.test-helper.js';
 import { feedCounts } from './block-feed.js';
 import { cryptoWorkersReady } from './crypto-ahead.js';
 import { replayPaths, replayRecording, replayTuning, type ReplayOptions, type ReplayReport } from './replayer.js';
-import type { LaterVariantField } from './recorded-json.js';
+import { parseHeader, type LaterVariantField } from './recorded-json.js';
+import { blockHash } from '../chain/index.js';
+import { toHex } from '../codec/index.js';
+import { getSuite } from '../crypto/index.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -87,6 +90,16 @@ describe('replay round trip: a chain recorded as the RPC answers replays with ev
     expect(skipped['tx hash']).toMatch(/earlier interface variant prints no blockLimit, signature/);
     expect(skipped['signatures']).toMatch(/no signatureList/);
     expect(skipped['receiptsRoot']).toMatch(/no receiptsRoot/);
+  });
+
+  it('2.0.0-rc1: a receipt whose contractAddress is not the zero address (the earlier variant\'s only value) is a divergence', async () => {
+    const { file } = await recorded({ version: '2.0.0-rc1' }, 'rc1-contract.jsonl');
+    const lines = await readLines(file);
+    lines[1]!.receipts[0].contractAddress = `0x${'12'.repeat(20)}`;
+    const out = await tempFile('rc1-contract-tampered.jsonl');
+    await writeFile(out, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const report = await replayRecording(out);
+    expect(report.divergence).toMatchObject({ block: 1, index: 0, field: 'receipt.contractAddress', recorded: `0x${'12'.repeat(20)}` });
   });
 
   it('--to N stops after block N', async () => {
@@ -174,6 +187,7 @@ describe('replay tampering: one byte changed in the recording is reported at exa
     ['block gasUsed', 2, ['block', 'gasUsed'], 2, undefined, 'block.gasUsed'],
     ['block gasLimit', 2, ['block', 'gasLimit'], 2, undefined, 'block.gasLimit'],
     ['receipt logsBloom', 2, ['receipts', 1, 'logsBloom'], 2, 1, 'receipt.logsBloom'],
+    ['receipt root', 2, ['receipts', 1, 'root'], 2, 1, 'receipt.root'],
     ['stateRoot', 4, ['block', 'stateRoot'], 4, undefined, 'block.stateRoot'],
     ['dbHash', 4, ['block', 'dbHash'], 4, undefined, 'block.dbHash'],
     ['block hash', 5, ['block', 'hash'], 5, undefined, 'block.hash'],
@@ -219,6 +233,25 @@ describe('replay tampering: one byte changed in the recording is reported at exa
   it('one signature fewer than n − f: the quorum fails (block 6: 5 sealers need 4)', async () => {
     const report = await tamper(6, ['block', 'signatureList'], ((list: unknown[]) => list.slice(1)) as never);
     expect(report.divergence).toMatchObject({ block: 6, field: 'signatureList', recorded: '3 valid signatures', replayed: '4 needed: 5 sealers in force (n − f, f = ⌊(n−1)/3⌋)' });
+  });
+
+  it('a receipt recorded with fewer logs than the replay emits is a divergence of the log list (and with more, too)', async () => {
+    const fewer = await tamper(2, ['receipts', 2, 'logs'], ((logs: unknown[]) => logs.slice(0, 1)) as never);
+    expect(fewer.divergence).toMatchObject({ block: 2, index: 2, field: 'receipt.logs', recorded: expect.stringMatching(/^1 logs: /) as unknown, replayed: expect.stringMatching(/^3 logs: /) as unknown });
+    const more = await tamper(2, ['receipts', 2, 'logs'], ((logs: unknown[]) => [...logs, logs[0]]) as never);
+    expect(more.divergence).toMatchObject({ block: 2, index: 2, field: 'receipt.logs', recorded: expect.stringMatching(/^4 logs: /) as unknown, replayed: expect.stringMatching(/^3 logs: /) as unknown });
+  });
+
+  it('a sealer list that is not the one in force, with the block hash made to agree, is refused as the sealer list', async () => {
+    const last = original.length - 1;
+    const report = await tamper(last, ['block'], ((block: Line) => {
+      const list = block.sealerList as string[];
+      [list[0], list[1]] = [list[1]!, list[0]!];
+      const header = parseHeader(block, { block: last }, { hashRequired: false });
+      block.hash = toHex(blockHash({ ...header, receiptsRoot: header.receiptsRoot!, dbHash: header.dbHash! }, getSuite('ecdsa')));
+      return block;
+    }) as never);
+    expect(report.divergence).toMatchObject({ block: last, field: 'block.sealerList' });
   });
 
   it('an SM block signature (r‖s‖public key) tampered is caught too', async () => {
