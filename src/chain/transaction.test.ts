@@ -215,6 +215,11 @@ describe('mutations fail with the right error', () => {
     expectDecodeError(() => decodeTransaction(mutate(raw, (i) => (i[10] = Uint8Array.of(29))), opts), 'InvalidSignature', 'v');
   });
 
+  it('r or s wider than 32 bytes → InvalidSignature naming it, even when the extra byte is a leading zero', () => {
+    expectDecodeError(() => decodeTransaction(mutate(raw, (i) => (i[11] = Uint8Array.of(0, ...(i[11] as Uint8Array)))), opts), 'InvalidSignature', 'r', 'wider than 32 bytes (33)');
+    expectDecodeError(() => decodeTransaction(mutate(raw, (i) => (i[12] = Uint8Array.of(0, ...(i[12] as Uint8Array)))), opts), 'InvalidSignature', 's', 'wider than 32 bytes (33)');
+  });
+
   it('high-s → InvalidSignature on s', () => {
     const tx = decodeTransaction(raw, opts);
     const sig = tx.signature as { r: bigint; s: bigint; v: number };
