@@ -60,6 +60,18 @@ describe('GroupChain and Ledger', () => {
     expect(toHex(blockHash(b2.block.header, c.suite))).toBe(toHex(b2.hash));
   });
 
+  it('a committed block is synced to the disk with its state: a crash right after the commit loses neither', async () => {
+    const store = new MemoryStore();
+    const c = await chainOn(store);
+    const b1 = await c.commitBlock([c.tx(0, null, c.helloWorldInit())]);
+    expect(store.unsyncedWrites).toBe(0);
+    store.crash();
+    const again = await chainOn(store);
+    expect(again.chain.height).toBe(1);
+    expect(toHex(again.chain.headHash)).toBe(toHex(b1.hash));
+    expect(toHex(again.chain.state.root)).toBe(toHex(c.chain.state.root));
+  });
+
   it('refuses a block that does not extend the head', async () => {
     const c = await chainOn(new MemoryStore());
     await expect(
