@@ -29,6 +29,9 @@ interface PbftInside {
 }
 
 interface RaftInside {
+  raft: { canSeal(): { height: number } | undefined; propose(...args: unknown[]): unknown };
+  trySeal(now: number): Promise<void>;
+  commit(decision: unknown, now: number): Promise<void>;
   adversaryPort(): {
     send(to: number, bytes: Uint8Array): void;
     execute(proposal: Proposal): Promise<Uint8Array | undefined>;
@@ -379,6 +382,79 @@ describe('Raft driver', () => {
       const before = w.events.length;
       await parts.apply({ send: [], events: [{ kind: 'raft-role', fields: { role: 'leader' } }] } as unknown as RaftOutput, 0);
       expect(w.events.length).toBe(before);
+    });
+  });
+});
+
+describe('Raft driver: sealing and committing at its edges', () => {
+  async function raft(seed: string) {
+    const c = cluster({ seed, consensus: 'raft', sealers: 3, network: lan });
+    c.startHelloWorldLoad(5, 3_000);
+    await c.sim.run({ until: 2_000 });
+    return c;
+  }
+
+  /** What one sealing attempt of node0 does when its state machine offers `height` (after stop(), if `stopped`). */
+  async function sealAttempt(c: Cluster, height: (g: Group) => number, stopped: boolean) {
+    const seen = { logs: 0, timers: 0, proposals: 0 };
+    await during(c, 2_000, async () => {
+      const g = c.group('node0')!;
+      const parts = inside<RaftInside>(g.consensus);
+      parts.raft.canSeal = () => ({ height: height(g) });
+      parts.raft.propose = () => {
+        seen.proposals++;
+        return { send: [], events: [] };
+      };
+      parts.sealTimer = undefined;
+      if (stopped) g.consensus.stop();
+      const log = vi.spyOn(g, 'log');
+      const timer = vi.spyOn(g.env.clock, 'setTimer');
+      await parts.trySeal(c.sim.now + 10_000);
+      seen.logs = log.mock.calls.length;
+      seen.timers = timer.mock.calls.length;
+    });
+    return seen;
+  }
+
+  it('seals only for the height after its head, and not at all once stopped', async () => {
+    expect(await sealAttempt(await raft('duty-raft-seal-next'), (g) => g.chain.height + 1, false)).not.toEqual({ logs: 0, timers: 0, proposals: 0 });
+    expect(await sealAttempt(await raft('duty-raft-seal-ahead'), (g) => g.chain.height + 5, false)).toEqual({ logs: 0, timers: 0, proposals: 0 });
+    expect(await sealAttempt(await raft('duty-raft-seal-stopped'), (g) => g.chain.height + 1, true)).toEqual({ logs: 0, timers: 0, proposals: 0 });
+  });
+
+  it('a leader\'s certificate: signatures past the sealer list and repeats are dropped, the valid ones kept in index order', async () => {
+    const c = await raft('duty-raft-certificate');
+    await during(c, 2_000, async () => {
+      const g = c.group('node0')!;
+      const parts = inside<RaftInside>(g.consensus);
+      const proposal = await nextProposal(g);
+      const { hash } = await g.chain.execute(draftOf(proposal), []);
+      const byIndex = (i: number) => c.group(c.names.find((n) => c.chain.idOf(n) === g.sealers()[i])!)!.options.signer.sign(hash);
+      const height = g.chain.height;
+      const signatures = [
+        { index: 2, signature: byIndex(2) },
+        { index: 9, signature: byIndex(2) },
+        { index: 0, signature: byIndex(0) },
+        { index: 2, signature: byIndex(2) },
+      ];
+      await parts.commit({ height: height + 1, blockHash: hash, signatures, proposal, by: 'certificate' }, c.sim.now);
+      expect(g.chain.height).toBe(height + 1);
+      const stored = await g.blockByNumber(height + 1);
+      expect(stored!.block.signatureList.map((s) => s.index)).toEqual([0, 2]);
+    });
+  });
+
+  it('after stop() a decided block is not committed', async () => {
+    const c = await raft('duty-raft-commit-stopped');
+    await during(c, 2_000, async () => {
+      const g = c.group('node0')!;
+      const parts = inside<RaftInside>(g.consensus);
+      const proposal = await nextProposal(g);
+      const { hash } = await g.chain.execute(draftOf(proposal), []);
+      const height = g.chain.height;
+      g.consensus.stop();
+      await parts.commit({ height: height + 1, blockHash: hash, signatures: [], proposal, by: 'leader' }, c.sim.now);
+      expect(g.chain.height).toBe(height);
     });
   });
 });
