@@ -25,3 +25,11 @@ describe('closest', () => {
     expect(closest('frobnicate', names)).toBeUndefined();
   });
 });
+
+describe('closest, for short words', () => {
+  it('takes two edits as a likely typo however short the word (a swapped pair in a 4-letter command)', () => {
+    expect(closest('clal', ['call', 'deploy'])).toBe('call');
+    expect(closest('ecal', ['call', 'deploy'])).toBe('call');
+    expect(closest('xyzw', ['call', 'deploy'])).toBeUndefined();
+  });
+});
