@@ -187,6 +187,48 @@ describe('PBFT driver: the adversary port', () => {
   });
 });
 
+describe('PBFT driver: receiving', () => {
+  it('a decode shared between receivers serves only one whose sealer list has the same node at the sender\'s index', async () => {
+    const c = cluster({ seed: 'duty-pbft-shared-decode', network: lan });
+    const frames: Uint8Array[] = [];
+    c.sim.network.observe({
+      delivered: (from, _to, payload) => {
+        const frame = decodeFrame(payload);
+        if (from === 'node2' && !('error' in frame) && frame.module === 'pbft') frames.push(frame.payload);
+      },
+    });
+    c.startHelloWorldLoad(5, 3_000);
+    await during(c, 2_000, () => {
+      expect(frames.length).toBeGreaterThan(0);
+      const payload = frames.at(-1)!;
+      type Decoding = { decode(payload: Uint8Array, nodeIdOf: (idx: number) => Uint8Array | undefined): { idx: number } };
+      const sealers = c.group('node0')!.sealers().map((id) => fromHex(id));
+      const message = inside<Decoding>(c.group('node0')!.consensus).decode(payload, (i) => sealers[i]);
+      expect(toHex(sealers[message.idx]!)).toBe(toHex(fromHex(c.chain.idOf('node2'))));
+      // node1 with another node at that index: the shared result must not serve it, and its own decode refuses the signature
+      const other = sealers.map((id, i) => (i === message.idx ? sealers[(i + 1) % sealers.length]! : id));
+      expect(() => inside<Decoding>(c.group('node1')!.consensus).decode(payload, (i) => other[i])).toThrow();
+    });
+  });
+
+  it('remembers at most 8192 messages it took (a re-sent one is dropped while remembered)', async () => {
+    const c = cluster({ seed: 'duty-pbft-seen', network: lan });
+    await during(c, 500, async () => {
+      const g = c.group('node0')!;
+      const parts = inside<{ seen: Set<string>; decode: () => unknown; pbft: { onMessage: () => PbftOutput } }>(g.consensus);
+      parts.decode = () => ({ type: 'sign', idx: 1 });
+      parts.pbft.onMessage = () => ({ broadcast: [], events: [] }) as unknown as PbftOutput;
+      const size = g.options.signer.signatureSize;
+      for (let i = 0; i < 8200; i++) {
+        const payload = new Uint8Array(size + 4);
+        new DataView(payload.buffer).setUint32(payload.length - size, i);
+        await g.consensus.onMessage(c.chain.idOf('node1'), 'pbft', payload, 500);
+      }
+      expect(parts.seen.size).toBe(8192);
+    });
+  });
+});
+
 describe('PBFT driver: after stop()', () => {
   it('cancels its view, seal and resend timers, and acts on nothing more', async () => {
     const w = record([]);
@@ -211,6 +253,83 @@ describe('PBFT driver: after stop()', () => {
       const name = c.names.find((n) => inside<PbftInside>(c.group(n)!.consensus).sealTimer === undefined)!;
       expect(name).toBeDefined();
       expect(() => c.group(name)!.consensus.stop()).not.toThrow();
+    });
+  });
+});
+
+describe('PBFT driver: committing and sealing at its edges', () => {
+  it('commits the decided block from its lock when the executor has moved on to another, never the other', async () => {
+    const c = cluster({ seed: 'duty-pbft-commit-lock', network: lan });
+    c.startHelloWorldLoad(5, 3_000);
+    await during(c, 2_000, async () => {
+      const g = c.group('node0')!;
+      const parts = inside<PbftInside & { pbft: { status(): { lock: PbftLock | undefined } } }>(g.consensus);
+      const decided = await nextProposal(g);
+      const other = { ...decided, timestamp: decided.timestamp + 1 };
+      const { hash } = await g.chain.execute(draftOf(decided), []);
+      const { hash: otherHash } = await g.chain.execute(draftOf(other), []);
+      expect(toHex(g.chain.executor.pending!.hash)).toBe(toHex(otherHash));
+      const real = parts.pbft.status();
+      parts.pbft.status = () => ({ ...real, lock: { height: decided.number, view: 0, blockHash: hash, proposal: decided } });
+      await parts.apply({ broadcast: [], events: [], commit: { height: decided.number, view: 0, blockHash: hash, signatures: [] } } as unknown as PbftOutput, c.sim.now);
+      expect(toHex(g.chain.headHash)).toBe(toHex(hash));
+    });
+  });
+
+  it('seals nothing for a round whose height its head has passed, and no empty block while transactions wait', async () => {
+    const c = cluster({ seed: 'duty-pbft-seal-edges', network: lan });
+    c.startHelloWorldLoad(20, 3_000);
+    await during(c, 2_000, async () => {
+      const g = c.group('node0')!;
+      const parts = inside<{ sealing?: { height: number; view: number; since: number }; lastCommitAt: number; trySeal(now: number): Promise<void>; pbft: { viewState(): { view: number; leaderFailed: boolean }; propose: () => PbftOutput; emptyBlock: () => PbftOutput } }>(g.consensus);
+      let proposed = 0;
+      const none = () => {
+        proposed++;
+        return { broadcast: [], events: [] } as unknown as PbftOutput;
+      };
+      parts.pbft.propose = none;
+      parts.pbft.emptyBlock = none;
+      const { view } = parts.pbft.viewState();
+      parts.pbft.viewState = () => ({ view, leaderFailed: false });
+      const now = c.sim.now;
+      // a round for the height the head already has
+      parts.sealing = { height: g.chain.height, view, since: now - 10_000 };
+      await parts.trySeal(now + 10_000);
+      expect(proposed).toBe(0);
+      expect(parts.sealing).toBeUndefined();
+      // the round waited past the empty-block timeout, the last commit was just now, transactions wait: not an empty block
+      expect(g.pool.size).toBeGreaterThan(0);
+      parts.sealing = { height: g.chain.height + 1, view, since: now - 60_000 };
+      parts.lastCommitAt = now - 100;
+      await parts.trySeal(now);
+      expect(proposed).toBe(0);
+      expect(parts.sealing).toBeDefined();
+    });
+  });
+
+  it('consensus traffic goes to sealers only: an observer gets no PBFT message', async () => {
+    const c = cluster({ seed: 'duty-pbft-observer', network: lan, observers: 1 });
+    const toObserver: string[] = [];
+    c.sim.network.observe({
+      sent: (_from, to, payload) => {
+        const frame = decodeFrame(payload);
+        if (to === 'node4' && !('error' in frame) && frame.module === 'pbft') toObserver.push(to);
+      },
+    });
+    c.startHelloWorldLoad(5, 3_000);
+    await c.sim.run({ until: 3_000 });
+    expect(c.group('node0')!.blockNumber()).toBeGreaterThan(2);
+    expect(toObserver).toEqual([]);
+  });
+
+  it('after stop() it schedules no more resends', async () => {
+    const c = cluster({ seed: 'duty-pbft-resend-stop', network: lan });
+    await during(c, 500, () => {
+      const g = c.group('node0')!;
+      g.consensus.stop();
+      const timer = vi.spyOn(g.env.clock, 'setTimer');
+      inside<{ scheduleResend(): void }>(g.consensus).scheduleResend();
+      expect(timer).not.toHaveBeenCalled();
     });
   });
 });
@@ -455,6 +574,36 @@ describe('Raft driver: sealing and committing at its edges', () => {
       g.consensus.stop();
       await parts.commit({ height: height + 1, blockHash: hash, signatures: [], proposal, by: 'leader' }, c.sim.now);
       expect(g.chain.height).toBe(height);
+    });
+  });
+});
+
+describe('Group: after stop()', () => {
+  it('schedules no more gossip or sync ticks, and one already due does nothing', async () => {
+    const c = cluster({ seed: 'duty-group-stop', network: lan });
+    c.startHelloWorldLoad(5, 3_000);
+    await during(c, 1_000, async () => {
+      const g = c.group('node0')!;
+      const parts = inside<{ scheduleRegossip(): void; scheduleSyncTick(): void }>(g);
+      // the two timers' callbacks, as they would fire just after the stop
+      const due: Array<() => void | Promise<void>> = [];
+      const capture = vi.spyOn(g.env.clock, 'setTimer').mockImplementation((_ms: number, callback: () => void | Promise<void>) => {
+        due.push(callback);
+        return {} as TimerHandle;
+      });
+      parts.scheduleRegossip();
+      parts.scheduleSyncTick();
+      capture.mockRestore();
+      expect(due).toHaveLength(2);
+      g.stop();
+      const timer = vi.spyOn(g.env.clock, 'setTimer');
+      const stale = vi.spyOn(g.pool, 'staleForGossip');
+      const tick = vi.spyOn(g.syncing, 'tick');
+      parts.scheduleRegossip();
+      parts.scheduleSyncTick();
+      for (const callback of due) await callback();
+      await g.queue.run(() => undefined);
+      expect([timer.mock.calls.length, stale.mock.calls.length, tick.mock.calls.length]).toEqual([0, 0, 0]);
     });
   });
 });
