@@ -451,26 +451,3 @@ describe('Raft: heartbeats at the edges', () => {
     expect(next.send).toEqual([{ to: 'all', message: expect.objectContaining({ type: 'heartbeat', pending: { height: 2, blockHash: hash } }) }]);
   });
 });
-
-describe('Raft: FISCO\'s figures', () => {
-  it('a proposal may be at most 10 minutes ahead of local time (a block 9 min 59 s ahead is sealed, 10 min 1 s is refused)', () => {
-    const at = (ahead: number) => {
-      const { r, term } = leader();
-      for (const j of [1, 2]) r.onMessage(response(j, term), DEADLINE);
-      return r.propose(proposalOn(GENESIS, 0, 4, DEADLINE + ahead), DEADLINE);
-    };
-    expect(at(599_000).execute?.height).toBe(1);
-    expect(at(601_000).events[0]!.fields.reason).toContain('too far ahead');
-  });
-
-  it('the first-vote memory lasts 2 × 4 heartbeats from the leader, as FISCO\'s clearFirstVoteCache: after 7 the next candidate is granted, after 8 it meets a first vote again', () => {
-    const after = (heartbeats: number) => {
-      const r = make(1);
-      expect(flagOf(r.onMessage(voteReq(2, 5), T0))).toBe('firstVote');
-      for (let i = 1; i <= heartbeats; i++) r.onMessage(heartbeat(0, 5), T0 + 10 * i);
-      return flagOf(r.onMessage(voteReq(3, 6), T0 + 10 * heartbeats + 600));
-    };
-    expect(after(7)).toBe('granted');
-    expect(after(8)).toBe('firstVote');
-  });
-});

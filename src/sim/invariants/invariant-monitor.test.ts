@@ -142,19 +142,6 @@ describe('block checks (hand-made blocks)', () => {
     expect(b.found[0]!.detail).toMatch(/^node2 applied block 2 \(by sync\) naming parent 0x00000000…, but its own block 1 is 0x[0-9a-f]{8}…$/);
   }, 60_000);
 
-  it('applied block: a block at or below the head applied again is reported too', async () => {
-    const { c } = await runChain('pbft');
-    const at = async (n: number) => (await c.group('node0')!.blockByNumber(n))!.block;
-    const m = freshMonitor(c);
-    m.stored('node1', await at(1));
-    m.stored('node1', await at(2));
-    m.stored('node1', await at(2));
-    expect(m.names()).toEqual(['applied-block']);
-    expect(m.found[0]!.detail).toBe('node1 applied block 2 (by consensus) on its head 2');
-    m.stored('node1', await at(1));
-    expect(m.found.map((v) => v.detail)).toEqual(['node1 applied block 2 (by consensus) on its head 2', 'node1 applied block 1 (by consensus) on its head 2']);
-  }, 60_000);
-
   it('block validity: duplicates, transactions already on chain, wrong chain or group id, expired block limit', async () => {
     const { c } = await runChain('pbft');
     const at = async (n: number) => (await c.group('node0')!.blockByNumber(n))!.block;
@@ -237,18 +224,6 @@ describe('PBFT wire checks (hand-made messages)', () => {
     monitor.onSent('node1', 'node2', pbftFrame('commit', 55, 3, 1, hash(3)), 30);
     expect(found.map((v) => v.invariant)).toEqual(['pbft-lock']);
     expect(found[0]!.detail).toBe('node1 sent a Commit for 0x00000000… at height 55 (view 2, 20 ms), then a Commit for 0x00000000… in view 3');
-  }, 60_000);
-
-  it('lock: never to another block in the lock\'s own view, however many Signs for it reached the node', async () => {
-    const { monitor, found } = await setup();
-    monitor.onNodeEvent('node1', 'block-executed', { group: 1, number: 56, hash: toHex(hash(1)) }, 1);
-    monitor.onSent('node1', 'node2', pbftFrame('sign', 56, 2, 1, hash(1)), 10);
-    monitor.onSent('node1', 'node2', pbftFrame('commit', 56, 2, 1, hash(1)), 11);
-    // n − f Signs for another block in the same view 2 (byzantine equivocation at work) do not move the lock
-    for (const [from, idx] of [['node0', 0], ['node2', 2], ['node3', 3]] as const) monitor.onDelivered(from, 'node1', pbftFrame('sign', 56, 2, idx, hash(2)));
-    monitor.onSent('node1', 'node2', pbftFrame('commit', 56, 2, 1, hash(2)), 20);
-    expect(found.map((v) => v.invariant)).toEqual(['pbft-lock']);
-    expect(found[0]!.detail).toBe('node1 sent a Commit for 0x00000000… at height 56 (view 2, 11 ms), then a Commit for 0x00000000… in view 2');
   }, 60_000);
 
   it('commit certificate: a node decides a block only after n − f sealers sent Commits for it', async () => {
