@@ -48,6 +48,31 @@ describe('downsampleSteps', () => {
     for (const [t, h] of out) expect(stepValueAt(points, t)).toBe(h);
   });
 
+  it('is exact at every bucket end: the last point of each bucket is kept, whatever its value', () => {
+    // a zigzag of pseudo-random values: a bucket's last point is rarely its lowest or highest
+    let x = 12345;
+    const points: StepPoint[] = Array.from({ length: 20_000 }, (_, i) => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return [i * 7, x % 1000] as StepPoint;
+    });
+    const maxPoints = 600;
+    const out = downsampleSteps(points, maxPoints);
+    expect(out.length).toBeLessThanOrEqual(maxPoints);
+    const buckets = maxPoints / 6;
+    const span = points.at(-1)![0] - points[0]![0];
+    const bucketOf = (t: number) => Math.min(buckets - 1, Math.floor((t / span) * buckets));
+    const kept = new Set(out.map(([t]) => t));
+    let ends = 0;
+    points.forEach(([t, v], i) => {
+      const next = points[i + 1];
+      if (next !== undefined && bucketOf(next[0]) === bucketOf(t)) return;
+      ends++;
+      expect(kept.has(t), `the last point of bucket ${bucketOf(t)} (t=${t})`).toBe(true);
+      expect(stepValueAt(out, t)).toBe(v);
+    });
+    expect(ends).toBe(buckets);
+  });
+
   it('keeps a lone dip and a lone peak', () => {
     const points: StepPoint[] = Array.from({ length: 10_000 }, (_, i) => [i, 5] as StepPoint);
     points[3_333] = [3_333, 0];

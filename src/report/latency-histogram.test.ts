@@ -9,6 +9,12 @@ describe('summarizeLatency', () => {
     expect([s.minMs, s.p50Ms, s.p90Ms, s.p99Ms, s.maxMs]).toEqual([1, 50, 90, 99, 100]);
     expect(s.meanMs).toBe(50.5);
     expect(percentile([5], 0.5)).toBe(5);
+    // nearest rank: the smallest value with at least p of the samples at or below it
+    expect(percentile([10, 20, 30], 0.5)).toBe(20);
+    expect(percentile([10, 20, 30], 0.34)).toBe(20);
+    expect(percentile([10, 20, 30], 0.33)).toBe(10);
+    expect(percentile([1, 2, 3, 4, 5, 6, 7], 0.9)).toBe(7);
+    expect(summarizeLatency([30, 10, 20])).toMatchObject({ p50Ms: 20, p90Ms: 30, p99Ms: 30 });
     expect(() => percentile([], 0.5)).toThrow(RangeError);
   });
 

@@ -243,6 +243,15 @@ describe('TlsTransport', () => {
     a.received.length = 0;
   });
 
+  it('sends a message larger than the send queue bound when nothing is queued (only the frame limit caps one message)', async () => {
+    const before = c.t.stats().dropped.queueFull;
+    c.t.send(a.id, bytes(3 << 20, 41));
+    expect(c.t.stats().dropped.queueFull).toBe(before);
+    await waitFor('the 3 MiB message at node0', () => a.received.length === 1);
+    expect(hex(a.received[0]!.payload)).toBe(hex(bytes(3 << 20, 41)));
+    a.received.length = 0;
+  });
+
   it('sustains thousands of small frames interleaved with 1 MB ones', async () => {
     const sizes = Array.from({ length: 4000 }, (_, i) => (i % 250 === 0 ? 1 << 20 : 100 + ((i * 7919) % 8000)));
     const digest = createHash('sha256');
