@@ -54,6 +54,23 @@ describe('twinchain swarm --jobs', () => {
     expect(b.firstFailure?.seed).toBe(a.firstFailure?.seed);
   });
 
+  it('--seed replays one seed of a scan, passing or not: the same digest, and its report and trace written', async () => {
+    const file = await scenarioFile('replay-one', SMALL('{ liveness: { within: 10s } }'));
+    const scan = path.join(scenarios.dir, 'scan-3');
+    await main(['swarm', file, '--from', '3', '--seeds', '1', '--out', scan], captureIo());
+    const scanned = (await swarmJson(scan)).runs.find((r) => r.seed === 3)!;
+    const out = path.join(scenarios.dir, 'replay-3');
+    const io = captureIo();
+    expect(await main(['swarm', file, '--seed', '3', '--out', out], io)).toBe(scanned.verdict === 'pass' ? 0 : 1);
+    const replayed = await swarmJson(path.join(out, 'seed-3'));
+    expect(replayed.runs.map((r) => [r.seed, r.verdict, r.digest])).toEqual([[3, scanned.verdict, scanned.digest]]);
+    for (const f of ['report.html', 'trace.jsonl']) expect(await readFile(path.join(out, 'seed-3', f), 'utf8'), f).not.toBe('');
+    expect(io.stdout).toContain(`report ${path.join(out, 'seed-3', 'report.html')}, trace ${path.join(out, 'seed-3', 'trace.jsonl')}`);
+    // a scan writes the report of a failing seed only, and no trace
+    const scanFiles = await readFile(path.join(scan, 'seed-3', 'report.html'), 'utf8').then(() => 'report', () => 'none');
+    expect(scanFiles).toBe(scanned.verdict === 'pass' ? 'none' : 'report');
+  });
+
   it('--until-fail reports only up to the first failing seed, even when later seeds finish first', async () => {
     const file = await scenarioFile('fails', SMALL('{ minHeight: 500, liveness: false }'));
     const out = path.join(scenarios.dir, 'uf');
