@@ -69,6 +69,22 @@ const cases: Array<{ what: string; method: string; tamper: Tamper; failure: RegE
     failure: /2 sealer\.<index> keys for 1 sealers/,
   },
   {
+    what: 'a PBFT protocolId shifted by 8 bits on a later-variant node (2.0.0-rc1\'s rule)',
+    method: 'getConsensusStatus',
+    tamper: (s) => {
+      const status = s as Json[];
+      status[0] = { ...first(status), protocolId: 264 };
+      return status;
+    },
+    failure: /element 0\.protocolId is 264, FISCO's for group 1 is 65544/,
+  },
+  {
+    what: 'the sync module\'s protocolId of another group',
+    method: 'getSyncStatus',
+    tamper: (s) => ({ ...(s as Json), protocolId: 131081 }),
+    failure: /sync status\.protocolId is 131081, FISCO's for group 1 is 65545/,
+  },
+  {
     what: 'an empty sealer list',
     method: 'getSealerList',
     tamper: () => [],

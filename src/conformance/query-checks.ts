@@ -38,6 +38,12 @@ function sealerKeyProblems(status: Record<string, unknown>, sealers: readonly st
   return problems;
 }
 
+/** FISCO's protocolId of the group's module: (groupId << 16) | module, (groupId << 8) | module in 2.0.0-rc1 (the earlier variant). */
+function protocolIdProblems(status: Record<string, unknown>, ctx: ConformanceContext, module: number, what: string): string[] {
+  const expected = ctx.groupId * (ctx.variant === 'earlier' ? 256 : 65536) + module;
+  return isUint(status.protocolId) && status.protocolId !== expected ? [`${what}.protocolId is ${status.protocolId}, FISCO's for group ${ctx.groupId} is ${expected}`] : [];
+}
+
 async function genesis(ctx: ConformanceContext): Promise<Record<string, unknown>> {
   const block = await ctx.call<unknown>('getBlockByNumber', [ctx.groupId, '0x0', false]);
   if (!isObject(block)) fail(`getBlockByNumber(0x0) is not an object: ${show(block)}`);
@@ -80,12 +86,12 @@ export const queryChecks: readonly Check[] = [
     const first = status[0] as Record<string, unknown>;
     if (ctx.consensus === 'raft') {
       if (status.length !== 1) fail(`Raft: the array has one object, got ${status.length} elements`);
-      const problems = fieldProblems(first, RAFT_STATUS_FIELDS, 'status');
+      const problems = [...fieldProblems(first, RAFT_STATUS_FIELDS, 'status'), ...(isObject(first) ? protocolIdProblems(first, ctx, 11, 'status') : [])];
       if (isObject(first) && first.leaderId !== '' && !isNodeId(first.leaderId)) problems.push(`leaderId ${show(first.leaderId)} is not a node id`);
       expectNoProblems([...problems, ...(isObject(first) ? sealerKeyProblems(first, sealers) : [])]);
       return 'Raft: one object';
     }
-    const problems = [...fieldProblems(first, PBFT_STATUS_FIELDS, 'element 0'), ...(isObject(first) ? sealerKeyProblems(first, sealers) : [])];
+    const problems = [...fieldProblems(first, PBFT_STATUS_FIELDS, 'element 0'), ...(isObject(first) ? [...sealerKeyProblems(first, sealers), ...protocolIdProblems(first, ctx, 8, 'element 0')] : [])];
     if (status.length !== 1 + PBFT_CACHE_ELEMENTS.length) {
       problems.push(`PBFT: expected ${1 + PBFT_CACHE_ELEMENTS.length} elements (status, 4 caches, 3 cache sizes), got ${status.length}`);
     } else {
@@ -96,7 +102,7 @@ export const queryChecks: readonly Check[] = [
   }),
   check('queries', 'getSyncStatus: JSON numbers, 0x hashes, decimal-string txPoolSize', async (ctx) => {
     const status = await ctx.call<unknown>('getSyncStatus', [ctx.groupId]);
-    const problems = fieldProblems(status, syncStatusFields(ctx.variant), 'sync status');
+    const problems = [...fieldProblems(status, syncStatusFields(ctx.variant), 'sync status'), ...(isObject(status) ? protocolIdProblems(status, ctx, 9, 'sync status') : [])];
     if (isObject(status) && Array.isArray(status.peers)) status.peers.forEach((p, i) => problems.push(...fieldProblems(p, SYNC_PEER_FIELDS, `peers[${i}]`)));
     expectNoProblems(problems);
   }),

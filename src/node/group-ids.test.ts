@@ -5,7 +5,7 @@ import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { Simulation } from '../runtime/index.js';
 import { Node } from './node.js';
-import { decodeFrame, encodeFrame, protocolId } from './p2p-frame.js';
+import { decodeFrame, encodeFrame, protocolId, protocolIdOf } from './p2p-frame.js';
 
 // FISCO allows group ids 1..32767: a frame carries the id in two bytes, and a status's protocolId
 // is (groupId << 16) | module (libprotocol/Protocol.h, rc2 and later).
@@ -28,6 +28,12 @@ describe('group ids past one byte', () => {
     expect(protocolId(2, 'pbft')).toBe(131080);
     expect(protocolId(300, 'txpool')).toBe(300 * 65536 + 10);
     expect(protocolId(32767, 'raft')).toBe(32767 * 65536 + 11);
+  });
+
+  it('a 2.0.0-rc1 node prints (groupId << 8) | module, as FISCO does while supported_version is RC1_VERSION', () => {
+    const rc1 = ProtocolVersion.parse('2.0.0-rc1');
+    expect([protocolIdOf(rc1, 1, 'pbft'), protocolIdOf(rc1, 1, 'sync'), protocolIdOf(rc1, 1, 'raft'), protocolIdOf(rc1, 3, 'pbft')]).toEqual([264, 265, 267, 776]);
+    for (const later of ['2.0.0-rc2', '2.0.0', '2.11.0']) expect(protocolIdOf(ProtocolVersion.parse(later), 1, 'pbft'), later).toBe(65544);
   });
 
   it('nodes keeping groups 1, 300 (PBFT) and 256 (Raft) commit in each, and name each group in their statuses', async () => {

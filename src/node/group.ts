@@ -20,7 +20,7 @@ import { BLOCK_LIMIT_RANGE, NONCE_WINDOW, TxPool, TxRejectedError } from '../txp
 import type { ConsensusDriver } from './consensus-driver.js';
 import { logLines } from './log-lines.js';
 import type { GroupApi, Membership, PendingTransaction, SubmitResult, SyncStatus } from './node-api.js';
-import { encodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
+import { encodeFrame, protocolIdOf, type ModuleName } from './p2p-frame.js';
 import type { ByzantineBehaviour } from './pbft-adversary.js';
 import { SYNC_BYZANTINE_KINDS } from './byzantine-kinds.js';
 import { GroupSync } from './group-sync.js';
@@ -539,7 +539,7 @@ export class Group implements GroupApi {
     const s = this.syncing.machine.status();
     return {
       isSyncing: s.isSyncing,
-      protocolId: protocolId(this.groupId, 'sync'),
+      protocolId: protocolIdOf(this.version, this.groupId, 'sync'),
       genesisHash: toHexNoPrefix(this.genesisHash),
       nodeId: this.nodeId,
       blockNumber: this.chain.height,

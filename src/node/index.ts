@@ -46,7 +46,7 @@ export {
 } from './message-mutation.js';
 export { PbftDriver, MIN_BLOCK_INTERVAL_MS, EMPTY_BLOCK_TIMEOUT_MS, RESEND_INTERVAL_MS, PBFT_LOCK_KEY } from './pbft-driver.js';
 export { RaftDriver, RAFT_EMPTY_SEAL_INTERVAL_MS, RAFT_STATE_KEY, decodeRaftState } from './raft-driver.js';
-export { MODULE, encodeFrame, decodeFrame, protocolId, type ModuleName } from './p2p-frame.js';
+export { MODULE, encodeFrame, decodeFrame, protocolId, protocolIdOf, type ModuleName } from './p2p-frame.js';
 export { MESSAGE_KINDS, messageKind } from './message-kind.js';
 export { logLines, abridged } from './log-lines.js';
 export { WorkQueue } from './work-queue.js';

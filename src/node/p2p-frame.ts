@@ -1,3 +1,5 @@
+import type { ProtocolVersion } from '../chain/index.js';
+
 /** FISCO's module ids, used as ours too: they tag messages inside a group. */
 export const MODULE = { pbft: 8, sync: 9, txpool: 10, raft: 11 } as const;
 export type ModuleName = keyof typeof MODULE;
@@ -21,7 +23,16 @@ export function decodeFrame(frame: Uint8Array): { groupId: number; module: Modul
   return { groupId: (frame[0]! << 8) | frame[1]!, module, payload: frame.subarray(3) };
 }
 
-/** FISCO's protocolId: (groupId << 16) | moduleId. */
+/** FISCO's protocolId from 2.0.0-rc2 on: (groupId << 16) | moduleId. */
 export function protocolId(groupId: number, module: ModuleName): number {
   return groupId * 65536 + MODULE[module];
+}
+
+/**
+ * The protocolId a node of `version` prints in getConsensusStatus and getSyncStatus: FISCO's
+ * getGroupProtoclID shifts the group id by 8 bits while supported_version is 2.0.0-rc1 (its
+ * RC1_VERSION; a group 1 PBFT status shows 264), by 16 from rc2 on (65544).
+ */
+export function protocolIdOf(version: ProtocolVersion, groupId: number, module: ModuleName): number {
+  return version.txGeneration === 'rc1' ? groupId * 256 + MODULE[module] : protocolId(groupId, module);
 }

@@ -23,7 +23,7 @@ import type { Group } from './group.js';
 import { logLines } from './log-lines.js';
 import { draftOf, sealedHash } from './proposal-header.js';
 import type { PbftCacheEntry, PbftConsensusStatus } from './node-api.js';
-import { protocolId, type ModuleName } from './p2p-frame.js';
+import { protocolIdOf, type ModuleName } from './p2p-frame.js';
 import { PbftAdversary, type AdversaryPort, type ByzantineBehaviour, type ByzantineStats } from './pbft-adversary.js';
 import { PbftMutator } from './pbft-mutator.js';
 import { badBlockTransactions, isContentVariant } from './bad-block.js';
@@ -449,7 +449,7 @@ export class PbftDriver implements ConsensusDriver {
       nodeId: this.group.nodeId,
       nodeNum: n,
       omitEmptyBlock: true,
-      protocolId: protocolId(this.group.groupId, 'pbft'),
+      protocolId: protocolIdOf(this.group.version, this.group.groupId, 'pbft'),
       toView: s.toView,
       prepareCache: s.executed ? entry(s.executed.hash, s.view, s.leader) : EMPTY_CACHE,
       rawPrepareCache: s.proposal ? entry(sealedHash(s.proposal.proposal, this.group.suite), s.view, s.proposal.from) : EMPTY_CACHE,

@@ -23,7 +23,7 @@ import type { Group } from './group.js';
 import { logLines } from './log-lines.js';
 import { draftOf, sealedHash } from './proposal-header.js';
 import type { RaftConsensusStatus } from './node-api.js';
-import { protocolId, type ModuleName } from './p2p-frame.js';
+import { protocolIdOf, type ModuleName } from './p2p-frame.js';
 import { MIN_BLOCK_INTERVAL_MS } from './pbft-driver.js';
 import type { ByzantineBehaviour } from './pbft-adversary.js';
 import { RAFT_BYZANTINE_KINDS } from './byzantine-kinds.js';
@@ -404,7 +404,7 @@ export class RaftDriver implements ConsensusDriver {
       nodeId: this.group.nodeId,
       nodeNum: n,
       omitEmptyBlock: true,
-      protocolId: protocolId(this.group.groupId, 'raft'),
+      protocolId: protocolIdOf(this.group.version, this.group.groupId, 'raft'),
       leaderId,
       leaderIdx: leaderId ? s.leader : -1,
     };

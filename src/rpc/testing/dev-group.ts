@@ -12,15 +12,16 @@ import { fromHex, toHex, toHexNoPrefix } from '../../codec/index.js';
 import type { CryptoSuite, KeyPair } from '../../crypto/index.js';
 import type { CallResult } from '../../exec/index.js';
 import type { GroupChain, StoredBlock, TransactionRecord, Totals } from '../../ledger/index.js';
-import type {
-  ConsensusStatus,
-  GroupApi,
-  Membership,
-  PbftCacheEntry,
-  PendingTransaction,
-  SubmitResult,
-  SyncStatus,
-  TxRejection,
+import {
+  protocolIdOf,
+  type ConsensusStatus,
+  type GroupApi,
+  type Membership,
+  type PbftCacheEntry,
+  type PendingTransaction,
+  type SubmitResult,
+  type SyncStatus,
+  type TxRejection,
 } from '../../node/index.js';
 
 /** FISCO's c_blockLimit: a transaction's blockLimit must lie in (current, current + 1000]. */
@@ -132,12 +133,12 @@ export class DevGroup implements GroupApi {
       omitEmptyBlock: true,
     };
     if (this.consensusType === 'raft') {
-      return { ...base, kind: 'raft', protocolId: (this.groupId << 16) | 11, leaderId: nodeIndex >= 0 ? this.nodeId : '', leaderIdx: nodeIndex };
+      return { ...base, kind: 'raft', protocolId: protocolIdOf(this.version, this.groupId, 'raft'), leaderId: nodeIndex >= 0 ? this.nodeId : '', leaderIdx: nodeIndex };
     }
     return {
       ...base,
       kind: 'pbft',
-      protocolId: (this.groupId << 16) | 8,
+      protocolId: protocolIdOf(this.version, this.groupId, 'pbft'),
       connectedNodes: 0,
       currentView: 0,
       toView: 0,
@@ -156,7 +157,7 @@ export class DevGroup implements GroupApi {
     const latest = toHexNoPrefix(this.chain.headHash);
     return {
       isSyncing: false,
-      protocolId: (this.groupId << 16) | 9,
+      protocolId: protocolIdOf(this.version, this.groupId, 'sync'),
       genesisHash: this.genesisHash,
       nodeId: this.nodeId,
       blockNumber: this.chain.height,
