@@ -92,6 +92,24 @@ describe('config.ini', () => {
     expect(c.security).toMatchObject({ key: '/c/conf/gmnode.key', tlsKey: '/c/conf/node.key', tlsCaCert: '/c/conf/ca.crt' });
   });
 
+  it('raises a max_log_file_size under 100 MB to 100 MB, the least FISCO takes', () => {
+    const size = (mb: string) => parseNodeConfig(CONFIG.replace('max_log_file_size=200', `max_log_file_size=${mb}`), '/c/config.ini').log.maxFileBytes;
+    expect([size('1'), size('99'), size('100'), size('500')]).toEqual([100, 100, 100, 500].map((mb) => mb * 1024 * 1024));
+  });
+
+  it('takes the channel address from [rpc] listen_ip, the older key, when channel_listen_ip is not there', () => {
+    const legacy = CONFIG.replace('channel_listen_ip=127.0.0.1', 'listen_ip=127.0.0.9');
+    expect(parseNodeConfig(legacy, '/c/config.ini').rpc.channel).toEqual({ host: '127.0.0.9', port: 20200 });
+    expect(parseNodeConfig(CONFIG.replace('    channel_listen_ip=127.0.0.1\n', ''), '/c/config.ini').rpc.channel.host).toBe('127.0.0.1');
+  });
+
+  it('an SM chain without key, cert and ca_cert keys reads gmnode.key, gmnode.crt and gmca.crt', () => {
+    const sm = CONFIG.replace('sm_crypto=false', 'sm_crypto=true').replace('key=node.key\n    cert=node.crt\n    ca_cert=ca.crt', 'tls_key=node.key\n    tls_cert=node.crt\n    tls_ca_cert=ca.crt');
+    expect(parseNodeConfig(sm, '/c/config.ini').security).toMatchObject({ key: '/c/conf/gmnode.key', cert: '/c/conf/gmnode.crt', caCert: '/c/conf/gmca.crt', tlsKey: '/c/conf/node.key' });
+    const plain = CONFIG.replace('key=node.key\n    cert=node.crt\n    ca_cert=ca.crt', '');
+    expect(parseNodeConfig(plain, '/c/config.ini').security).toMatchObject({ key: '/c/conf/node.key', cert: '/c/conf/node.crt', caCert: '/c/conf/ca.crt' });
+  });
+
   it('black- and whitelists hold node ids', () => {
     const c = parseNodeConfig(CONFIG.replace(';crl.0=', `crl.0=${ID('A')}`).replace('[group]', `[certificate_whitelist]\n    cal.0=${ID('b')}\n[group]`), '/c/config.ini');
     expect([...c.blacklist]).toEqual([ID('a')]);

@@ -4,7 +4,7 @@ import { runScenario } from '../scenario/scenario-runner.js';
 import type { Scenario } from '../scenario/scenario-schema.js';
 import { candidateOutcome, errorOutcome, type CandidateJob, type CandidateOutcome, type CandidateViolation } from './candidate.js';
 import { CandidatePool, type CandidateRunner } from './candidate-pool.js';
-import { Shrinker } from './shrinker.js';
+import { reproduces, Shrinker, targetOf } from './shrinker.js';
 
 const FILE = 'test.yaml';
 
@@ -261,5 +261,39 @@ byzantine:
       ['byzantine node1 mutate (view+1 at rate 0.35)', 'passes'],
     ]);
     expect(one!.kept[1]!.was).toContain('(view+1, view-1, height+1, other-hash, duplicate, replay, second-vote at rate 0.35)');
+  });
+});
+
+describe('what a candidate must show to be kept', () => {
+  const violation = (invariant: string): CandidateViolation => ({ invariant, atMs: 1, node: 'node1', height: 3, detail: 'd' });
+  const outcome = (verdict: CandidateOutcome['verdict'], invariants: string[], failed: string[] = []): CandidateOutcome => ({
+    verdict,
+    violations: invariants.map(violation),
+    failed,
+    digest: 'x',
+    events: 1,
+    virtualMs: 1,
+    wallMs: 1,
+    stoppedEarly: false,
+    leaders: [],
+  });
+
+  it('the target invariant itself: another violation alone is another bug, not a smaller run of this one', () => {
+    const target = { kind: 'invariant', name: 'pbft-lock' } as const;
+    expect(reproduces(outcome('fail', ['pbft-lock']), target)).toBe(true);
+    expect(reproduces(outcome('fail', ['raft-double-vote', 'pbft-lock']), target)).toBe(true);
+    expect(reproduces(outcome('fail', ['pbft-conflicting-quorums']), target)).toBe(false);
+    expect(reproduces(outcome('fail', [], ['safety: one block per height']), target)).toBe(false);
+    expect(reproduces(outcome('error', ['pbft-lock']), target)).toBe(false);
+    expect(reproduces(outcome('pass', []), target)).toBe(false);
+  });
+
+  it('the target expectation by its name; the first invariant is the target when none is named', () => {
+    const stall = 'liveness: after the faults stop, a probe transaction reaches every live honest node within 15000 ms';
+    expect(reproduces(outcome('fail', [], [stall]), { kind: 'expectation', name: stall })).toBe(true);
+    expect(reproduces(outcome('fail', ['pbft-lock'], ['at least 5 workload transactions committed']), { kind: 'expectation', name: stall })).toBe(false);
+    expect(targetOf(outcome('fail', ['pbft-lock', 'raft-vote-term'], [stall]))).toEqual({ kind: 'invariant', name: 'pbft-lock' });
+    expect(targetOf(outcome('fail', [], [stall]))).toEqual({ kind: 'expectation', name: stall });
+    expect(targetOf(outcome('fail', ['pbft-lock'], [stall]), 'liveness')).toEqual({ kind: 'expectation', name: stall });
   });
 });
