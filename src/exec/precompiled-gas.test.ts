@@ -93,6 +93,16 @@ describe('precompiled gas of table calls, computed by hand from FISCO 2.x rules'
     expect(none.result).toBe(0);
     expect(none.gas).toBe(200 + 3 + 36);
   });
+
+  it('CRUD desc of a table that does not exist: OpenTable and a Select of no entries', async () => {
+    const h = await harness();
+    const data = h.callData('desc(string)', ['t_none']);
+    const receipt = await h.run(0, CRUD, data);
+    expect(receipt.status).toBe(0);
+    expect(decodeAbi('string,string', receipt.output)).toEqual(['-50100', '']);
+    // OpenTable 200 + Select × 0; memory: the output, 2 heads + '-50100' 64 + '' 32 = 160 bytes, 5 words = 15 (the input is 100 bytes)
+    expect(Number(receipt.gasUsed - intrinsicGas(data, false))).toBe(200 + 15);
+  });
 });
 
 describe('precompiled gas is charged from supported_version 2.4.0', () => {
