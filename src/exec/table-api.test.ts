@@ -116,6 +116,15 @@ describe('CRUD 0x1002', () => {
     expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_missing', 'k', '{}', ''])).toBe(-50100);
   });
 
+  it('takes JSON numbers in an entry as their text (FISCO reads each field with asString)', async () => {
+    const h = await harness();
+    expect(await int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', ['t_num', 'name', 'age,score'])).toBe(0);
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_num', 'k', '{"age":30,"score":"7"}', ''])).toBe(1);
+    expect(await int(h, 0, CRUD, 'update(string,string,string,string,string)', ['t_num', 'k', '{"score":8}', '{"age":{"eq":"30"}}', ''])).toBe(1);
+    const rows = (await h.call(CRUD, 'select(string,string,string,string)', ['t_num', 'k', '{}', ''], 'string'))[0] as string;
+    expect(JSON.parse(rows)).toEqual([{ age: '30', name: 'k', score: '8' }]);
+  });
+
   it('works through the Crud contract, results emitted as events', async () => {
     const h = await harness();
     const crud = await h.deploy(0, 'Crud');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeTransaction } from '../../chain/index.js';
 import { fromHex } from '../../codec/index.js';
 import { getSuite } from '../../crypto/index.js';
-import type { TxPool } from '../../txpool/index.js';
+import { TxRejectedError, type TxPool } from '../../txpool/index.js';
 import type { SimChain } from '../sim-chain.js';
 import { HOSTILE_BEHAVIOURS } from './hostile-behaviours.js';
 import { HostileClients } from './hostile-clients.js';
@@ -51,6 +51,18 @@ function lenientPool(chain: SimChain, take: (status: string) => boolean): void {
         if (status === undefined || !take(status)) throw e;
         return { transaction: tx, sender: new Uint8Array(20), seq: 0 };
       }
+    };
+  }
+}
+
+/** Makes every node's pool answer TxPoolIsFull `early` transactions before its limit of 40. */
+function earlyFullPool(chain: SimChain, early: number): void {
+  for (const name of chain.names) {
+    const pool = chain.group(name)!.pool as TxPool & { admit: TxPool['admit'] };
+    const admit = pool.admit.bind(pool);
+    pool.admit = async (tx) => {
+      if (pool.size >= 40 - early) throw new TxRejectedError('TxPoolIsFull', `refused ${early} early`);
+      return admit(tx);
     };
   }
 }
@@ -105,6 +117,15 @@ describe('hostile clients', () => {
     const full = await run((chain) => lenientPool(chain, (status) => status === 'TxPoolIsFull'));
     expect(failed(full.result).map((e) => e.name)).toContain("workloads[1] (hostile): a burst stops at the pool's limit");
   }, 240_000);
+
+  it('catch a pool that answers TxPoolIsFull while it still has room', async () => {
+    const { result } = await run((chain) => earlyFullPool(chain, 10));
+    const names = failed(result).map((e) => e.name);
+    expect(names).toContain("workloads[1] (hostile): every answer is FISCO's for its case");
+    expect(names).toContain("workloads[1] (hostile): a burst stops at the pool's limit");
+    expect(failed(result).find((e) => e.name.includes('every answer'))!.detail).toMatch(/pool-burst: node\d at height \d+ answered TxPoolIsFull to 0x[0-9a-f]{64}/);
+    expect(failed(result).find((e) => e.name.includes('a burst'))!.detail).toMatch(/^node\d took \d+ of a burst of \d+ with room for \d+ \(limit 40\); FISCO takes exactly what fits$/);
+  }, 120_000);
 
   it('nonce races send two different transactions with one nonce, at most one of them on chain', async () => {
     honest ??= run();
