@@ -27,6 +27,22 @@ describe('crash and restart', () => {
     expect(sim.node('b')).toMatchObject({ state: 'down', handle: undefined });
   });
 
+  it('a timer the crashed incarnation armed never fires in the restarted one', async () => {
+    const sim = probeSimulation(['a', 'b']);
+    let before: Probe | undefined;
+    sim.at(0, () => {
+      before = sim.handle('b');
+      before!.tick(50);
+    });
+    sim.at(520, () => sim.crash('b'));
+    // back before the old incarnation's next tick (550) was due
+    sim.at(530, () => sim.restart('b'));
+    await sim.run({ until: 1500 });
+    expect(sim.node('b').state).toBe('up');
+    expect(sim.handle('b')).not.toBe(before);
+    expect(before!.timerFirings).toEqual([50, 100, 150, 200, 250, 300, 350, 400, 450, 500]);
+  });
+
   it('loses the writes not yet synced, restarts from what was durable, and leaves the old Env inert', async () => {
     const boots: Array<{ synced?: string; unsynced?: string }> = [];
     let oldEnv: Env | undefined;
