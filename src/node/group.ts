@@ -98,8 +98,8 @@ export class Group implements GroupApi {
   private gossipBatch: Uint8Array[] = [];
   private submitsQueued = 0;
   private readonly codec: BlockCodecOptions;
-  /** Statistics for traces and reports. */
-  readonly counters = { blocksByConsensus: 0, blocksBySync: 0, txsAdmitted: 0, txsRejected: 0, badMessages: 0, nonMemberMessages: 0 };
+  /** What the group did and refused, for tests and diagnostics: blocks by consensus and by sync, bad and non-member messages. */
+  readonly counters = { blocksByConsensus: 0, blocksBySync: 0, badMessages: 0, nonMemberMessages: 0 };
 
   private constructor(
     readonly options: GroupOptions,
@@ -355,16 +355,13 @@ export class Group implements GroupApi {
     // without decoding the payload or making a rejection
     const hash = this.suite.hash(raw);
     if (this.pool.get(hash)) {
-      this.counters.txsRejected++;
       return { admitted: false, pooled: hash };
     }
     try {
       const pooled = await this.pool.admitRaw(raw);
-      this.counters.txsAdmitted++;
       return { admitted: true, pooled: pooled.transaction.hash };
     } catch (e) {
       if (!(e instanceof TxRejectedError)) throw e;
-      this.counters.txsRejected++;
       return e.status === 'AlreadyKnown' && e.hash ? { admitted: false, pooled: e.hash } : { admitted: false };
     }
   }
@@ -376,8 +373,7 @@ export class Group implements GroupApi {
       this.submitsQueued--;
       try {
         const pooled = await this.pool.admitRaw(raw);
-        this.counters.txsAdmitted++;
-        // A burst of submissions (a JSON-RPC batch) goes to the peers as one message once the
+          // A burst of submissions (a JSON-RPC batch) goes to the peers as one message once the
         // last of it is admitted; a lone submission, as every one in simulation, goes at once.
         this.gossipBatch.push(raw);
         if (this.submitsQueued === 0 || this.gossipBatch.length >= GOSSIP_BATCH_MAX) this.flushGossip();
@@ -387,8 +383,7 @@ export class Group implements GroupApi {
         return { accepted: true as const, hash: pooled.transaction.hash };
       } catch (e) {
         if (!(e instanceof TxRejectedError)) throw e;
-        this.counters.txsRejected++;
-        if (this.submitsQueued === 0) this.flushGossip();
+          if (this.submitsQueued === 0) this.flushGossip();
         return { accepted: false as const, rejection: { status: e.code, name: e.status, reason: e.reason } };
       }
     });
