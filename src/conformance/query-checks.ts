@@ -38,9 +38,13 @@ function sealerKeyProblems(status: Record<string, unknown>, sealers: readonly st
   return problems;
 }
 
-/** FISCO's protocolId of the group's module: (groupId << 16) | module, (groupId << 8) | module in 2.0.0-rc1 (the earlier variant). */
+/**
+ * FISCO's protocolId of the group's module: (groupId << 16) | module, but (groupId << 8) | module
+ * while supported_version is 2.0.0-rc1 (an rc1 node, the earlier variant, or a later one so configured).
+ */
 function protocolIdProblems(status: Record<string, unknown>, ctx: ConformanceContext, module: number, what: string): string[] {
-  const expected = ctx.groupId * (ctx.variant === 'earlier' ? 256 : 65536) + module;
+  const rc1 = ctx.variant === 'earlier' || (isObject(ctx.clientVersion) && ctx.clientVersion['Supported Version'] === '2.0.0-rc1');
+  const expected = ctx.groupId * (rc1 ? 256 : 65536) + module;
   return isUint(status.protocolId) && status.protocolId !== expected ? [`${what}.protocolId is ${status.protocolId}, FISCO's for group ${ctx.groupId} is ${expected}`] : [];
 }
 
