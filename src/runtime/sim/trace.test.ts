@@ -75,6 +75,53 @@ describe('trace', () => {
     expect(digestOf((t) => t.deliver(1, 0, 1, 4, 0xdead, 0, false))).not.toBe(digestOf((t) => t.deliver(1, 0, 1, 4, 0xbeef, 0, false)));
   });
 
+  it('digests every part of every kind of entry: one argument changed changes the digest', () => {
+    const digestOf = (build: (t: Trace) => void) => {
+      const trace = new Trace(['a', 'b', 'c']);
+      build(trace);
+      return trace.digest;
+    };
+    const variants: Record<string, Array<(t: Trace) => void>> = {
+      deliver: [
+        (t) => t.deliver(10, 0, 1, 4, 7, 5, false),
+        (t) => t.deliver(11, 0, 1, 4, 7, 5, false),
+        (t) => t.deliver(10, 2, 1, 4, 7, 5, false),
+        (t) => t.deliver(10, 0, 2, 4, 7, 5, false),
+        (t) => t.deliver(10, 0, 1, 5, 7, 5, false),
+        (t) => t.deliver(10, 0, 1, 4, 8, 5, false),
+        (t) => t.deliver(10, 0, 1, 4, 7, 6, false),
+        (t) => t.deliver(10, 0, 1, 4, 7, 5, true),
+      ],
+      drop: [
+        (t) => t.drop(10, 0, 1, 'loss', 4, 5),
+        (t) => t.drop(11, 0, 1, 'loss', 4, 5),
+        (t) => t.drop(10, 2, 1, 'loss', 4, 5),
+        (t) => t.drop(10, 0, 2, 'loss', 4, 5),
+        (t) => t.drop(10, 0, 1, 'partition', 4, 5),
+        (t) => t.drop(10, 0, 1, 'loss', 5, 5),
+        (t) => t.drop(10, 0, 1, 'loss', 4, 6),
+        (t) => t.drop(10, 0, -1, 'loss', 4, 5, 'ab'.repeat(64)),
+        (t) => t.drop(10, 0, -1, 'loss', 4, 5, 'cd'.repeat(64)),
+      ],
+      timer: [(t) => t.timer(10, 0, 1), (t) => t.timer(11, 0, 1), (t) => t.timer(10, 1, 1), (t) => t.timer(10, 0, 2)],
+      entry: [
+        (t) => t.entry(10, 0, 'crash', { lostWrites: 1 }),
+        (t) => t.entry(11, 0, 'crash', { lostWrites: 1 }),
+        (t) => t.entry(10, 1, 'crash', { lostWrites: 1 }),
+        (t) => t.entry(10, -1, 'crash', { lostWrites: 1 }),
+        (t) => t.entry(10, 0, 'restart', { lostWrites: 1 }),
+        (t) => t.entry(10, 0, 'crash', { lostWrites: 2 }),
+        (t) => t.entry(10, 0, 'crash', { lostwrites: 1 }),
+      ],
+    };
+    const all = Object.entries(variants).flatMap(([kind, builds]) => builds.map((b, i) => [`${kind} #${i}`, digestOf(b)] as const));
+    const seen = new Map<string, string>();
+    for (const [name, digest] of all) {
+      expect(seen.get(digest), `${name} digests like ${seen.get(digest)}`).toBeUndefined();
+      seen.set(digest, name);
+    }
+  });
+
   it('writes a trace file that is complete after close', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'twinchain-trace-'));
     try {

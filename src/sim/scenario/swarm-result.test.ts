@@ -166,4 +166,14 @@ describe('mergeShardResults', () => {
     expect(wrong({ ...c!, firstFailure: { seed: 6, afterMs: 1 } })).toThrow('corrupt shard result: in2 (shard 2/3) names seed 6 as its first failure, but its runs say none');
     expect(wrong({ ...c!, stop: 'budget' })).toThrow("corrupt shard result: in2 (shard 2/3) says its budget was spent, but it ran without --budget");
   });
+
+  it('refuses an --until-fail result that goes on past its first failing seed, whatever it says of why it stopped', () => {
+    const plan: ScanPlan = { ...PLAN, untilFail: true };
+    const [a, b] = split(3, () => false, plan).map((i) => i.result);
+    const on = shard(2, 3, (s) => s === 3, { ...plan, untilFail: false });
+    expect(on.runs.map((r) => [r.seed, r.verdict])).toEqual([[3, 'fail'], [6, 'pass'], [9, 'pass']]);
+    const claims = { plan, firstFailure: { seed: 3, afterMs: 500 } };
+    expect(() => mergeShardResults(inputs(a!, b!, { ...on, ...claims, stop: 'done' }))).toThrow('corrupt shard result: in2 (shard 2/3) ran --until-fail but lists seeds after its first failing one');
+    expect(() => mergeShardResults(inputs(a!, b!, { ...on, ...claims, stop: 'failure' }))).toThrow('corrupt shard result: in2 (shard 2/3) says it stopped at a failing seed, but its last seed is not its first failing one');
+  });
 });
