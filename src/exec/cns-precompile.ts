@@ -76,5 +76,6 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
     ],
     hash,
     true,
+    'empty',
   );
 }

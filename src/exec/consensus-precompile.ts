@@ -28,5 +28,6 @@ export function consensusPrecompile(hash: SelectorHashes): PrecompiledContract {
     ],
     hash,
     false,
+    'zero',
   );
 }

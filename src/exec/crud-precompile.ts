@@ -169,5 +169,6 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
     ],
     hash,
     true,
+    'unknown-function-code',
   );
 }

@@ -62,5 +62,6 @@ export function permissionPrecompile(hash: SelectorHashes): PrecompiledContract 
     ],
     hash,
     false,
+    'empty',
   );
 }

@@ -86,6 +86,15 @@ export function readFiscoAddress(text: string): string | undefined {
   return `0x${digits.padStart(40, '0').toLowerCase()}`;
 }
 
+/**
+ * What a FISCO 2.x precompiled contract answers to a selector it does not know (the last `else`
+ * of its `call`): CRUD writes CODE_UNKNOW_FUNCTION_CALL (-50101); SystemConfig and Consensus fall
+ * through to getErrorCodeOut(0), one zero word; the others (TableFactory, CNS, Permission, the
+ * table objects) log it and return no output. Only memory gas is charged, as for any output.
+ * (An input under 4 bytes is undefined behaviour in FISCO, a null read: answered the same way.)
+ */
+export type UnknownSelectorAnswer = 'unknown-function-code' | 'zero' | 'empty';
+
 /** A precompiled contract (or table object kind): a selector table over typed handlers. */
 export class PrecompiledContract<Self = undefined> {
   private readonly methods = new Map<string, Method<Self> & { inputs: string }>();
@@ -102,6 +111,7 @@ export class PrecompiledContract<Self = undefined> {
     methods: readonly Method<Self>[],
     hashes: SelectorHashes,
     private readonly meterInput: boolean,
+    private readonly unknownSelector: UnknownSelectorAnswer,
   ) {
     for (const hash of Array.isArray(hashes) ? hashes : [hashes]) {
       for (const m of methods) {
@@ -120,7 +130,8 @@ export class PrecompiledContract<Self = undefined> {
     if (this.meterInput) gas.setMemUsed(input.length);
     const method = input.length >= 4 ? this.methods.get(toHexNoPrefix(input.subarray(0, 4))) : undefined;
     if (!method) {
-      const output = encodeAbi('int256', code(CODE_UNKNOW_FUNCTION_CALL));
+      const output =
+        this.unknownSelector === 'empty' ? new Uint8Array(0) : encodeAbi('int256', code(this.unknownSelector === 'zero' ? 0 : CODE_UNKNOW_FUNCTION_CALL));
       return { output, gas: gas.total(output.length) };
     }
     let args: unknown[];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TX_STATUS } from '../chain/index.js';
 import { fromHex, toHex } from '../codec/index.js';
-import { decodeAbi, decodeErrorString } from '../abi/index.js';
+import { decodeAbi, decodeErrorString, encodeAbi } from '../abi/index.js';
+import { intrinsicGas } from './execution-engine.js';
 import { harness, type Harness } from './exec-harness.test-helper.js';
 
 const at = (n: number) => fromHex(n.toString(16).padStart(40, '0'));
@@ -58,9 +59,22 @@ describe('SystemConfig 0x1000', () => {
     expect(await codeOf(h, 0, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['consensus_timeout', '5'])).toBe(-51300);
   });
 
-  it('answers an unknown function with -50101 (CODE_UNKNOW_FUNCTION_CALL)', async () => {
+  it('answers an unknown function as each FISCO 2.x contract does: CRUD -50101, SystemConfig and Consensus 0, the others nothing', async () => {
     const h = await harness();
-    expect(await codeOf(h, 0, SYSTEM_CONFIG, 'getValueByKey(string)', ['x'])).toBe(-50101);
+    const unknown = async (to: Uint8Array) => {
+      const data = h.callData('noSuchFunction(string)', ['x']);
+      const receipt = await h.run(0, to, data);
+      expect(receipt.status).toBe(0);
+      return { output: toHex(receipt.output), gas: receipt.gasUsed - intrinsicGas(data, false) };
+    };
+    const word = (n: bigint) => toHex(encodeAbi('int256', [n]));
+    // memory gas only: 3 per word of the larger of the output and (CRUD, TableFactory, CNS) the input, 100 bytes here
+    expect(await unknown(at(0x1002))).toEqual({ output: word(-50101n), gas: 12n });
+    expect(await unknown(SYSTEM_CONFIG)).toEqual({ output: word(0n), gas: 3n });
+    expect(await unknown(CONSENSUS)).toEqual({ output: word(0n), gas: 3n });
+    expect(await unknown(at(0x1001))).toEqual({ output: '0x', gas: 12n });
+    expect(await unknown(CNS)).toEqual({ output: '0x', gas: 12n });
+    expect(await unknown(PERMISSION)).toEqual({ output: '0x', gas: 0n });
   });
 
   it('accepts keccak selectors on SM chains too (guomi SDKs use SM3)', async () => {

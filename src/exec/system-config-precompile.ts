@@ -49,5 +49,6 @@ export function systemConfigPrecompile(hash: SelectorHashes, allowConsensusTimeo
     ],
     hash,
     false,
+    'zero',
   );
 }

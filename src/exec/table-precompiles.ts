@@ -66,6 +66,7 @@ export function tableFactoryPrecompile(hash: SelectorHashes): PrecompiledContrac
     ],
     hash,
     true,
+    'empty',
   );
 }
 
@@ -256,10 +257,10 @@ function nonNegative(value: unknown, what: string): number {
 /** The contracts behind Table API objects, by kind. */
 export function tableObjectContracts(hash: SelectorHashes) {
   return {
-    table: new PrecompiledContract('Table', tableMethods, hash, true),
-    entry: new PrecompiledContract('Entry', entryMethods, hash, true),
-    entries: new PrecompiledContract('Entries', entriesMethods, hash, true),
-    condition: new PrecompiledContract('Condition', conditionMethods, hash, true),
+    table: new PrecompiledContract('Table', tableMethods, hash, true, 'empty'),
+    entry: new PrecompiledContract('Entry', entryMethods, hash, true, 'empty'),
+    entries: new PrecompiledContract('Entries', entriesMethods, hash, true, 'empty'),
+    condition: new PrecompiledContract('Condition', conditionMethods, hash, true, 'empty'),
   };
 }
 
