@@ -373,7 +373,7 @@ export class Group implements GroupApi {
       this.submitsQueued--;
       try {
         const pooled = await this.pool.admitRaw(raw);
-          // A burst of submissions (a JSON-RPC batch) goes to the peers as one message once the
+        // A burst of submissions (a JSON-RPC batch) goes to the peers as one message once the
         // last of it is admitted; a lone submission, as every one in simulation, goes at once.
         this.gossipBatch.push(raw);
         if (this.submitsQueued === 0 || this.gossipBatch.length >= GOSSIP_BATCH_MAX) this.flushGossip();
@@ -383,7 +383,7 @@ export class Group implements GroupApi {
         return { accepted: true as const, hash: pooled.transaction.hash };
       } catch (e) {
         if (!(e instanceof TxRejectedError)) throw e;
-          if (this.submitsQueued === 0) this.flushGossip();
+        if (this.submitsQueued === 0) this.flushGossip();
         return { accepted: false as const, rejection: { status: e.code, name: e.status, reason: e.reason } };
       }
     });
