@@ -435,7 +435,7 @@ describe('the report', () => {
       reportedMutant(gm('p@2', 'Killed'), fateOf(gm('p@2', 'Killed'), undefined, undefined), undefined),
       reportedMutant(gm('p@3', 'Timeout'), fateOf(gm('p@3', 'Timeout'), undefined, undefined), undefined),
       reportedMutant(gm('p@4', 'Survived'), fateOf(gm('p@4', 'Survived'), swarmed({ kind: 'killed', by: 'invariant', scenario: 'raft-swarm.yaml', seed: 7, evidence: ['agreement'] }), undefined), undefined),
-      reportedMutant(gm('p@5', 'NoCoverage'), fateOf(gm('p@5', 'NoCoverage'), swarmed({ kind: 'compile-error', evidence: ['bad type'] }), undefined), undefined),
+      reportedMutant(gm('p@5', 'NoCoverage'), fateOf(gm('p@5', 'NoCoverage'), swarmed({ kind: 'compile-error', evidence: ['bad type'] }), undefined), { kind: 'equivalent', text: 'the same answer, had it compiled' }),
       reportedMutant(gm('p@6', 'Survived'), fateOf(gm('p@6', 'Survived'), swarmed({ kind: 'survived' }), undefined), { kind: 'equivalent', text: 'only a log line' }),
       reportedMutant(gm('p@7', 'Survived'), fateOf(gm('p@7', 'Survived'), swarmed({ kind: 'survived' }), undefined), undefined),
       reportedMutant(gm('p@8', 'Survived'), fateOf(gm('p@8', 'Survived'), undefined, 'cannot make the patched copy'), undefined),

@@ -166,7 +166,8 @@ export function buildReport(mutants: readonly ReportedMutant[], meta: { date: st
     byFile.set(m.file, c);
     count(c, m);
     count(total, m);
-    if (m.verdict && !isSurvivor(m.fate) && m.verdict.kind === 'equivalent') warnings.push(`${m.id} is triaged equivalent but was ${fateWords(m.fate)}: the verdict is wrong`);
+    // a type error says nothing about behaviour: an equivalent verdict on a mutant that does not compile is not contradicted
+    if (m.verdict && !isSurvivor(m.fate) && m.fate.kind !== 'compile-error' && m.verdict.kind === 'equivalent') warnings.push(`${m.id} is triaged equivalent but was ${fateWords(m.fate)}: the verdict is wrong`);
     if (m.verdict && isSurvivor(m.fate) && m.verdict.kind === 'gap closed') warnings.push(`${m.id} is triaged "gap closed" (${m.verdict.text}) but still survives`);
   }
   return {
