@@ -15,6 +15,7 @@ import { buildReport, fateOf, fateWords, isSurvivor, renderMarkdown, reportedMut
 import { MUTATE, scenariosFor, swarmShares, type SwarmBudget } from './mutation-targets.js';
 import { runChild, stopEverything } from './runner.js';
 import { readStrykerReport, runTestPhase, statePaths, unrunTestFiles } from './stryker-phase.js';
+import type { StrykerReport } from './stryker-report.js';
 import { parseTriageEntries, renderTriageFile, type TriageEntry } from './survivors-file.js';
 import { CARRY_FILE, currentState, loadState, mutantCount, plural, readCarriedState, stateFolderHasResults } from './state-carry.js';
 import { SwarmCache, swarmKey, testbedHash, type SwarmCacheEntry } from './swarm-cache.js';
@@ -196,7 +197,10 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
 
   const triage = await readTriage(o.root);
   const reported = mutants.map((m) => reportedMutant(m, fateOf(m, swarm.results.get(m.id), swarm.errors.get(m.id)), triage.get(m.id)?.verdict));
-  const result = buildReport(reported, { date: new Date().toISOString(), commit, budget: o.budget, timing, ...(o.phases === 'none' ? { partial: true } : {}) });
+  // a report of the state as it stands is the files' score only when nothing is missing or stale
+  const incomplete = o.phases === 'none' ? await stateGaps(o.root, report, reported, mutate) : [];
+  if (o.phases === 'none') o.onLine(incomplete.length === 0 ? 'report: the state is complete: every mutant has its final result, made on the mutated files and selected tests as they are' : `report: partial: ${incomplete.join('; ')}`);
+  const result = buildReport(reported, { date: new Date().toISOString(), commit, budget: o.budget, timing, ...(o.phases === 'none' ? (incomplete.length > 0 ? { partial: incomplete } : { fromState: true }) : {}) });
   const paths = reportPaths(o.root, o.out);
   await writeAtomically(paths.json, `${JSON.stringify(result, null, 2)}\n`);
   await writeAtomically(paths.md, renderMarkdown(result));
@@ -205,6 +209,25 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   if (timingWords(timing) !== '') o.onLine(`timing (wall): ${timingWords(timing)}`);
   o.onLine(`report: ${path.relative(o.root, paths.md)} and ${path.relative(o.root, paths.json)}; StrykerJS's own: ${p.html}`);
   return result;
+}
+
+/**
+ * What keeps a report of a run's state from being the files' score: mutants without a final
+ * result (not tested, or not swarm-tested on this testbed), and mutated files or selected test
+ * files whose text differs from the text the results were made on. Empty: the state is complete.
+ */
+export async function stateGaps(root: string, report: StrykerReport, mutants: readonly ReportedMutant[], mutate: readonly string[]): Promise<string[]> {
+  const gaps: string[] = [];
+  const untested = mutants.filter((m) => m.fate.kind === 'not-swarmed' && m.fate.tests === 'Pending').length;
+  const unswarmed = mutants.filter((m) => m.fate.kind === 'not-swarmed' && m.fate.tests !== 'Pending').length;
+  if (untested > 0) gaps.push(`${plural(untested, 'mutant')} not tested yet`);
+  if (unswarmed > 0) gaps.push(`${plural(unswarmed, 'mutant')} the tests did not kill not swarm-tested on this testbed`);
+  const onDisk = (rel: string) => readFile(path.join(root, rel), 'utf8').catch(() => undefined);
+  const changed: string[] = [];
+  for (const [rel, f] of Object.entries(report.files)) if (matchesGlobs(rel, mutate) && (await onDisk(rel)) !== f.source) changed.push(rel);
+  for (const [rel, f] of Object.entries(report.testFiles ?? {})) if (rel !== '' && f.source !== undefined && (await onDisk(rel)) !== f.source) changed.push(rel);
+  if (changed.length > 0) gaps.push(`changed since their results: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ` and ${changed.length - 5} more` : ''}`);
+  return gaps;
 }
 
 /** Reads the last run's report. */
@@ -253,7 +276,7 @@ export async function regenerateTriageFile(root: string, out: string): Promise<s
   const survivors = report.mutants.filter((m) => isSurvivor(m.fate)).map((m) => triageEntry(m, old.get(m.id)));
   const nowKilled = report.mutants.filter((m) => !isSurvivor(m.fate) && old.has(m.id)).map((m) => triageEntry(m, old.get(m.id)));
   // a partial report has not tested every mutant of its files yet: an entry it does not hold is kept, not dropped
-  const kept = [...old.values()].filter((e) => !covered.has(e.file) || (report.partial === true && !inReport.has(e.id)));
+  const kept = [...old.values()].filter((e) => !covered.has(e.file) || (report.partial !== undefined && !inReport.has(e.id)));
   const dropped = report.partial ? [] : [...old.values()].filter((e) => covered.has(e.file) && !inReport.has(e.id));
   await writeAtomically(file, renderTriageFile({ date: report.date, commit: report.commit, reportPath: path.join(out, 'mutation-report.json'), ...(report.partial ? { partial: true } : {}) }, survivors, nowKilled, kept));
   const newOnes = survivors.filter((s) => !old.has(s.id)).length;
