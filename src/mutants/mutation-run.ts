@@ -198,7 +198,7 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
   const triage = await readTriage(o.root);
   const reported = mutants.map((m) => reportedMutant(m, fateOf(m, swarm.results.get(m.id), swarm.errors.get(m.id)), triage.get(m.id)?.verdict));
   // a report of the state as it stands is the files' score only when nothing is missing or stale
-  const incomplete = o.phases === 'none' ? await stateGaps(o.root, report, reported, mutate) : [];
+  const incomplete = o.phases === 'none' ? await stateGaps(o.root, report, reported, mutate, unrun) : [];
   if (o.phases === 'none') o.onLine(incomplete.length === 0 ? 'report: the state is complete: every mutant has its final result, made on the mutated files and selected tests as they are' : `report: partial: ${incomplete.join('; ')}`);
   const result = buildReport(reported, { date: new Date().toISOString(), commit, budget: o.budget, timing, ...(o.phases === 'none' ? (incomplete.length > 0 ? { partial: incomplete } : { fromState: true }) : {}) });
   const paths = reportPaths(o.root, o.out);
@@ -213,10 +213,11 @@ export async function runMutation(o: MutationRunOptions): Promise<MutationReport
 
 /**
  * What keeps a report of a run's state from being the files' score: mutants without a final
- * result (not tested, or not swarm-tested on this testbed), and mutated files or selected test
- * files whose text differs from the text the results were made on. Empty: the state is complete.
+ * result (not tested, or not swarm-tested on this testbed), mutated files or selected test files
+ * whose text differs from the text the results were made on, and selected test files that none
+ * of the results ran (`unrunTests`: added since, say). Empty: the state is complete.
  */
-export async function stateGaps(root: string, report: StrykerReport, mutants: readonly ReportedMutant[], mutate: readonly string[]): Promise<string[]> {
+export async function stateGaps(root: string, report: StrykerReport, mutants: readonly ReportedMutant[], mutate: readonly string[], unrunTests: readonly string[] = []): Promise<string[]> {
   const gaps: string[] = [];
   const untested = mutants.filter((m) => m.fate.kind === 'not-swarmed' && m.fate.tests === 'Pending').length;
   const unswarmed = mutants.filter((m) => m.fate.kind === 'not-swarmed' && m.fate.tests !== 'Pending').length;
@@ -227,6 +228,7 @@ export async function stateGaps(root: string, report: StrykerReport, mutants: re
   for (const [rel, f] of Object.entries(report.files)) if (matchesGlobs(rel, mutate) && (await onDisk(rel)) !== f.source) changed.push(rel);
   for (const [rel, f] of Object.entries(report.testFiles ?? {})) if (rel !== '' && f.source !== undefined && (await onDisk(rel)) !== f.source) changed.push(rel);
   if (changed.length > 0) gaps.push(`changed since their results: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ` and ${changed.length - 5} more` : ''}`);
+  if (unrunTests.length > 0) gaps.push(`selected test files no result was made with: ${unrunTests.slice(0, 5).join(', ')}${unrunTests.length > 5 ? ` and ${unrunTests.length - 5} more` : ''}`);
   return gaps;
 }
 

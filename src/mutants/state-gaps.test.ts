@@ -51,11 +51,12 @@ describe('a report of the state as it stands (--report-only)', () => {
     const untested = mutant('a@3', { kind: 'not-swarmed', tests: 'Pending', reason: 'the test phase did not finish' });
     const unswarmed = mutant('a@4', { kind: 'not-swarmed', tests: 'Survived', reason: 'the swarm phase has not run it' });
     const { root, report } = await checkout(files, { files: { 'src/txpool/a.ts': 'export const a = 2;\n', 'src/txpool/gone.ts': 'x' }, tests: { 'src/txpool/a.test.ts': 'it("an older a")\n' } });
-    const gaps = await stateGaps(root, report, [killed, untested, unswarmed, swarmed], MUTATE);
+    const gaps = await stateGaps(root, report, [killed, untested, unswarmed, swarmed], MUTATE, ['src/txpool/new.test.ts']);
     expect(gaps).toEqual([
       '1 mutant not tested yet',
       '1 mutant the tests did not kill not swarm-tested on this testbed',
       'changed since their results: src/txpool/a.ts, src/txpool/gone.ts, src/txpool/a.test.ts',
+      'selected test files no result was made with: src/txpool/new.test.ts',
     ]);
     const md = renderMarkdown(buildReport([killed, untested], { date: 'd', commit: 'c', budget: DEFAULT_SWARM_BUDGET, partial: gaps }));
     expect(md).toContain("so the figures are not the files' score (1 mutant not tested yet; 1 mutant the tests did not kill");
