@@ -22,7 +22,8 @@ resume where they stopped.
   --force          re-test every mutant in the StrykerJS phase (no incremental reuse)
   --stale          accept swarm results produced on other code (see docs/mutation.md)
   --out DIR        output folder (default ${DEFAULT_OUT})
-  --report-only    only the report, of the state as it stands (a run may still be going)
+  --report-only    only the report, of the state as it stands (a run may still be going),
+                   saying whether that state is complete or partial, and why
   --survivors      rewrite docs/mutation-survivors.md from the last report, keeping verdicts
   --save-state     pack the state a run resumes from into ${CARRY_FILE} (to commit it: a run on
                    a fresh clone with an empty state folder starts from that file)
