@@ -155,7 +155,7 @@ describe('carrying a mutation run to another machine', () => {
     expect(report.total.survived).toBe(1);
     expect((await readMutationReport(clone, OUT)).mutants).toHaveLength(3);
     expect(report.partial).toEqual(['1 mutant the tests did not kill not swarm-tested on this testbed', 'changed since their results: src/sync/b.ts, src/txpool/a.ts, src/txpool/a.test.ts']);
-    expect(await readFile(path.join(clone, OUT, 'mutation-report.md'), 'utf8')).toContain('**Partial**: the state of a run as it stood');
+    expect(await readFile(path.join(clone, OUT, 'mutation-report.md'), 'utf8')).toContain('**Partial**: made from a run\'s state as it stood (`--report-only`), which is not complete, so the figures are not the files\' score: 1 mutant the tests did not kill');
     // the report is all it wrote: the carry file was read, not unpacked
     expect(existsSync(statePaths(path.join(clone, OUT)).incremental)).toBe(false);
 

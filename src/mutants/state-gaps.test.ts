@@ -59,7 +59,7 @@ describe('a report of the state as it stands (--report-only)', () => {
       'selected test files no result was made with: src/txpool/new.test.ts',
     ]);
     const md = renderMarkdown(buildReport([killed, untested], { date: 'd', commit: 'c', budget: DEFAULT_SWARM_BUDGET, partial: gaps }));
-    expect(md).toContain("so the figures are not the files' score (1 mutant not tested yet; 1 mutant the tests did not kill");
+    expect(md).toContain("so the figures are not the files' score: 1 mutant not tested yet; 1 mutant the tests did not kill");
     expect(md).not.toContain('which is complete');
   });
 });
