@@ -3,10 +3,9 @@ import { fromHex, toHexNoPrefix } from '../../codec/index.js';
 import { keccak256 } from '../../crypto/index.js';
 import type { Rng } from '../../runtime/index.js';
 import { BLOCK_LIMIT_RANGE } from '../../txpool/index.js';
-import { durationMs } from './scenario-loader.js';
 import type { Workload } from './scenario-schema.js';
 import type { TxRecord } from './tx-tracker.js';
-import { helloWorldCode, type WorkloadCheck, type WorkloadContext } from './workloads.js';
+import { helloWorldCode, scheduleWorkload, type WorkloadCheck, type WorkloadContext } from './workloads.js';
 
 import { HOSTILE_BEHAVIOURS, type HostileBehaviour } from './hostile-behaviours.js';
 
@@ -98,18 +97,7 @@ export class HostileClients {
   }
 
   start(): void {
-    const { sim } = this.ctx.chain;
-    const start = this.spec.start === undefined ? 0 : durationMs(this.spec.start);
-    const stop = Math.min(this.spec.stop === undefined ? Infinity : durationMs(this.spec.stop), this.ctx.endMs);
-    sim.at(start, () => this.setUp(), `workload ${this.index} setup`);
-    const interval = 1000 / this.spec.rate;
-    let k = 1;
-    const tick = async () => {
-      await this.tick();
-      const next = start + ++k * interval;
-      if (next < stop) sim.at(next, tick, `workload ${this.index}`);
-    };
-    if (start + interval < stop) sim.at(start + interval, tick, `workload ${this.index}`);
+    scheduleWorkload(this.ctx, this.spec, this.index, () => this.setUp(), () => this.tick());
   }
 
   /** A HelloWorld contract for the clients to call (deployed by the workload's owner, retried each second). */

@@ -38,6 +38,32 @@ export interface WorkloadContext {
   readonly readers: (group: number) => string[];
 }
 
+/**
+ * Schedules a workload in the simulation: its set-up at its start time, then a tick at each exact
+ * multiple of 1/rate seconds after it (so the rate does not drift) until its stop time or the end
+ * of the submitting phase, whichever comes first.
+ */
+export function scheduleWorkload(
+  ctx: WorkloadContext,
+  spec: { readonly start?: string | number; readonly stop?: string | number; readonly rate: number },
+  index: number,
+  setUp: () => Promise<void>,
+  tick: () => Promise<void>,
+): void {
+  const { sim } = ctx.chain;
+  const start = spec.start === undefined ? 0 : durationMs(spec.start);
+  const stop = Math.min(spec.stop === undefined ? Infinity : durationMs(spec.stop), ctx.endMs);
+  sim.at(start, setUp, `workload ${index} setup`);
+  const interval = 1000 / spec.rate;
+  let k = 1;
+  const next = async () => {
+    await tick();
+    const at = start + ++k * interval;
+    if (at < stop) sim.at(at, next, `workload ${index}`);
+  };
+  if (start + interval < stop) sim.at(start + interval, next, `workload ${index}`);
+}
+
 type Kind = 'helloworld' | 'deploy' | 'token';
 
 /**
@@ -81,19 +107,7 @@ export class WorkloadDriver {
   }
 
   start(): void {
-    const { sim } = this.ctx.chain;
-    const start = this.spec.start === undefined ? 0 : durationMs(this.spec.start);
-    const stop = Math.min(this.spec.stop === undefined ? Infinity : durationMs(this.spec.stop), this.ctx.endMs);
-    sim.at(start, () => this.setUp(), `workload ${this.index} setup`);
-    const interval = 1000 / this.spec.rate;
-    // ticks at exact multiples of the interval, so the rate does not drift
-    let k = 1;
-    const tick = async () => {
-      await this.tick();
-      const next = start + ++k * interval;
-      if (next < stop) sim.at(next, tick, `workload ${this.index}`);
-    };
-    if (start + interval < stop) sim.at(start + interval, tick, `workload ${this.index}`);
+    scheduleWorkload(this.ctx, this.spec, this.index, () => this.setUp(), () => this.tick());
   }
 
   private async setUp(): Promise<void> {
