@@ -1,14 +1,13 @@
 // How a group takes gossiped transactions into its pool, seen from one node among silent peers.
-import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { ProtocolVersion, TransactionBuilder, type GroupGenesis } from '../chain/index.js';
-import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { Simulation, type Env } from '../runtime/index.js';
 import { decodeSyncMessage, encodeSyncMessage } from '../sync/index.js';
 import { TX_REGOSSIP_MS } from './group.js';
 import { Node } from './node.js';
 import { decodeFrame } from './p2p-frame.js';
+import { seededKeys } from './seeded-keys.test-helper.js';
 
 const suite = getSuite('ecdsa');
 const version = ProtocolVersion.parse('2.11.0');
@@ -18,10 +17,7 @@ const version = ProtocolVersion.parse('2.11.0');
  * but silent, so nothing commits and every transaction stays in node 3's pool of `poolLimit`.
  */
 function loneSealer(seed: string, poolLimit: number) {
-  const rng = seedrandom(seed);
-  const random = (k: number) => Uint8Array.from({ length: k }, () => Math.floor(rng() * 256));
-  const keys = Array.from({ length: 4 }, () => suite.generateKeyPair(random));
-  const ids = keys.map((k) => toHex(k.publicKey).slice(2));
+  const { random, keys, ids } = seededKeys(seed, 4, suite);
   const genesis: GroupGenesis = { groupId: 1, consensusType: 'pbft', sealers: ids, timestamp: Date.UTC(2026, 0, 1) };
   const sim = new Simulation<Node | undefined>({ seed, trace: { keep: true } });
   ids.forEach((id, i) =>

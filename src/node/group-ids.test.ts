@@ -1,11 +1,10 @@
-import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { ProtocolVersion, TransactionBuilder, type GroupGenesis } from '../chain/index.js';
-import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { Simulation } from '../runtime/index.js';
 import { Node } from './node.js';
 import { decodeFrame, encodeFrame, protocolId, protocolIdOf } from './p2p-frame.js';
+import { seededKeys } from './seeded-keys.test-helper.js';
 
 // FISCO allows group ids 1..32767: a frame carries the id in two bytes, and a status's protocolId
 // is (groupId << 16) | module (libprotocol/Protocol.h, rc2 and later).
@@ -39,10 +38,7 @@ describe('group ids past one byte', () => {
   it('nodes keeping groups 1, 300 (PBFT) and 256 (Raft) commit in each, and name each group in their statuses', async () => {
     const suite = getSuite('ecdsa');
     const version = ProtocolVersion.parse('2.11.0');
-    const rng = seedrandom('group-ids');
-    const random = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(rng() * 256));
-    const keys = [0, 1, 2, 3].map(() => suite.generateKeyPair(random));
-    const ids = keys.map((k) => toHex(k.publicKey).slice(2));
+    const { random, keys, ids } = seededKeys('group-ids', 4, suite);
     const at = Date.UTC(2026, 0, 1);
     const groups: GroupGenesis[] = [
       { groupId: 1, consensusType: 'pbft', sealers: ids, timestamp: at },

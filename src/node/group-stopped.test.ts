@@ -1,6 +1,5 @@
 // What a group does once a storage failure stopped it (nothing), how it takes errors out of its
 // consensus driver, and how it drops and logs messages from nodes outside its lists.
-import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { ProtocolVersion, TransactionBuilder, type GroupGenesis } from '../chain/index.js';
 import { toHex } from '../codec/index.js';
@@ -14,6 +13,7 @@ import { logLines } from './log-lines.js';
 import { Node } from './node.js';
 import type { ModuleName } from './p2p-frame.js';
 import { PbftDriver } from './pbft-driver.js';
+import { seededKeys } from './seeded-keys.test-helper.js';
 
 const suite = getSuite('ecdsa');
 const version = ProtocolVersion.parse('2.11.0');
@@ -63,10 +63,7 @@ class RecordingDriver implements ConsensusDriver {
 
 /** Four PBFT sealers under a steady load; node 3 runs on a disk that fails on command, with a recording driver. */
 function chain(seed: string) {
-  const rng = seedrandom(seed);
-  const random = (k: number) => Uint8Array.from({ length: k }, () => Math.floor(rng() * 256));
-  const keys = Array.from({ length: 4 }, () => suite.generateKeyPair(random));
-  const ids = keys.map((k) => toHex(k.publicKey).slice(2));
+  const { random, keys, ids } = seededKeys(seed, 4, suite);
   const genesis: GroupGenesis = { groupId: 1, consensusType: 'pbft', sealers: ids, timestamp: Date.UTC(2026, 0, 1) };
   const logs: string[][] = ids.map(() => []);
   const sim = new Simulation<Node>({ seed, trace: { keep: true }, network: { latency: { kind: 'uniform', minMs: 2, maxMs: 10 } }, onLog: (name, line) => logs[Number(name.slice(4))]!.push(line) });

@@ -1,19 +1,16 @@
-import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { ProtocolVersion, TransactionBuilder, type GroupGenesis } from '../chain/index.js';
 import { toHex } from '../codec/index.js';
 import { getSuite } from '../crypto/index.js';
 import { Simulation } from '../runtime/index.js';
 import { Node } from './node.js';
+import { seededKeys } from './seeded-keys.test-helper.js';
 
 describe('a node in two groups (simulated)', () => {
   it('keeps a ledger, pool, consensus and sync per group; each group commits on its own', async () => {
     const suite = getSuite('ecdsa');
     const version = ProtocolVersion.parse('2.11.0');
-    const rng = seedrandom('two-groups');
-    const random = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(rng() * 256));
-    const keys = [0, 1, 2, 3].map(() => suite.generateKeyPair(random));
-    const ids = keys.map((k) => toHex(k.publicKey).slice(2));
+    const { random, keys, ids } = seededKeys('two-groups', 4, suite);
     const g1: GroupGenesis = { groupId: 1, consensusType: 'pbft', sealers: ids, timestamp: Date.UTC(2026, 0, 1) };
     const g2: GroupGenesis = { groupId: 2, consensusType: 'pbft', sealers: ids.slice(0, 3), observers: [ids[3]!], timestamp: Date.UTC(2026, 0, 1), txCountLimit: 2 };
     const sim = new Simulation<Node>({ seed: 'two-groups', network: { latency: { kind: 'uniform', minMs: 2, maxMs: 10 } } });

@@ -1,4 +1,3 @@
-import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { ProtocolVersion, TransactionBuilder, type GroupGenesis } from '../chain/index.js';
 import { bytesEqual, toHex } from '../codec/index.js';
@@ -9,6 +8,7 @@ import { FaultyStore, type KvStore, type KvStoreFactory, type StorageFailure, ty
 import { Node } from './node.js';
 import { PBFT_LOCK_KEY } from './pbft-driver.js';
 import { RAFT_STATE_KEY, decodeRaftState } from './raft-driver.js';
+import { seededKeys } from './seeded-keys.test-helper.js';
 
 const suite = getSuite('ecdsa');
 const version = ProtocolVersion.parse('2.11.0');
@@ -39,10 +39,7 @@ interface Chain {
 }
 
 function chain(consensusType: 'pbft' | 'raft', n: number, seed: string): Chain {
-  const rng = seedrandom(seed);
-  const random = (k: number) => Uint8Array.from({ length: k }, () => Math.floor(rng() * 256));
-  const keys = Array.from({ length: n }, () => suite.generateKeyPair(random));
-  const ids = keys.map((k) => toHex(k.publicKey).slice(2));
+  const { random, keys, ids } = seededKeys(seed, n, suite);
   const genesis: GroupGenesis = { groupId: 1, consensusType, sealers: ids, timestamp: Date.UTC(2026, 0, 1) };
   const logs: string[][] = ids.map(() => []);
   const sim = new Simulation<Node>({ seed, network: { latency: { kind: 'uniform', minMs: 2, maxMs: 10 } }, onLog: (name, line) => logs[Number(name.slice(4))]!.push(line) });
