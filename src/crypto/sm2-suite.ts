@@ -59,12 +59,21 @@ export class Sm2Suite implements CryptoSuite {
   sign(digest: Uint8Array, key: KeyPair): Sm2Signature {
     // sm-crypto-v2 draws k from ambient randomness unless given a point pool; a deterministic k
     // (HMAC of key and digest, RFC 6979 in spirit) keeps simulated SM chains reproducible.
-    const pointPool = [2, 1, 0].map((counter) => this.noncePoint(key.privateKey, digest, counter));
+    // The pool is drawn lazily: doSignature takes one point and asks for another only when r or s
+    // comes out zero (odds about 2^-254), so the one point multiplication in three that is ever
+    // needed is the only one computed. It pops from the end, so counters 0, 1, 2 come out in order.
+    let counter = 0;
+    const pool = {
+      get length() {
+        return 3 - counter;
+      },
+      pop: () => this.noncePoint(key.privateKey, digest, counter++),
+    };
     const signatureHex = sm2.doSignature(digest, toHexNoPrefix(key.privateKey), {
       hash: true,
       publicKey: `04${toHexNoPrefix(key.publicKey)}`,
       userId: SM2_DEFAULT_USER_ID,
-      pointPool,
+      pointPool: pool as unknown as NonNullable<Parameters<typeof sm2.doSignature>[2]>['pointPool'],
     });
     return {
       kind: 'sm',
