@@ -132,7 +132,7 @@ describe('running a mutant', () => {
     };
     const before = await sha(path.join(root, 'src/consensus/pbft/pbft.ts'));
     const lines: string[] = [];
-    const report = await runMutant(stall, { budgetMs: 20_000, jobs: 1, out: path.join(out, 'stall'), from: root, onLine: (l) => lines.push(l) });
+    const report = await runMutant(stall, { budgetMs: 12_000, jobs: 1, out: path.join(out, 'stall'), from: root, onLine: (l) => lines.push(l) });
     expect(report).toMatchObject({ id: stall.id, detection: 'stall', scenario: 'quickstart.yaml', seed: 1, replay: 'npx twinchain mutants --only test-unreachable-quorum --seed 1' });
     // a stall does not end the search: the scan goes on from the next seed while budget remains
     expect(lines[0]).toMatch(/^ {2}test-unreachable-quorum: swarm quickstart\.yaml --until-fail --budget 1\ds --from 1 --jobs 1$/);
