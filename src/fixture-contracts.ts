@@ -1,9 +1,9 @@
 // Creation code of the compiled fixture contracts (fixtures/contracts/artifacts/<Name>.json, as
 // `npm run contracts` writes them), for the simulator's workloads, the conformance suite and the
-// benchmarks. It sits at the top of src/ so that compiled to dist/ it finds the same folder:
-// fixtures/ is one level above both src/ and dist/ (the package ships fixtures/contracts).
+// benchmarks (the package ships fixtures/contracts).
 import { readFileSync } from 'node:fs';
 import { fromHex } from './codec/index.js';
+import { packagePath } from './package-root.js';
 
 const loaded = new Map<string, Uint8Array>();
 
@@ -11,7 +11,7 @@ const loaded = new Map<string, Uint8Array>();
 export function contractBytecode(name: string): Uint8Array {
   let code = loaded.get(name);
   if (!code) {
-    const artifact = JSON.parse(readFileSync(new URL(`../fixtures/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')) as { bytecode: string };
+    const artifact = JSON.parse(readFileSync(packagePath('fixtures', 'contracts', 'artifacts', `${name}.json`), 'utf8')) as { bytecode: string };
     code = fromHex(artifact.bytecode);
     loaded.set(name, code);
   }

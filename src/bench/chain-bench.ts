@@ -15,9 +15,10 @@ import type { LoadPlan, LoadResult } from './chain-load.js';
 import { measureExecutor } from './exec-bench.js';
 import { freePortBlock } from './free-ports.js';
 import { formatRate, table } from './measure.js';
+import { packageRoot } from '../package-root.js';
 
 const exec = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = packageRoot();
 const BIN = path.join(ROOT, 'bin/twinchain.js');
 /** The load process: the compiled module beside this one, or the source through tsx. */
 const LOAD_MAIN = import.meta.url.endsWith('.ts')

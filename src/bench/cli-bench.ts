@@ -1,13 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import type { BenchIo } from './bench-io.js';
 import { table } from './measure.js';
+import path from 'node:path';
+import { packageRoot } from '../package-root.js';
 
 const RUNS = 11;
 const TARGET_MS = 250;
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = `${packageRoot()}${path.sep}`;
 
 function newestUnder(dir: string): number {
   let newest = statSync(dir).mtimeMs;

@@ -3,15 +3,15 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import type { BenchIo } from './bench-io.js';
 import { whatRuns } from './cli-bench.js';
 import { table } from './measure.js';
+import { packageRoot } from '../package-root.js';
 
 const ROUNDS = 9;
 const COLD_ROUNDS = 3;
 const TARGET_MS = 600;
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = `${packageRoot()}${path.sep}`;
 const BIN = path.join(ROOT, 'bin', 'twinchain.js');
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;

@@ -9,7 +9,6 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TransactionBuilder } from '../chain/index.js';
 import { toHex } from '../codec/index.js';
@@ -17,11 +16,12 @@ import { getSuite } from '../crypto/index.js';
 import { encodeFrame } from '../node/index.js';
 import { encodeSyncMessage, type SyncMessage } from '../sync/index.js';
 import { freePortBlock } from './free-ports.js';
+import { packageRoot } from '../package-root.js';
 
 export { holdConnections } from './hostile-connections.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = packageRoot();
 export const TWINCHAIN_BIN = path.join(ROOT, 'bin/twinchain.js');
 
 export interface LocalNode {

@@ -6,7 +6,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { constants as perfConstants, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { contractBytecode } from '../fixture-contracts.js';
 import { TransactionBuilder } from '../chain/index.js';
 import { encodeFunctionCall } from '../abi/index.js';
@@ -18,8 +17,9 @@ import type { BenchIo } from './bench-io.js';
 import { measureExecutor } from './exec-bench.js';
 import { formatRate, medianInterval, percentNear, table, verdict } from './measure.js';
 import { cpuNow, cpuSince, wallByState, type CpuSample } from './thread-cpu.js';
+import { packagePath } from '../package-root.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/chains/', import.meta.url));
+const FIXTURES = `${packagePath('fixtures', 'chains')}${path.sep}`;
 /** Replay's tx/s at least this share of the executor's. */
 const REPLAY_SHARE = 0.9;
 const RECORD_BLOCKS = 300;

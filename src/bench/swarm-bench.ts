@@ -3,13 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { mergeShardResults, parseShardResultLine, type ShardResult } from '../sim/index.js';
 import type { BenchIo } from './bench-io.js';
 import { whatRuns } from './cli-bench.js';
 import { table } from './measure.js';
+import { packageRoot } from '../package-root.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = `${packageRoot()}${path.sep}`;
 const BIN = path.join(ROOT, 'bin', 'twinchain.js');
 const SCENARIO = 'scenarios/pbft-swarm.yaml';
 const SEEDS = 12;

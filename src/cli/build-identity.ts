@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TwinchainBuild } from '../sim/index.js';
+import { packageRoot } from '../package-root.js';
 
-/** The package root: src/cli/ and dist/cli/ are both two levels below it. */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The package root, with a trailing separator. */
+const ROOT = `${packageRoot()}${path.sep}`;
 
 /** Names the commit of a build that has no git checkout (a container image: docker build --build-arg TWINCHAIN_COMMIT=…). */
 export const COMMIT_VARIABLE = 'TWINCHAIN_COMMIT';

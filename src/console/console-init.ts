@@ -3,13 +3,13 @@
 // the other Solidity fixtures. The account key is made on first use, not here.
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CONFIG_FILE, parsePeer, renderConsoleConfig, type Peer } from './console-config.js';
 import { ConsoleError } from './console-error.js';
 import { CONTRACTS_DIR } from './contracts.js';
+import { packagePath } from '../package-root.js';
 
 /** The repository's Solidity fixtures (src/console → fixtures/contracts). */
-export const FIXTURE_CONTRACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'contracts');
+export const FIXTURE_CONTRACTS = packagePath('fixtures', 'contracts');
 
 const SDK_FILES = ['ca.crt', 'sdk.crt', 'sdk.key'];
 

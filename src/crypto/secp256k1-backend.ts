@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
+import { packagePath } from '../package-root.js';
 
 /** The secp256k1 primitives the ECDSA suite needs; 64-byte public keys without the 0x04 prefix. */
 export interface Secp256k1Backend {
@@ -103,8 +104,7 @@ let system: SystemSecp256k1 | null | undefined;
 export function loadSystemRecovery(): SystemSecp256k1 | undefined {
   if (system === undefined) {
     try {
-      // the same path from src/crypto/ and dist/crypto/
-      system = createRequire(import.meta.url)('../../native/build/secp256k1-system.node') as SystemSecp256k1;
+      system = createRequire(import.meta.url)(packagePath('native', 'build', 'secp256k1-system.node')) as SystemSecp256k1;
     } catch {
       system = null;
     }

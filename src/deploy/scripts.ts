@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../package-root.js';
 
 /** What the node scripts run: `<nodeExe> <twinchainBin> node -c config.ini`. */
 export interface ScriptTargets {
@@ -9,9 +9,9 @@ export interface ScriptTargets {
   readonly twinchainBin: string;
 }
 
-/** This repository's bin/twinchain.js: src/deploy is two folders below the repository root. */
+/** This repository's bin/twinchain.js. */
 export function repoTwinchainBin(): string {
-  return fileURLToPath(new URL('../../bin/twinchain.js', import.meta.url));
+  return packagePath('bin', 'twinchain.js');
 }
 
 export function defaultScriptTargets(): ScriptTargets {

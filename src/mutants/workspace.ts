@@ -2,9 +2,9 @@ import { rmSync } from 'node:fs';
 import { cp, copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MutantPatch } from './catalogue.js';
 import { LocationError, locationLabel, replaceAt, textAt, type SourceLocation } from './location-patch.js';
+import { packageRoot } from '../package-root.js';
 
 /**
  * A replacement at a location (a StrykerJS mutant): the text there must still be `original`, so a
@@ -38,9 +38,9 @@ export class MutantPatchError extends Error {
   override readonly name = 'MutantPatchError';
 }
 
-/** The repository this code runs from (two folders up from src/mutants/). */
+/** The repository this code runs from. */
 export function repoRoot(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  return packageRoot();
 }
 
 function count(text: string, find: string): number {

@@ -2,11 +2,13 @@
 // of the fixture contracts (fixtures/contracts/artifacts, the system precompile interfaces among
 // them), with its arguments when they decode; otherwise the bare selector.
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { toHex, toHexNoPrefix } from '../codec/index.js';
 import { decodeAbi } from '../abi/index.js';
 import { keccak256, type CryptoSuite } from '../crypto/index.js';
+import { packagePath } from '../package-root.js';
 
-const ARTIFACTS = new URL('../../fixtures/contracts/artifacts/', import.meta.url);
+const ARTIFACTS = packagePath('fixtures', 'contracts', 'artifacts');
 
 /** FISCO 2.x system contracts by address. */
 const SYSTEM_CONTRACTS: Record<string, string> = {
@@ -45,7 +47,7 @@ function loadAbis(): Array<{ contract: string; abi: AbiItem[] }> {
     abis = [];
     try {
       for (const file of readdirSync(ARTIFACTS).filter((f) => f.endsWith('.json')).sort()) {
-        const artifact = JSON.parse(readFileSync(new URL(file, ARTIFACTS), 'utf8')) as { contractName?: string; abi?: AbiItem[] };
+        const artifact = JSON.parse(readFileSync(path.join(ARTIFACTS, file), 'utf8')) as { contractName?: string; abi?: AbiItem[] };
         abis.push({ contract: artifact.contractName ?? file.replace(/\.json$/, ''), abi: artifact.abi ?? [] });
       }
     } catch {
