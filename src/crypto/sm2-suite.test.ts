@@ -67,16 +67,41 @@ describe('Sm2Suite', () => {
     expect(toHex(suite.address(publicKey))).toBe('0x1a3fc157bd47c3fc2e260b34abbf481730d0f80f');
   });
 
-  it('keeps a bounded cache of precomputed keys', () => {
+  it('keeps a bounded cache of precomputed keys, least recently used out first', () => {
     const small = new Sm2Suite(2);
     const keys = [1, 2, 3].map((s) => small.generateKeyPair(seeded(100 + s)));
     for (const k of keys) expect(small.verify(digest, small.sign(digest, k), k.publicKey)).toBe(true);
-    expect(small.cachedKeys).toBe(0); // first sighting verifies without precomputing
-    for (const k of keys) expect(small.verify(digest, small.sign(digest, k), k.publicKey)).toBe(true);
+    expect(small.cachedKeys).toBe(2);
+    // the evicted first key verifies again (re-precomputed), and a wrong digest still fails
+    expect(small.verify(digest, small.sign(digest, keys[0]!), keys[0]!.publicKey)).toBe(true);
+    expect(small.verify(suite.hash(new Uint8Array([1])), small.sign(digest, keys[0]!), keys[0]!.publicKey)).toBe(false);
     expect(small.cachedKeys).toBe(2);
     const none = new Sm2Suite(0);
     for (const k of keys) expect(none.verify(digest, none.sign(digest, k), k.publicKey)).toBe(true);
+    expect(none.verify(digest, none.sign(digest, keys[0]!), keys[1]!.publicKey)).toBe(false);
     expect(none.cachedKeys).toBe(0);
+  });
+
+  it('gives a key verified often the larger table, and its verifications stay exact', () => {
+    const s = new Sm2Suite(4);
+    const signature = s.sign(digest, key);
+    const other = s.sign(s.hash(new Uint8Array([7])), key);
+    for (let i = 0; i < 127; i++) expect(s.verify(digest, signature, key.publicKey)).toBe(true);
+    expect(s.hotKeys).toBe(0);
+    expect(s.verify(digest, signature, key.publicKey)).toBe(true);
+    expect(s.hotKeys).toBe(1);
+    expect(s.verify(digest, other, key.publicKey)).toBe(false);
+    expect(s.recoverSigner(digest, signature)).toEqual(key.publicKey);
+  });
+
+  it('rejects a public key off the curve with the cache on and off', () => {
+    const offCurve = new Uint8Array(64).fill(1);
+    const signature = { ...suite.sign(digest, key), publicKey: offCurve };
+    for (const s of [new Sm2Suite(), new Sm2Suite(0)]) {
+      expect(s.verify(digest, signature, offCurve)).toBe(false);
+      expect(s.verify(digest, signature, offCurve)).toBe(false);
+      expect(s.cachedKeys).toBe(0);
+    }
   });
 
   it('round-trips the 128-byte flat form', () => {
