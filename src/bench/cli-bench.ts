@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { BenchIo } from './bench-io.js';
 import { table } from './measure.js';
@@ -20,7 +20,7 @@ function newestUnder(dir: string): number {
   return newest;
 }
 
-/** What bin/twinchain.js runs here, by the rule it applies (compiled dist/ unless src/ is newer). */
+/** What bin/twinchain.js runs here, by the rule it applies (the build unless src/ is newer; its bundle where there is one). */
 export function whatRuns(): string {
   let built: number;
   try {
@@ -32,9 +32,13 @@ export function whatRuns(): string {
   try {
     sources = newestUnder(`${ROOT}src`);
   } catch {
-    return 'the compiled dist/ (installed package)';
+    return `${compiled()} (installed package)`;
   }
-  return sources > built ? 'the sources through tsx (src/ is newer than dist/: npm run build)' : 'the compiled dist/';
+  return sources > built ? 'the sources through tsx (src/ is newer than dist/: npm run build)' : compiled();
+}
+
+function compiled(): string {
+  return existsSync(`${ROOT}dist/bundle/main.js`) ? 'the bundled CLI in dist/bundle/' : 'the compiled dist/';
 }
 
 function wallMs(args: string[]): number {
