@@ -169,8 +169,10 @@ describe('the npm package: packed, installed into an empty folder, run there', (
     expect(existsSync(path.join(installed, 'test'))).toBe(false);
     const files = readdirSync(path.join(installed, 'dist'), { recursive: true }).map(String);
     expect(files.filter((f) => /\.test(-helper)?\.|\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
-    // tsx is for development only: the installed command must not need it
+    // tsx is for development only: the installed command must not need it; nor viem, which only
+    // examples/send-tx.mjs uses (the console imports only its types): 67 MB of the install
     expect(existsSync(path.join(app, 'node_modules', 'tsx'))).toBe(false);
+    expect(existsSync(path.join(app, 'node_modules', 'viem'))).toBe(false);
   });
 
   it("ships what docs/api.md says the tarball holds, and says why the `prepare` script it names never runs for the tarball's users", () => {
