@@ -1,44 +1,27 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { BenchIo } from './bench-io.js';
 import { table } from './measure.js';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../package-root.js';
 
 const RUNS = 11;
 const TARGET_MS = 250;
 const ROOT = `${packageRoot()}${path.sep}`;
 
-function newestUnder(dir: string): number {
-  let newest = statSync(dir).mtimeMs;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.endsWith('.test.ts')) continue;
-    const file = `${dir}/${entry.name}`;
-    newest = Math.max(newest, entry.isDirectory() ? newestUnder(file) : statSync(file).mtimeMs);
+/**
+ * What bin/twinchain.js runs here, by the check it makes (bin/dist-freshness.js: the build unless
+ * something under src/ is newer), and its bundle where there is one.
+ */
+export async function whatRuns(): Promise<string> {
+  const freshness = (await import(pathToFileURL(`${ROOT}bin/dist-freshness.js`).href)) as { whatToRun(root: string): 'sources' | 'dist' };
+  if (freshness.whatToRun(ROOT) === 'sources') {
+    return existsSync(`${ROOT}dist/.built`) ? 'the sources through tsx (src/ is newer than dist/: npm run build)' : 'the sources through tsx (no dist/: npm run build)';
   }
-  return newest;
-}
-
-/** What bin/twinchain.js runs here, by the rule it applies (the build unless src/ is newer; its bundle where there is one). */
-export function whatRuns(): string {
-  let built: number;
-  try {
-    built = statSync(`${ROOT}dist/.built`).mtimeMs;
-  } catch {
-    return 'the sources through tsx (no dist/: npm run build)';
-  }
-  let sources: number;
-  try {
-    sources = newestUnder(`${ROOT}src`);
-  } catch {
-    return `${compiled()} (installed package)`;
-  }
-  return sources > built ? 'the sources through tsx (src/ is newer than dist/: npm run build)' : compiled();
-}
-
-function compiled(): string {
-  return existsSync(`${ROOT}dist/bundle/main.js`) ? 'the bundled CLI in dist/bundle/' : 'the compiled dist/';
+  const compiled = existsSync(`${ROOT}dist/bundle/main.js`) ? 'the bundled CLI in dist/bundle/' : 'the compiled dist/';
+  return existsSync(`${ROOT}src`) ? compiled : `${compiled} (installed package)`;
 }
 
 function wallMs(args: string[]): number {
@@ -55,7 +38,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
  */
 export async function run(io: BenchIo): Promise<void> {
   const bin = `${ROOT}bin/twinchain.js`;
-  const runs = whatRuns();
+  const runs = await whatRuns();
   wallMs([bin, '--help']); // one untimed run: the file system cache
   const help: number[] = [];
   const bare: number[] = [];

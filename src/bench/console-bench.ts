@@ -112,7 +112,7 @@ export async function run(io: BenchIo): Promise<void> {
     const wall = (xs: readonly Sample[]) => xs.map((x) => x.wall);
     const cpu = (xs: readonly Sample[]) => (xs.every((x) => x.cpu !== undefined) ? median(xs.map((x) => x.cpu!)).toFixed(0) : 'n/a');
     const [bare, imported, cached, compiling] = [median(wall(rounds.bare)), median(wall(rounds.imports)), median(wall(rounds.cached)), median(wall(rounds.compiling))];
-    io.out(`console: \`console -e 'call HelloWorld <address> get'\` as a new process against a 1-sealer \`twinchain serve\` (bin/twinchain.js runs ${whatRuns()}), ${ROUNDS} rounds (${COLD_ROUNDS} without the cache), interleaved\n`);
+    io.out(`console: \`console -e 'call HelloWorld <address> get'\` as a new process against a 1-sealer \`twinchain serve\` (bin/twinchain.js runs ${await whatRuns()}), ${ROUNDS} rounds (${COLD_ROUNDS} without the cache), interleaved\n`);
     io.out(
       table(
         ['process', 'median ms', 'min–max ms', 'CPU ms', 'target'],

@@ -57,7 +57,7 @@ const median = (xs: readonly number[]) => {
  * merged runs must equal the one shard's (same verdicts and digests).
  */
 export async function run(io: BenchIo): Promise<void> {
-  io.out(`swarm: ${SEEDS} seeds of ${SCENARIO} per setup, ${ROUNDS} interleaved rounds, ${availableParallelism()} cores; wall time from start to the last process's exit (bin/twinchain.js runs ${whatRuns()})`);
+  io.out(`swarm: ${SEEDS} seeds of ${SCENARIO} per setup, ${ROUNDS} interleaved rounds, ${availableParallelism()} cores; wall time from start to the last process's exit (bin/twinchain.js runs ${await whatRuns()})`);
   const dir = await mkdtemp(path.join(tmpdir(), 'twinchain-swarm-bench-'));
   const load = loadavg()[0]!;
   const rates = SETUPS.map(() => [] as number[]);
