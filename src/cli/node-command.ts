@@ -1,7 +1,7 @@
 import { ConfigError, StartError, startNodeHost, stdoutStamp, type NodeHost } from '../host/index.js';
 import { CliError } from './cli-error.js';
 import { inputFileProblem } from './output-path.js';
-import { firstSignal } from './signals.js';
+import { withStopSignal } from './signals.js';
 import type { CliIo } from './io.js';
 import { parseOptions } from './parse-options.js';
 
@@ -15,13 +15,16 @@ export interface NodeRunOptions {
 
 
 /** twinchain node -c config.ini: one real node process, as FISCO's `fisco-bcos -c config.ini`. */
-export async function run(args: string[], io: CliIo, options: NodeRunOptions = {}): Promise<number> {
+export function run(args: string[], io: CliIo, options: NodeRunOptions = {}): Promise<number> {
+  return withStopSignal(options.until, (until) => runNode(args, io, options, until));
+}
+
+async function runNode(args: string[], io: CliIo, options: NodeRunOptions, until: Promise<unknown>): Promise<number> {
   const { values, positionals } = parseOptions(args, { config: { type: 'string', short: 'c' } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}"`);
   if (values.config === undefined) throw new CliError('-c config.ini is required (the node directory\'s config.ini that build-chain wrote)');
   const problem = await inputFileProblem(values.config);
   if (problem) throw new CliError(`-c ${values.config}: ${problem}; -c takes the config.ini of a node directory (e.g. -c nodes/127.0.0.1/node0/config.ini)`);
-  const until = options.until ?? firstSignal();
   // the node's data and logs (LevelDB's files follow the umask) are its user's alone
   if (options.until === undefined) process.umask(0o077);
   io.out(`${stdoutStamp()} Initializing...`);

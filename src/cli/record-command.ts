@@ -5,7 +5,7 @@ import { endpoint } from './endpoint.js';
 import { checkOutputFile } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
-import { firstSignal } from './signals.js';
+import { withStopSignal } from './signals.js';
 import { PLAIN_EVERY_MS, progressText, terminalBar, withoutBar } from './progress-text.js';
 
 /** What the command takes from the process; tests pass their own. */
@@ -20,7 +20,11 @@ export interface RecordDeps {
 }
 
 /** twinchain record <url>: exit 0 recorded, 1 the node failed or answered nonsense, 2 bad usage, 130 stopped by a signal. */
-export async function run(args: string[], io: CliIo, deps: RecordDeps = {}): Promise<number> {
+export function run(args: string[], io: CliIo, deps: RecordDeps = {}): Promise<number> {
+  return withStopSignal(deps.until, (until) => recordCommand(args, io, deps, until));
+}
+
+async function recordCommand(args: string[], io: CliIo, deps: RecordDeps, until: Promise<unknown>): Promise<number> {
   const { values, positionals } = parseOptions(args, {
     group: { type: 'string' },
     from: { type: 'string' },
@@ -62,7 +66,7 @@ export async function run(args: string[], io: CliIo, deps: RecordDeps = {}): Pro
     barShown = false;
   };
   const controller = new AbortController();
-  void (deps.until ?? firstSignal()).then(() => controller.abort());
+  void until.then(() => controller.abort());
 
   let summary;
   try {

@@ -6,7 +6,7 @@ import { startChannelServer, type ChannelServer } from '../channel/index.js';
 import { ensureChannelCertificates, OpensslError, type ChannelCertificates } from '../deploy/index.js';
 import { startDevServer, type DevServer } from '../sim/index.js';
 import { CliError } from './cli-error.js';
-import { firstSignal } from './signals.js';
+import { withStopSignal } from './signals.js';
 import type { CliIo } from './io.js';
 import { fileSystemError, fileSystemReason, folderProblem } from './output-path.js';
 import { integerOption, oneOf, parseOptions } from './parse-options.js';
@@ -69,7 +69,11 @@ async function channelCertificates(certDir: string | undefined, names: readonly 
  * twinchain serve: a simulated group paced to the wall clock, node i's JSON-RPC on rpc-port + i
  * and its FISCO channel port (TLS with serve's own certificates) on channel-port + i.
  */
-export async function run(args: string[], io: CliIo, until: Promise<unknown> = firstSignal()): Promise<number> {
+export function run(args: string[], io: CliIo, until?: Promise<unknown>): Promise<number> {
+  return withStopSignal(until, (stop) => serve(args, io, stop));
+}
+
+async function serve(args: string[], io: CliIo, until: Promise<unknown>): Promise<number> {
   const { values, positionals } = parseOptions(args, {
     nodes: { type: 'string' },
     consensus: { type: 'string' },
