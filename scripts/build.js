@@ -27,8 +27,8 @@ try {
 }
 
 // Files other than TypeScript that modules read relative to themselves (the report's page
-// script and style). The worker boot files are left out: they register tsx for the sources,
-// and compiled code starts its workers from the compiled modules directly.
+// script and style). The worker boot files are left out: they start workers for a parent that
+// runs from the sources, and compiled code starts its workers from the compiled modules directly.
 let copied = 0;
 for (const rel of readdirSync(src, { recursive: true })) {
   const file = String(rel);

@@ -1,7 +1,5 @@
-// Entry of a shrink worker thread when the CLI runs from the sources (compiled, shrink-pool.ts
-// starts dist/cli/shrink-worker.js directly). Like bin/twinchain.js it runs the TypeScript sources
-// through tsx, which a worker must register for itself (also when the parent runs under vitest).
-import { register } from 'tsx/esm/api';
+// Entry of the shrink-worker thread when its parent runs from the sources (shrink-pool.ts starts the compiled
+// shrink-worker.js directly): the bundled worker where the build is fresh, else the sources through tsx.
+import { bootWorker } from '../runtime/real/worker-boot.js';
 
-register();
-await import('./shrink-worker.ts');
+await bootWorker('shrink-worker', new URL('./shrink-worker.ts', import.meta.url));

@@ -1,7 +1,5 @@
-// Entry of a swarm worker thread when the CLI runs from the sources (compiled, swarm-pool.ts
-// starts dist/cli/swarm-worker.js directly). Like bin/twinchain.js it runs the TypeScript sources
-// through tsx, which a worker must register for itself (also when the parent runs under vitest).
-import { register } from 'tsx/esm/api';
+// Entry of the swarm-worker thread when its parent runs from the sources (swarm-pool.ts starts the compiled
+// swarm-worker.js directly): the bundled worker where the build is fresh, else the sources through tsx.
+import { bootWorker } from '../runtime/real/worker-boot.js';
 
-register();
-await import('./swarm-worker.ts');
+await bootWorker('swarm-worker', new URL('./swarm-worker.ts', import.meta.url));

@@ -1,8 +1,5 @@
-// Entry of replay's signature worker thread when running from the sources (compiled,
-// crypto-ahead.ts starts dist/replay/crypto-worker.js directly). Like bin/twinchain.js it runs
-// the TypeScript sources through tsx, which a worker must register for itself (also when the
-// parent runs under vitest).
-import { register } from 'tsx/esm/api';
+// Entry of the crypto-worker thread when its parent runs from the sources (crypto-ahead.ts starts the compiled
+// crypto-worker.js directly): the bundled worker where the build is fresh, else the sources through tsx.
+import { bootWorker } from '../runtime/real/worker-boot.js';
 
-register();
-await import('./crypto-worker.ts');
+await bootWorker('crypto-worker', new URL('./crypto-worker.ts', import.meta.url));

@@ -1,8 +1,5 @@
-// Entry of replay's reader thread when running from the sources (compiled, block-feed.ts starts
-// dist/replay/line-reader-worker.js directly). Like bin/twinchain.js it runs the TypeScript
-// sources through tsx, which a worker must register for itself (also when the parent runs under
-// vitest).
-import { register } from 'tsx/esm/api';
+// Entry of the line-reader-worker thread when its parent runs from the sources (block-feed.ts starts the compiled
+// line-reader-worker.js directly): the bundled worker where the build is fresh, else the sources through tsx.
+import { bootWorker } from '../runtime/real/worker-boot.js';
 
-register();
-await import('./line-reader-worker.ts');
+await bootWorker('line-reader-worker', new URL('./line-reader-worker.ts', import.meta.url));
