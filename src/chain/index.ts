@@ -4,6 +4,7 @@ export {
   DEFAULT_SUPPORTED_VERSION,
   type TxGeneration,
   type RootScheme,
+  type ReturnCodeEncoding,
 } from './protocol-version.js';
 export { TableNames, type UserTablePrefix } from './table-names.js';
 export { TxDecodeError, type TxDecodeStatus } from './transaction-error.js';

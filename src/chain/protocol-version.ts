@@ -54,6 +54,15 @@ export class ProtocolVersion {
     return this.atLeast('2.9.0');
   }
 
+  /**
+   * How a precompiled contract writes a return code (getErrorCodeOut): as an int256 from
+   * 2.0.0-rc3, as the code's magnitude (u256(-code)) in rc2, as its low byte in rc1.
+   */
+  get returnCodes(): ReturnCodeEncoding {
+    if (this.number >= 3) return 'int256';
+    return this.number === 2 ? 'rc2' : 'rc1';
+  }
+
   /** The names tables are stored under: shortened from 2.2.0 (`u_<name>`, `c_<address>`; table-names.ts). */
   get tableNames(): TableNames {
     return this.atLeast('2.2.0') ? TableNames.SHORT : TableNames.LONG;
@@ -66,6 +75,7 @@ export class ProtocolVersion {
 
 
 export type TxGeneration = 'rc1' | 'rc2';
+export type ReturnCodeEncoding = 'int256' | 'rc2' | 'rc1';
 export type RootScheme = 'merkle16' | 'flat-hash' | 'trie';
 
 /** What build_chain v2.11 writes, and what Twinchain defaults to. */

@@ -1,6 +1,7 @@
 // The console's commands: SPEC's queries, deploy and call, node management, group switching.
 // Each prints what FISCO's console 2.x prints for it, or close to it, through `out`.
 import type { Abi, AbiParameter, Hex } from 'viem';
+import type { ReturnCodeEncoding } from '../chain/index.js';
 import { fromHex } from '../codec/index.js';
 import { decodeLogs, decodeOutputs, encodeDeployData, encodeFunctionData, findFunction, formatValues, isReadOnly, revertReason, signatureOf, toAbiArguments } from './abi-values.js';
 import { ConsoleError } from './console-error.js';
@@ -137,6 +138,23 @@ const PRECOMPILE_MESSAGES: Record<number, string> = {
   [-50101]: 'unknown function call',
 };
 
+/**
+ * A system contract's return code as the node wrote it by its supported_version: an int256; in
+ * 2.0.0-rc2 an error code's magnitude (50000 for -50000); in rc1 its magnitude's low byte (80
+ * for -50000), read back through the codes this console knows, as FISCO's SDKs read them.
+ */
+export function readReturnCode(output: Uint8Array, encoding: ReturnCodeEncoding): number {
+  const word = output.length >= 32 ? output.subarray(0, 32) : new Uint8Array(32);
+  const unsigned = BigInt(`0x${Buffer.from(word).toString('hex')}`);
+  const signed = BigInt.asIntN(256, unsigned);
+  if (encoding === 'rc2' && unsigned >= 128n && signed > 0n) return -Number(unsigned);
+  if (encoding === 'rc1' && unsigned < 256n) {
+    const known = Object.keys(PRECOMPILE_MESSAGES).map(Number).find((code) => (-code & 0xff) === Number(unsigned));
+    if (known !== undefined) return known;
+  }
+  return Number(signed);
+}
+
 async function precompileTransaction(ctx: CommandContext, to: string, signature: string, args: string[]): Promise<void> {
   const name = signature.slice(0, signature.indexOf('('));
   const inputs = signature.slice(name.length + 1, -1).split(',').map((type) => ({ type, name: '' }));
@@ -144,12 +162,11 @@ async function precompileTransaction(ctx: CommandContext, to: string, signature:
   const { hash, receipt } = await ctx.session.transact(to, fromHex(data));
   const r = await receipt;
   if (Number(r.status) !== 0) throw new ConsoleError(`transaction ${hash} failed: ${failure(r.status, r.output)}`);
-  const [code] = decodeOutputs([{ type: 'int256' }], (r.output ?? '0x') as Hex) as [bigint];
-  if (code >= 0n) {
+  const n = readReturnCode(fromHex(r.output ?? '0x'), ctx.session.returnCodes);
+  if (n >= 0) {
     ctx.out(JSON.stringify({ code: 0, msg: 'success' }));
     return;
   }
-  const n = Number(code);
   throw new ConsoleError(JSON.stringify({ code: n, msg: PRECOMPILE_MESSAGES[n] ?? 'the precompiled contract refused' }));
 }
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TransactionBuilder, txStatusName } from '../chain/index.js';
+import { ProtocolVersion, TransactionBuilder, txStatusName, type ReturnCodeEncoding } from '../chain/index.js';
 import { ChannelClient, ChannelClientError } from '../channel/index.js';
 import { fromHex, toHex } from '../codec/index.js';
 import type { CryptoSuite, KeyPair, SuiteName } from '../crypto/index.js';
@@ -52,6 +52,8 @@ export class ConsoleSession {
     readonly client: ChannelClient,
     readonly suiteName: SuiteName,
     readonly generation: 'rc1' | 'rc2',
+    /** How the node's system contracts write return codes (its supported_version's; ProtocolVersion.returnCodes). */
+    readonly returnCodes: ReturnCodeEncoding,
     readonly chainId: bigint,
     readonly account: AccountFile,
     readonly contracts: ContractStore,
@@ -104,7 +106,7 @@ export class ConsoleSession {
       const groups = await client.call<number[]>('getGroupList', []);
       if (!groups.includes(group)) throw new ConsoleError(`the node at ${client.address} is not in group ${group} (its groups: ${groups.join(', ') || 'none'})`);
       const account = await locateAccount(config.keyStoreDir, suiteName);
-      return new ConsoleSession(config, client, suiteName, later ? 'rc2' : 'rc1', chainId, account, new ContractStore(config.dir), group);
+      return new ConsoleSession(config, client, suiteName, later ? 'rc2' : 'rc1', returnCodesOf(version['Supported Version']), chainId, account, new ContractStore(config.dir), group);
     } catch (error) {
       client.close();
       throw error;
@@ -169,5 +171,15 @@ export class ConsoleSession {
 
   close(): void {
     this.client.close();
+  }
+}
+
+/** A node's return-code encoding from its getClientVersion's "Supported Version" (none: 2.0.0-rc1). */
+function returnCodesOf(supported: string | undefined): ReturnCodeEncoding {
+  if (supported === undefined) return 'rc1';
+  try {
+    return ProtocolVersion.parse(supported).returnCodes;
+  } catch {
+    return 'int256';
   }
 }

@@ -22,7 +22,7 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
     [
       {
         signature: 'insert(string,string,string,string)',
-        outputs: 'int256',
+        outputs: 'code',
         async run(ctx, [name, version, address, abi]) {
           // FISCO opens the table and reads the name's rows before any check
           const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));

@@ -22,9 +22,9 @@ export function consensusPrecompile(hash: SelectorHashes): PrecompiledContract {
   return new PrecompiledContract(
     'Consensus',
     [
-      { signature: 'addSealer(string)', outputs: 'int256', run: (ctx, [id]) => change(ctx, id, 'sealer') },
-      { signature: 'addObserver(string)', outputs: 'int256', run: (ctx, [id]) => change(ctx, id, 'observer') },
-      { signature: 'remove(string)', outputs: 'int256', run: (ctx, [id]) => change(ctx, id, null) },
+      { signature: 'addSealer(string)', outputs: 'code', run: (ctx, [id]) => change(ctx, id, 'sealer') },
+      { signature: 'addObserver(string)', outputs: 'code', run: (ctx, [id]) => change(ctx, id, 'observer') },
+      { signature: 'remove(string)', outputs: 'code', run: (ctx, [id]) => change(ctx, id, null) },
     ],
     hash,
     false,

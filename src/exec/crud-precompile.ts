@@ -94,7 +94,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
     [
       {
         signature: 'insert(string,string,string,string)',
-        outputs: 'int256',
+        outputs: 'code',
         run(ctx, [table, key, entry]) {
           ctx.gas.append('OpenTable');
           return guarded(async () => {
@@ -111,7 +111,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
       },
       {
         signature: 'update(string,string,string,string,string)',
-        outputs: 'int256',
+        outputs: 'code',
         run(ctx, [table, key, entry, cond]) {
           ctx.gas.append('OpenTable');
           return guarded(async () => {
@@ -127,7 +127,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
       },
       {
         signature: 'remove(string,string,string,string)',
-        outputs: 'int256',
+        outputs: 'code',
         run(ctx, [table, key, cond]) {
           ctx.gas.append('OpenTable');
           return guarded(async () => {

@@ -1,6 +1,6 @@
 import { EVMError, type EVMResult } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
-import { TableNames, TX_STATUS } from '../chain/index.js';
+import { TableNames, TX_STATUS, type ReturnCodeEncoding } from '../chain/index.js';
 import { toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import { encodeErrorString } from '../abi/index.js';
 import { createFiscoCommon, type FiscoStateManager } from '../state/index.js';
@@ -76,6 +76,8 @@ export class ExecutionEngine {
     schedule: FiscoGasSchedule = FISCO_BCOS_SCHEDULE_V2,
     /** The names its supported_version stores user and account tables under (ProtocolVersion.tableNames). */
     tableNames: TableNames = TableNames.SHORT,
+    /** How precompiled contracts write return codes under its supported_version (ProtocolVersion.returnCodes). */
+    returnCodes: ReturnCodeEncoding = 'int256',
   ) {
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
@@ -83,7 +85,7 @@ export class ExecutionEngine {
     // FISCO's storage state keeps the system tables as tables; the trie in contract storage
     const blockTables = stateManager.blockTables?.bind(stateManager);
     this.tables = blockTables ? new FiscoSystemTables(blockTables) : new SystemTables(new TableStore(() => this.stateManager, hash));
-    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames };
+    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames, returnCodes };
     this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);

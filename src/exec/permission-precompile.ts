@@ -45,17 +45,17 @@ export function permissionPrecompile(hash: SelectorHashes): PrecompiledContract 
   return new PrecompiledContract(
     'Permission',
     [
-      { signature: 'insert(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, true) },
-      { signature: 'remove(string,string)', outputs: 'int256', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, false) },
+      { signature: 'insert(string,string)', outputs: 'code', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, true) },
+      { signature: 'remove(string,string)', outputs: 'code', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, false) },
       { signature: 'queryByName(string)', outputs: 'string', run: (ctx, [t]) => query(ctx, permissionTableName(String(t), ctx.tableNames)) },
       {
         signature: 'grantWrite(address,address)',
-        outputs: 'int256',
+        outputs: 'code',
         run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, true),
       },
       {
         signature: 'revokeWrite(address,address)',
-        outputs: 'int256',
+        outputs: 'code',
         run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, false),
       },
       { signature: 'queryPermission(address)', outputs: 'string', run: (ctx, [contract]) => query(ctx, contractTableName(String(contract), ctx.tableNames)) },

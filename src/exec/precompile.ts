@@ -1,5 +1,5 @@
 import type { Address } from '@ethereumjs/util';
-import type { TableNames } from '../chain/index.js';
+import type { ReturnCodeEncoding, TableNames } from '../chain/index.js';
 import { toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import { decodeAbi, encodeAbi, functionSelector, signatureParameters } from '../abi/index.js';
 import { PrecompiledGas } from './precompiled-gas.js';
@@ -14,6 +14,8 @@ export interface CallContext {
   readonly origin: string;
   /** The names the chain's supported_version stores user and account tables under (ProtocolVersion.tableNames). */
   readonly tableNames: TableNames;
+  /** How return codes are written under the chain's supported_version (ProtocolVersion.returnCodes). */
+  readonly returnCodes: ReturnCodeEncoding;
   readonly tables: SystemTableApi;
   readonly objects: TableObjects;
   readonly hash: HashFunction;
@@ -32,7 +34,10 @@ export class PrecompileFailure extends Error {
 export interface Method<Self = undefined> {
   /** Solidity signature, e.g. `setValueByKey(string,string)`. */
   readonly signature: string;
-  /** Comma-separated output types, e.g. `int256` or `string,string`. */
+  /**
+   * Comma-separated output types, e.g. `int256` or `string,string`; `code` is a FISCO return code
+   * (a count or an error code) as getErrorCodeOut writes it: see encodeReturnCode.
+   */
   readonly outputs: string;
   run(ctx: MethodContext, args: unknown[], self: Self): Promise<unknown[]> | unknown[];
 }
@@ -63,8 +68,22 @@ export const CODE_PARSE_ENTRY_ERROR = -51500;
 export const CODE_PARSE_CONDITION_ERROR = -51501;
 export const CODE_CONDITION_OPERATION_UNDEFINED = -51502;
 
-/** A return code as a one-element result, for methods declared `returns (int256)`. */
+/** A return code as a one-element result, for methods whose outputs are `code`. */
 export const code = (value: number): [bigint] => [BigInt(value)];
+
+/**
+ * A return code as FISCO 2.x's getErrorCodeOut writes it: 1 to 127 (a count of rows, 1 for done)
+ * as that number; anything else as an int256 from 2.0.0-rc3 on, but in rc2 as u256(-code) (an
+ * error code's magnitude) and in rc1 as one byte, (-code) mod 256, in the word's last place (the
+ * `int` -code takes ContractABI's `byte` overload).
+ */
+export function encodeReturnCode(value: bigint, encoding: ReturnCodeEncoding): Uint8Array {
+  if ((value > 0n && value < 128n) || encoding === 'int256') return encodeAbi('int256', [value]);
+  if (encoding === 'rc2') return encodeAbi('uint256', [BigInt.asUintN(256, -value)]);
+  const word = new Uint8Array(32);
+  word[31] = Number(BigInt.asUintN(8, -value));
+  return word;
+}
 
 /** The hash (or hashes) whose 4-byte prefixes select methods. */
 export type SelectorHashes = HashFunction | readonly HashFunction[];
@@ -131,7 +150,7 @@ export class PrecompiledContract<Self = undefined> {
     const method = input.length >= 4 ? this.methods.get(toHexNoPrefix(input.subarray(0, 4))) : undefined;
     if (!method) {
       const output =
-        this.unknownSelector === 'empty' ? new Uint8Array(0) : encodeAbi('int256', code(this.unknownSelector === 'zero' ? 0 : CODE_UNKNOW_FUNCTION_CALL));
+        this.unknownSelector === 'empty' ? new Uint8Array(0) : encodeReturnCode(BigInt(this.unknownSelector === 'zero' ? 0 : CODE_UNKNOW_FUNCTION_CALL), ctx.returnCodes);
       return { output, gas: gas.total(output.length) };
     }
     let args: unknown[];
@@ -141,7 +160,7 @@ export class PrecompiledContract<Self = undefined> {
       throw new PrecompileFailure(`${this.name}.${method.signature}: cannot decode arguments: ${(e as Error).message}`);
     }
     const values = await method.run({ ...ctx, gas }, args, self);
-    const output = encodeAbi(method.outputs, values);
+    const output = method.outputs === 'code' ? encodeReturnCode(values[0] as bigint, ctx.returnCodes) : encodeAbi(method.outputs, values);
     return { output, gas: gas.total(output.length) };
   }
 }

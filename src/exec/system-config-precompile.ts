@@ -36,7 +36,7 @@ export function systemConfigPrecompile(hash: SelectorHashes, allowConsensusTimeo
     [
       {
         signature: 'setValueByKey(string,string)',
-        outputs: 'int256',
+        outputs: 'code',
         async run(ctx, [rawKey, rawValue]) {
           if (!(await ctx.tables.mayWrite(SYS_CONFIG, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
           const key = String(rawKey).toLowerCase();

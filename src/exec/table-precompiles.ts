@@ -4,6 +4,7 @@ import {
   addressText,
   code,
   CODE_SUCCESS,
+  CODE_TABLE_NAME_ALREADY_EXIST,
   PrecompiledContract,
   PrecompileFailure,
   type CallContext,
@@ -46,10 +47,12 @@ export function tableFactoryPrecompile(hash: SelectorHashes): PrecompiledContrac
     [
       {
         signature: 'createTable(string,string,string)',
-        outputs: 'int256',
+        outputs: 'code',
         async run(ctx, [name, key, fields]) {
           const result = await userTables.create(ctx, String(name), String(key), String(fields));
           if (result === CODE_SUCCESS) ctx.gas.append('CreateTable');
+          // 2.0.0-rc1 answered 1 for a table created and 0 for one that already existed
+          if (ctx.returnCodes === 'rc1' && (result === CODE_SUCCESS || result === CODE_TABLE_NAME_ALREADY_EXIST)) return code(result === CODE_SUCCESS ? 1 : 0);
           return code(result);
         },
       },

@@ -265,6 +265,8 @@ describe('twinchain console on other chains', () => {
       expect(r.err).toBe('');
       expect(r.out).toMatch(/^transaction hash: 0x[0-9a-f]{64}\ncontract address: unknown \(the node's receipts carry no contract address: the earlier interface variant;/);
       expect(r.out).toMatch(/\{"code":0,"msg":"success"\}\n500\n2\n$/);
+      // rc1 writes a refusal's code as one byte (-51300 as 100): read back as the code it stands for
+      expect((await consoleRun(['setSystemConfigByKey tx_count_limit 0'], folder)).err).toContain('{"code":-51300,"msg":"invalid configuration value"}');
       expect((await consoleRun(['call HelloWorld latest get'], folder)).err).toMatch(/no HelloWorld was deployed in group 1 from this console/);
     }), 60_000);
 });
