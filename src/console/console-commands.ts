@@ -2,7 +2,7 @@
 // Each prints what FISCO's console 2.x prints for it, or close to it, through `out`.
 import type { Abi, AbiParameter, Hex } from 'viem';
 import type { ReturnCodeEncoding } from '../chain/index.js';
-import { fromHex } from '../codec/index.js';
+import { bytesToBigint, fromHex } from '../codec/index.js';
 import { decodeLogs, decodeOutputs, encodeDeployData, encodeFunctionData, findFunction, formatValues, isReadOnly, revertReason, signatureOf, toAbiArguments } from './abi-values.js';
 import { ConsoleError } from './console-error.js';
 import { statusDescription, type ConsoleSession, type Receipt } from './console-session.js';
@@ -145,7 +145,7 @@ const PRECOMPILE_MESSAGES: Record<number, string> = {
  */
 export function readReturnCode(output: Uint8Array, encoding: ReturnCodeEncoding): number {
   const word = output.length >= 32 ? output.subarray(0, 32) : new Uint8Array(32);
-  const unsigned = BigInt(`0x${Buffer.from(word).toString('hex')}`);
+  const unsigned = bytesToBigint(word);
   const signed = BigInt.asIntN(256, unsigned);
   if (encoding === 'rc2' && unsigned >= 128n && signed > 0n) return -Number(unsigned);
   if (encoding === 'rc1' && unsigned < 256n) {

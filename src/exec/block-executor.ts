@@ -133,7 +133,13 @@ export class BlockExecutor {
     readonly version: ProtocolVersion,
     private readonly memo?: ExecutionMemo,
   ) {
-    this.engine = new ExecutionEngine(state.stateManager, suite, version.atLeast('2.6.0'), version.atLeast('2.4.0'), fiscoGasSchedule(version), version.tableNames, version.returnCodes);
+    this.engine = this.engineOver(state.stateManager);
+  }
+
+  /** An execution engine over `stateManager` with the rules of this chain's suite and supported_version. */
+  private engineOver(stateManager: FiscoStateManager): ExecutionEngine {
+    const v = this.version;
+    return new ExecutionEngine(stateManager, this.suite, v.atLeast('2.6.0'), v.atLeast('2.4.0'), fiscoGasSchedule(v), v.tableNames, v.returnCodes);
   }
 
   /** The executed block awaiting commit or discard, if any. */
@@ -343,7 +349,7 @@ export class BlockExecutor {
   private async viewEngine(): Promise<ExecutionEngine> {
     const root = this.state.root;
     if (!this.view) {
-      this.view = { root, engine: new ExecutionEngine(this.state.readView(), this.suite, this.version.atLeast('2.6.0'), this.version.atLeast('2.4.0'), fiscoGasSchedule(this.version), this.version.tableNames, this.version.returnCodes), gasLimits: new Map() };
+      this.view = { root, engine: this.engineOver(this.state.readView()), gasLimits: new Map() };
     } else if (!sameBytes(this.view.root, root)) {
       // setStateRoot drops the caches (the trie's accounts, code and slots; the storage state's tables)
       await this.view.engine.stateManager.setStateRoot(root);
