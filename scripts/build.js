@@ -4,11 +4,12 @@
 // is the moment the build started: bin/twinchain.js runs dist/ only while no file under src/ is
 // newer than that.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildNative } from './build-native.js';
+import { bundleCli, stampBuild } from './bundle-cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'src');
@@ -38,42 +39,16 @@ for (const rel of readdirSync(src, { recursive: true })) {
   copied++;
 }
 
-// The CLI bundled (dist/bundle/): the compiled modules and the packages they import in a few
-// dozen files rather than ~430, which halves a command's start (0.65 s to 0.33 s here for the node
-// command's imports), and every node, console and swarm a user or the tests start pays it.
-// The entries are the CLI and what starts in a worker thread or a process of its own; chunks sit
-// beside them, two folders below the root like dist/<folder>/, and modules that read files beside
-// themselves (the report's page script and style) find their copies there. Native addons and
-// solc (loaded on first use, 8 MB) stay in node_modules.
-const bundle = path.join(dist, 'bundle');
-const entries = ['cli/main.js', 'cli/swarm-worker.js', 'cli/shrink-worker.js', 'replay/crypto-worker.js', 'replay/line-reader-worker.js', 'bench/flood-main.js', 'bench/chain-load-main.js'];
-const esbuild = await import('esbuild');
+// The CLI bundled (dist/bundle/, scripts/bundle-cli.js) from the compiled modules
+let bundled;
 try {
-  await esbuild.build({
-    entryPoints: entries.map((e) => path.join(dist, e)),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outdir: bundle,
-    entryNames: '[name]',
-    chunkNames: '[name]-[hash]',
-    external: ['classic-level', 'secp256k1', 'solc'],
-    // CommonJS packages bundled into ES modules still call require
-    banner: { js: "import { createRequire as __twinchainRequire } from 'node:module'; const require = __twinchainRequire(import.meta.url);" },
-    logLevel: 'warning',
-  });
+  bundled = await bundleCli(root, 'dist');
 } catch {
   console.error('build: bundling the CLI failed (above); bin/twinchain.js runs the unbundled dist/ until it builds');
-  rmSync(bundle, { recursive: true, force: true });
+  rmSync(path.join(dist, 'bundle'), { recursive: true, force: true });
   process.exit(1);
 }
-for (const file of ['report/report-page.js', 'report/report-page.css']) copyFileSync(path.join(dist, file), path.join(bundle, path.basename(file)));
-
-const stamp = path.join(dist, '.built');
-writeFileSync(stamp, `built from src/ at ${started.toISOString()}\n`);
-utimesSync(stamp, started, started);
-console.log(`build: dist/ compiled from src/ (${copied} other files copied), the CLI bundled in dist/bundle/ (${readdirSync(bundle).length} files)`);
+stampBuild(root, started);
+console.log(`build: dist/ compiled from src/ (${copied} other files copied), the CLI bundled in dist/bundle/ (${bundled} files)`);
 // optional: never fails the build
 console.log(`build: native addons: ${buildNative()}`);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchorProblems, applyMutant, catalogue, classifySwarm, combine, median, mutantCopy, MutantPatchError, QUICK, repoRoot, runMutant, type Mutant } from './index.js';
 
@@ -63,6 +64,15 @@ describe('planting a mutant', () => {
       expect((await lstat(path.join(copy.dir, 'node_modules'))).isSymbolicLink()).toBe(true);
       expect(existsSync(path.join(copy.dir, 'bin', 'twinchain.js'))).toBe(true);
       expect(existsSync(path.join(copy.dir, 'scenarios', 'pbft-swarm.yaml'))).toBe(true);
+      // its CLI is bundled from the patched sources, and bin/twinchain.js's check takes that bundle
+      expect(copy.bundled).toBe(true);
+      const { whatToRun } = (await import(pathToFileURL(path.join(copy.dir, 'bin', 'dist-freshness.js')).href)) as { whatToRun(root: string): string };
+      expect(whatToRun(copy.dir)).toBe('dist');
+      const bundle = path.join(copy.dir, 'dist', 'bundle');
+      for (const entry of ['main.js', 'swarm-worker.js', 'shrink-worker.js', 'crypto-worker.js', 'line-reader-worker.js', 'report-page.js', 'report-page.css']) expect(existsSync(path.join(bundle, entry)), entry).toBe(true);
+      const bundled = (await Promise.all((await readdir(bundle)).filter((f) => f.endsWith('.js')).map((f) => readFile(path.join(bundle, f), 'utf8')))).join('\n');
+      // the patched line as code (the catalogue's text of it, in the mutants command, goes on with its comment)
+      expect(bundled).toMatch(/if \(this\.pbft\.leaderOf\(view\) !== this\.config\(\)\.selfIndex\) return;\n/);
       // applying twice fails: the anchor is gone from the patched copy
       await expect(applyMutant(mutant, copy.dir)).rejects.toThrow(/occurs nowhere in src\/consensus\/pbft\/pbft\.ts/);
     } finally {

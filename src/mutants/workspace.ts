@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { cp, copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { MutantPatch } from './catalogue.js';
 import { LocationError, locationLabel, replaceAt, textAt, type SourceLocation } from './location-patch.js';
 import { packageRoot } from '../package-root.js';
@@ -109,8 +110,28 @@ export function removeAllCopies(): void {
   live.clear();
 }
 
-/** A patched temporary copy of the repository at `from`, with node_modules linked, not copied. */
-export async function mutantCopy(mutant: Plantable | undefined, from = repoRoot()): Promise<{ dir: string; remove: () => Promise<void> }> {
+/**
+ * Bundles a copy's (patched) sources into its dist/bundle/ as `npm run build` bundles the compiled
+ * ones (scripts/bundle-cli.js of the repository at `from`), so the copy's CLI, its swarm and shrink
+ * children and their worker threads start from the bundle: through tsx every process and worker
+ * would compile the sources again (a swarm with two workers: 8.6-9.8 s of CPU against 4.4-4.5 s).
+ * False, and the copy runs its sources through tsx as before, where there is no esbuild or it
+ * refuses the code.
+ */
+async function bundleCopy(dir: string, from: string): Promise<boolean> {
+  try {
+    const { bundleSources } = (await import(pathToFileURL(path.join(from, 'scripts', 'bundle-cli.js')).href)) as { bundleSources(root: string): Promise<boolean> };
+    return await bundleSources(dir);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A patched temporary copy of the repository at `from`, with node_modules linked, not copied, and
+ * its CLI bundled from the patched sources (`bundled`) where esbuild could.
+ */
+export async function mutantCopy(mutant: Plantable | undefined, from = repoRoot()): Promise<{ dir: string; bundled: boolean; remove: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), `twinchain-mutant-${mutant?.id ?? 'none'}-`));
   live.add(dir);
   if (!exitHook) {
@@ -130,5 +151,5 @@ export async function mutantCopy(mutant: Plantable | undefined, from = repoRoot(
     await remove();
     throw e;
   }
-  return { dir, remove };
+  return { dir, bundled: await bundleCopy(dir, from), remove };
 }
