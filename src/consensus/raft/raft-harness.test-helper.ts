@@ -94,7 +94,9 @@ export class RaftNet {
   private readonly sealScheduled: boolean[];
   private readonly checkedUpTo: number[];
   private proposals = 0;
-  private digestState = 0n;
+  // the 64-bit digest as two 32-bit halves (the same value as a BigInt, without a BigInt per character)
+  private digestHi = 0;
+  private digestLo = 0;
   /** Leaders seal while this is true. */
   sealingEnabled = true;
   /** Called after every event (on top of the built-in checks). */
@@ -331,14 +333,23 @@ export class RaftNet {
   private record(node: number, kind: string, fields: Record<string, unknown>): void {
     this.events.push({ at: this.now, node, kind, fields });
     const text = `${this.now}|${node}|${kind}|${JSON.stringify(fields)}`;
-    let h = this.digestState;
-    for (let k = 0; k < text.length; k++) h = (h * 1099511628211n + BigInt(text.charCodeAt(k))) & 0xffffffffffffffffn;
-    this.digestState = h;
+    // h = (h * 1099511628211 + char) mod 2^64, with 1099511628211 = 2^40 + 0x1b3: every product
+    // below stays under 2^53, so Numbers hold it exactly
+    let hi = this.digestHi;
+    let lo = this.digestLo;
+    for (let k = 0; k < text.length; k++) {
+      const low = lo * 0x1b3 + text.charCodeAt(k);
+      const carry = Math.floor(low / 0x100000000);
+      hi = (hi * 0x1b3 + carry + ((lo & 0xffffff) << 8)) >>> 0;
+      lo = low >>> 0;
+    }
+    this.digestHi = hi;
+    this.digestLo = lo;
   }
 
   /** A 64-bit digest of everything that happened, in order. */
   get digest(): string {
-    return this.digestState.toString(16).padStart(16, '0');
+    return this.digestHi.toString(16).padStart(8, '0') + this.digestLo.toString(16).padStart(8, '0');
   }
 
   // --- invariants ----------------------------------------------------------------------
