@@ -47,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePortBlock } from '../src/bench/free-ports.js';
 import { parseReadme, type Block, type Command } from './support/readme-blocks.js';
+import { Substitutions } from './support/substitutions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The files whose examples are run: the README, then every page of docs/ by name. */
@@ -115,28 +116,6 @@ export function matchLines(expectedRaw: string[], actualRaw: string[], masks: Ma
     return a < actual.length && lineMatches(expected[e]!, actual[a]!) && go(e + 1, a + 1);
   };
   return { ok: go(0, 0), at: furthest };
-}
-
-/** Literal substitutions from the page's text to this run's (ports, paths) and back. */
-class Substitutions {
-  private readonly pairs: [string, string][] = [];
-  add(readme: string, actual: string): void {
-    this.pairs.push([readme, actual]);
-  }
-  private apply(text: string, from: 0 | 1): string {
-    let out = text;
-    for (const pair of this.pairs) {
-      const [a, b] = [pair[from], pair[1 - from]!];
-      out = /^\d+$/.test(a) ? out.replace(new RegExp(`(?<![\\w.])${a}(?!\\w)`, 'g'), b) : out.split(a).join(b);
-    }
-    return out;
-  }
-  forward(text: string): string {
-    return this.apply(text, 0);
-  }
-  back(text: string): string {
-    return this.apply(text, 1);
-  }
 }
 
 const taken = new Set<number>();
