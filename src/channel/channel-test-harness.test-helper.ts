@@ -1,22 +1,19 @@
 // Shared by the channel tests (src/channel, test/channel): build_chain -R style certificates,
 // a raw frame-level TLS client, and a connect helper that offers only secp256k1 as FISCO SDKs do.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { FrameDecoder, encodeFrame, type ChannelFrame } from './channel-frame.js';
 
 // Certificates as build_chain -R lays them out: secp256k1 chain CA → agency → node / sdk,
-// and an unrelated CA for a rogue client. Made once per process (17 openssl runs) and copied into
-// each caller's folder: every call in a process gets the same certificates, whose CA is unrelated
-// to any a test's node or chain makes for itself.
-let made: string | undefined;
+// and an unrelated CA for a rogue client. Made once per process (17 openssl runs, in the first
+// caller's folder) and kept in memory; later callers get the same files written into theirs, so
+// every call in a process gets the same certificates, whose CA is unrelated to any a test's node
+// or chain makes for itself.
+let made: Map<string, Buffer> | undefined;
 
-function makeOnce(): string {
-  if (made) return made;
-  const dir = mkdtempSync(path.join(tmpdir(), 'twinchain-channel-certs-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+function makeIn(dir: string): Map<string, Buffer> {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   writeFileSync(path.join(dir, 'v3_ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n');
   writeFileSync(path.join(dir, 'v3_leaf.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyAgreement\n');
@@ -37,12 +34,14 @@ function makeOnce(): string {
   issue('sdk', 'agency', 'v3_leaf.ext');
   root('rogueca');
   issue('rogue', 'rogueca', 'v3_leaf.ext');
-  return (made = dir);
+  const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && /\.(key|crt|csr|srl|ext)$/.test(e.name));
+  return new Map(files.map((e) => [e.name, readFileSync(path.join(dir, e.name))]));
 }
 
 /** The certificates, written into `dir` (keys, certificates, CSRs and extension files). */
 export function makeCerts(dir: string) {
-  cpSync(makeOnce(), dir, { recursive: true });
+  if (made) for (const [file, bytes] of made) writeFileSync(path.join(dir, file), bytes);
+  else made = makeIn(dir);
   const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
   return {
     ca: read('ca.crt'),
