@@ -4,7 +4,7 @@
 // `npm run build` bundles the compiled modules of dist/; a mutant's temporary copy (src/mutants)
 // bundles its patched TypeScript sources directly (esbuild reads TypeScript as tsx does), so its
 // swarm, shrink and workers start from a bundle instead of booting every process through tsx.
-import { copyFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -63,7 +63,6 @@ export function stampBuild(root, started) {
  */
 export async function bundleSources(root) {
   try {
-    mkdirSync(path.join(root, 'dist'), { recursive: true });
     await bundleCli(root, 'src', 'silent');
     // stamped when done: nothing edits a copy meanwhile, and a patch written in the millisecond
     // before the bundle began must not count as newer than it

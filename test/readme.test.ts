@@ -46,6 +46,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePortBlock } from '../src/bench/free-ports.js';
+import { PLAIN_PROGRESS_LINE } from '../src/cli/progress-text.js';
 import { parseReadme, type Block, type Command } from './support/readme-blocks.js';
 import { Substitutions } from './support/substitutions.js';
 
@@ -185,14 +186,9 @@ function lines(text: string): string[] {
   return text.replace(/\r/g, '').split('\n');
 }
 
-/**
- * record's and replay's plain progress lines (stderr no terminal, one every 5 s): how many a run
- * prints depends on how fast the machine is, so the pages show none and none are compared.
- */
-const PROGRESS_LINE = /^(recorded|replayed) \d+\/\d+ blocks {2}\d+% {2}/;
-
+// record's and replay's plain progress lines are not compared: how many a run prints depends on the machine's speed
 function compare(where: string, command: string, expected: string[], actual: string, subs: Substitutions, masks: Masks): void {
-  const got = lines(subs.back(actual)).filter((line) => !PROGRESS_LINE.test(line));
+  const got = lines(subs.back(actual)).filter((line) => !PLAIN_PROGRESS_LINE.test(line));
   const { ok, at } = matchLines(expected, got, masks);
   if (ok) return;
   throw new Error(

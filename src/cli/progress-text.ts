@@ -34,6 +34,17 @@ export function withoutBar(text: string): string {
   return text.replace(/^\[[#-]*\] /, '');
 }
 
+/** The plain line (stderr no terminal): "replayed 120/1000 blocks  12%  1503 tx  85.3 blocks/s  ETA 11s". */
+export function plainProgressLine(verb: 'recorded' | 'replayed', text: string): string {
+  return `${verb} ${withoutBar(text)}`;
+}
+
+/**
+ * A plain progress line, for callers that read a command's stderr: how many a run prints depends on
+ * how fast the machine is (one every PLAIN_EVERY_MS).
+ */
+export const PLAIN_PROGRESS_LINE = /^(recorded|replayed) \d+\/\d+ blocks {2}\d+% {2}/;
+
 /** A bar redrawn in place on stderr when it is a terminal ('' clears it); undefined otherwise. */
 export function terminalBar(): ((text: string) => void) | undefined {
   if (!process.stderr.isTTY) return undefined;

@@ -6,7 +6,7 @@ import { checkOutputFile } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
 import { withStopSignal } from './signals.js';
-import { PLAIN_EVERY_MS, progressText, terminalBar, withoutBar } from './progress-text.js';
+import { PLAIN_EVERY_MS, plainProgressLine, progressText, terminalBar } from './progress-text.js';
 
 /** What the command takes from the process; tests pass their own. */
 export interface RecordDeps {
@@ -58,7 +58,7 @@ async function recordCommand(args: string[], io: CliIo, deps: RecordDeps, until:
           barShown = true;
         } else if (now() - lastPlain >= PLAIN_EVERY_MS) {
           lastPlain = now();
-          io.err(`recorded ${withoutBar(progressText(p))}`);
+          io.err(plainProgressLine('recorded', progressText(p)));
         }
       };
   const clearBar = () => {

@@ -4,7 +4,7 @@ import { CliError } from './cli-error.js';
 import { checkOutputFile, fileSystemReason } from './output-path.js';
 import type { CliIo } from './io.js';
 import { integerOption, parseOptions } from './parse-options.js';
-import { PLAIN_EVERY_MS, progressText, terminalBar, withoutBar } from './progress-text.js';
+import { PLAIN_EVERY_MS, plainProgressLine, progressText, terminalBar } from './progress-text.js';
 
 const number = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
@@ -129,7 +129,7 @@ export async function run(args: string[], io: CliIo, deps: ReplayDeps = {}): Pro
       barShown = true;
     } else if (now() - lastPlain >= PLAIN_EVERY_MS) {
       lastPlain = now();
-      io.err(`replayed ${withoutBar(text)}`);
+      io.err(plainProgressLine('replayed', text));
     }
   };
   let report: ReplayReport;
