@@ -63,6 +63,11 @@ export class ProtocolVersion {
     return this.number === 2 ? 'rc2' : 'rc1';
   }
 
+  /** CRUD's update refuses an entry that names the table's key field (-51503) from 2.7.0; before, the key field is skipped. */
+  get crudRefusesKeyUpdate(): boolean {
+    return this.atLeast('2.7.0');
+  }
+
   /** The names tables are stored under: shortened from 2.2.0 (`u_<name>`, `c_<address>`; table-names.ts). */
   get tableNames(): TableNames {
     return this.atLeast('2.2.0') ? TableNames.SHORT : TableNames.LONG;

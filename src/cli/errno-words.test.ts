@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureIo } from './capture-io.test-helper.js';
 import { main } from './main.js';
+import { freePortBlock } from '../bench/free-ports.js';
 
 /** An errno code standing alone, as Node prints it ("EISDIR: illegal operation ..."), or a raw syscall message. */
 const RAW_ERRNO = /\bE[A-Z]{3,}\b(?!\))|illegal operation|getaddrinfo|listen E/;
@@ -69,9 +70,11 @@ describe('network errors name the option and the node', () => {
   let blocker: Server;
   let taken: number;
   beforeAll(async () => {
+    // two free ports below the ephemeral range, the second held here: a port the kernel picked
+    // (listen(0)) may have a neighbour another test's connection holds, and serve then names node0
+    taken = (await freePortBlock(2)) + 1;
     blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    taken = (blocker.address() as { port: number }).port;
+    await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
   });
   afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
 

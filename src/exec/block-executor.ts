@@ -139,7 +139,7 @@ export class BlockExecutor {
   /** An execution engine over `stateManager` with the rules of this chain's suite and supported_version. */
   private engineOver(stateManager: FiscoStateManager): ExecutionEngine {
     const v = this.version;
-    return new ExecutionEngine(stateManager, this.suite, v.atLeast('2.6.0'), v.atLeast('2.4.0'), fiscoGasSchedule(v), v.tableNames, v.returnCodes);
+    return new ExecutionEngine(stateManager, this.suite, v.atLeast('2.6.0'), v.atLeast('2.4.0'), fiscoGasSchedule(v), v.tableNames, v.returnCodes, v.crudRefusesKeyUpdate);
   }
 
   /** The executed block awaiting commit or discard, if any. */

@@ -78,6 +78,8 @@ export class ExecutionEngine {
     tableNames: TableNames = TableNames.SHORT,
     /** How precompiled contracts write return codes under its supported_version (ProtocolVersion.returnCodes). */
     returnCodes: ReturnCodeEncoding = 'int256',
+    /** Whether CRUD's update refuses an entry naming the key field (ProtocolVersion.crudRefusesKeyUpdate). */
+    crudRefusesKeyUpdate = true,
   ) {
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
@@ -85,7 +87,7 @@ export class ExecutionEngine {
     // FISCO's storage state keeps the system tables as tables; the trie in contract storage
     const blockTables = stateManager.blockTables?.bind(stateManager);
     this.tables = blockTables ? new FiscoSystemTables(blockTables) : new SystemTables(new TableStore(() => this.stateManager, hash));
-    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames, returnCodes };
+    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames, returnCodes, crudRefusesKeyUpdate };
     this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);

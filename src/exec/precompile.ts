@@ -16,6 +16,8 @@ export interface CallContext {
   readonly tableNames: TableNames;
   /** How return codes are written under the chain's supported_version (ProtocolVersion.returnCodes). */
   readonly returnCodes: ReturnCodeEncoding;
+  /** CRUD's update answers an entry naming the table's key field with -51503 (ProtocolVersion.crudRefusesKeyUpdate). */
+  readonly crudRefusesKeyUpdate: boolean;
   readonly tables: SystemTableApi;
   readonly objects: TableObjects;
   readonly hash: HashFunction;
@@ -39,7 +41,12 @@ export interface Method<Self = undefined> {
    * (a count or an error code) as getErrorCodeOut writes it: see encodeReturnCode.
    */
   readonly outputs: string;
-  run(ctx: MethodContext, args: unknown[], self: Self): Promise<unknown[]> | unknown[];
+  run(ctx: MethodContext, args: unknown[], self: Self): Promise<unknown[] | EncodedOutput> | unknown[] | EncodedOutput;
+}
+
+/** An output a method encodes itself, whatever its `outputs` say (CRUD's select answers an error with a word, not a string). */
+export class EncodedOutput {
+  constructor(readonly bytes: Uint8Array) {}
 }
 
 /** FISCO return codes as precompiles return them: ABI int256 (positive counts read the same as uint256). */
@@ -67,6 +74,7 @@ export const CODE_INVALID_CONFIGURATION_VALUES = -51300;
 export const CODE_PARSE_ENTRY_ERROR = -51500;
 export const CODE_PARSE_CONDITION_ERROR = -51501;
 export const CODE_CONDITION_OPERATION_UNDEFINED = -51502;
+export const CODE_INVALID_UPDATE_TABLE_KEY = -51503;
 
 /** A return code as a one-element result, for methods whose outputs are `code`. */
 export const code = (value: number): [bigint] => [BigInt(value)];
@@ -160,7 +168,8 @@ export class PrecompiledContract<Self = undefined> {
       throw new PrecompileFailure(`${this.name}.${method.signature}: cannot decode arguments: ${(e as Error).message}`);
     }
     const values = await method.run({ ...ctx, gas }, args, self);
-    const output = method.outputs === 'code' ? encodeReturnCode(values[0] as bigint, ctx.returnCodes) : encodeAbi(method.outputs, values);
+    const output =
+      values instanceof EncodedOutput ? values.bytes : method.outputs === 'code' ? encodeReturnCode(values[0] as bigint, ctx.returnCodes) : encodeAbi(method.outputs, values);
     return { output, gas: gas.total(output.length) };
   }
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../codec/index.js';
 import { decodeAbi, encodeAbi } from '../abi/index.js';
 import { harness, type Harness } from './exec-harness.test-helper.js';
+import { intrinsicGas } from './execution-engine.js';
+import { memoryGas } from './precompiled-gas.js';
 
 const CRUD = fromHex('0000000000000000000000000000000000001002');
 const TABLE_FACTORY = fromHex('0000000000000000000000000000000000001001');
@@ -177,5 +179,101 @@ describe('TableProbe: every Entry getter/setter and Condition operator', () => {
     expect(await count(7, 0n, 'seven')).toBe(2); // NE s
     expect(await count(8, 0n, '', who)).toBe(3); // EQ a
     expect(await count(8, 0n, '', '0x00000000000000000000000000000000000000bb')).toBe(0);
+  });
+});
+
+/**
+ * CRUD 0x1002 as FISCO 2.x's CRUDPrecompiled.cpp and MemoryTable2.cpp read it (the 2.x sources of
+ * 2.0 and of 2.7+ agree on each rule here, and FISCO's CRUDPrecompiledTest expects -51503 for an
+ * update whose entry names the key field).
+ */
+describe('CRUD 0x1002 in the order FISCO 2.x reads a call', () => {
+  const write = async (h: Harness, signature: string, args: unknown[]) => {
+    const data = h.callData(signature, args);
+    const receipt = await h.run(0, CRUD, data);
+    expect(receipt.status, `${signature}: status`).toBe(0);
+    // the gas the precompile charged beyond its OpenTable and the memory of its input and 32-byte output
+    const extra = Number(receipt.gasUsed - intrinsicGas(data, false)) - 200 - memoryGas(Math.max(data.length, 32));
+    return { code: Number(decodeAbi('int256', receipt.output)[0]), extra };
+  };
+  const rows = async (h: Harness, table: string, key: string, cond = '{}') =>
+    JSON.parse((await h.call(CRUD, 'select(string,string,string,string)', [table, key, cond, ''], 'string'))[0] as string) as Record<string, string>[];
+  const table = async (version = '2.11.0') => {
+    const h = await harness({ version });
+    expect(await int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', ['t_k', 'name', 'v,w'])).toBe(0);
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_k', 'k', '{"v":"1","w":"a"}', ''])).toBe(1);
+    return h;
+  };
+
+  it('opens the table first: a missing one is -50100 whatever the entry or condition, with no condition gas', async () => {
+    const h = await table();
+    expect(await write(h, 'insert(string,string,string,string)', ['t_none', 'k', '{oops', ''])).toEqual({ code: -50100, extra: 0 });
+    expect(await write(h, 'update(string,string,string,string,string)', ['t_none', 'k', '{oops', '{"v":{"eq":"1"}}', ''])).toEqual({ code: -50100, extra: 0 });
+    expect(await write(h, 'remove(string,string,string,string)', ['t_none', 'k', '{"v":{"like":"x"}}', ''])).toEqual({ code: -50100, extra: 0 });
+    expect(await write(h, 'remove(string,string,string,string)', ['t_none', 'k', '{"v":{"eq":"1"}}', ''])).toEqual({ code: -50100, extra: 0 });
+    // on a table that exists the same condition costs its EQ
+    expect(await write(h, 'remove(string,string,string,string)', ['t_k', 'x', '{"v":{"eq":"1"}}', ''])).toEqual({ code: 0, extra: 3 });
+  });
+
+  it('select answers a missing table or an unreadable condition with the code as a word, desc a missing table with two empty strings', async () => {
+    const h = await table();
+    const raw = async (name: string, cond: string) => (await h.executor.call({ from: h.account(0).address, to: CRUD, data: h.callData('select(string,string,string,string)', [name, 'k', cond, '']) }, h.number)).output;
+    expect(decodeAbi('int256', await raw('t_none', '{}'))).toEqual([-50100n]);
+    expect(await raw('t_none', '{}')).toHaveLength(32);
+    expect(decodeAbi('int256', await raw('t_k', '[1,2]'))).toEqual([-51501n]);
+    expect(decodeAbi('int256', await raw('t_k', '{"v":{"like":"1"}}'))).toEqual([-51502n]);
+    expect(await h.call(CRUD, 'desc(string)', ['t_none'], 'string,string')).toEqual(['', '']);
+    expect(await h.call(CRUD, 'desc(string)', ['t_k'], 'string,string')).toEqual(['name', 'v,w']);
+  });
+
+  it('from 2.7.0 an update whose entry names the key field is -51503, before its condition is read, and changes nothing', async () => {
+    const h = await table('2.7.0');
+    expect(await write(h, 'update(string,string,string,string,string)', ['t_k', 'k', '{"name":"other","v":"2"}', '{"v":{"eq":"1"}}', ''])).toEqual({ code: -51503, extra: 0 });
+    expect(await write(h, 'update(string,string,string,string,string)', ['t_k', 'k', '{"name":"k"}', '{"v":{"like":"1"}}', ''])).toEqual({ code: -51503, extra: 0 });
+    expect(await write(h, 'update(string,string,string,string,string)', ['t_k', 'k', '{oops', '{}', ''])).toEqual({ code: -51500, extra: 0 });
+    expect(await rows(h, 't_k', 'k')).toEqual([{ name: 'k', v: '1', w: 'a' }]);
+  });
+
+  it('before 2.7.0 an update skips the key field of its entry and writes the rest', async () => {
+    const h = await table('2.6.0');
+    expect(await int(h, 0, CRUD, 'update(string,string,string,string,string)', ['t_k', 'k', '{"name":"other","v":"2"}', '{"v":{"eq":"1"}}', ''])).toBe(1);
+    expect(await rows(h, 't_k', 'k')).toEqual([{ name: 'k', v: '2', w: 'a' }]);
+    expect(await rows(h, 't_k', 'other')).toEqual([]);
+  });
+
+  it("insert sets the key field to the key, whatever the entry's says", async () => {
+    const h = await table();
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_k', 'k2', '{"name":"other","v":"3"}', ''])).toBe(1);
+    expect(await rows(h, 't_k', 'k2')).toEqual([{ name: 'k2', v: '3' }]);
+    expect(await rows(h, 't_k', 'other')).toEqual([]);
+  });
+
+  it("reads a condition as FISCO's parser: members sorted, fields that are not hash fields skipped, limit under any field", async () => {
+    const h = await table();
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_k', 'k', '{"v":"2","w":"b"}', ''])).toBe(1);
+    expect((await rows(h, 't_k', 'k', '{"_x_":{"eq":"nothing"}}')).length).toBe(2);
+    expect((await rows(h, 't_k', 'k', '{"x_":{"eq":"nothing"},"w":{"eq":"b"}}')).map((r) => r.v)).toEqual(['2']);
+    expect((await rows(h, 't_k', 'k', '{"v":{"limit":"1,1"}}')).map((r) => r.v)).toEqual(['2']);
+    // jsoncpp's members are in name order: the EQ of "a" is read (and paid) before "b"'s undefined
+    // operation whichever comes first in the text
+    expect(await write(h, 'remove(string,string,string,string)', ['t_k', 'k', '{"a":{"eq":"1"},"b":{"zz":"1"}}', ''])).toEqual({ code: -51502, extra: 3 });
+    expect(await write(h, 'remove(string,string,string,string)', ['t_k', 'k', '{"b":{"zz":"1"},"a":{"eq":"1"}}', ''])).toEqual({ code: -51502, extra: 3 });
+  });
+
+  it("bounds an update and a remove by the condition's limit (MemoryTable2 picks their rows with selectNoLock, which applies it)", async () => {
+    const h = await table();
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_k', 'k', '{"v":"2","w":"b"}', ''])).toBe(1);
+    expect(await int(h, 0, CRUD, 'update(string,string,string,string,string)', ['t_k', 'k', '{"w":"z"}', '{"v":{"ge":"1"},"limit":{"limit":"0,1"}}', ''])).toBe(1);
+    expect((await rows(h, 't_k', 'k')).map((r) => `${r.v}${r.w}`)).toEqual(['1z', '2b']);
+    expect(await int(h, 0, CRUD, 'remove(string,string,string,string)', ['t_k', 'k', '{"limit":{"limit":"1,1"}}', ''])).toBe(1);
+    expect((await rows(h, 't_k', 'k')).map((r) => `${r.v}${r.w}`)).toEqual(['1z']);
+  });
+
+  it("reads entry and condition values with jsoncpp's asString: true and false as words, null as empty", async () => {
+    const h = await table();
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_k', 'j', '{"v":true,"w":null}', ''])).toBe(1);
+    expect(await rows(h, 't_k', 'j')).toEqual([{ name: 'j', v: 'true', w: '' }]);
+    expect(await rows(h, 't_k', 'j', '{"v":{"eq":true}}')).toHaveLength(1);
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_k', 'j', '{"v":{"a":1}}', ''])).toBe(-51500);
   });
 });

@@ -126,14 +126,12 @@ export class UserTables {
     const info = await this.info(ctx, table);
     if (!info) return CODE_TABLE_NOT_EXIST;
     if (!(await ctx.tables.mayWrite(info.name, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
-    checkFields(info, entry, true);
+    checkFields(info, entry);
     // MemoryTable2::insert stores the fields given and the key, nothing else: a field left out is
-    // absent from the row (and so from the block's dbHash), not an empty string
+    // absent from the row (and so from the block's dbHash), not an empty string. It sets the key
+    // field to the key argument, so a key field in the entry is overwritten, whatever it says.
     const row: Record<string, string> = { [info.keyField]: key };
     for (const f of info.valueFields) if (entry[f] !== undefined) row[f] = entry[f];
-    if (entry[info.keyField] !== undefined && entry[info.keyField] !== key) {
-      throw new PrecompileFailure(`insert into ${table}: the entry's ${info.keyField} "${entry[info.keyField]}" differs from the key "${key}"`);
-    }
     const rows = await ctx.tables.tables.rows(info.name, key);
     await ctx.tables.tables.setRows(info.name, key, [...rows, row]);
     return 1;
@@ -143,11 +141,14 @@ export class UserTables {
     const info = await this.info(ctx, table);
     if (!info) return CODE_TABLE_NOT_EXIST;
     if (!(await ctx.tables.mayWrite(info.name, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
-    checkFields(info, entry, false);
+    checkFields(info, entry);
+    // MemoryTable2::update writes every field of the entry but the key field, which it skips
+    // (CRUD's update refuses such an entry from 2.7.0 before it gets here: crud-precompile.ts)
+    const changes = Object.fromEntries(Object.entries(entry).filter(([field]) => field !== info.keyField));
     const rows = await ctx.tables.tables.rows(info.name, key);
     const targets = new Set(applyLimit(rows.filter((r) => rowMatches(r, query.conditions)), query.limit));
     if (targets.size === 0) return 0;
-    await ctx.tables.tables.setRows(info.name, key, rows.map((r) => (targets.has(r) ? { ...r, ...entry } : r)));
+    await ctx.tables.tables.setRows(info.name, key, rows.map((r) => (targets.has(r) ? { ...r, ...changes } : r)));
     return targets.size;
   }
 
@@ -163,12 +164,10 @@ export class UserTables {
   }
 }
 
-function checkFields(info: TableInfo, entry: Readonly<Record<string, string>>, allowKey: boolean): void {
+/** MemoryTable2::checkField: every field of the entry is one of the table's (its key field included). */
+function checkFields(info: TableInfo, entry: Readonly<Record<string, string>>): void {
   for (const field of Object.keys(entry)) {
-    if (field === info.keyField) {
-      if (allowKey) continue;
-      throw new PrecompileFailure(`table ${info.name}: the key field ${field} cannot be updated`);
-    }
+    if (field === info.keyField) continue;
     if (!info.valueFields.includes(field)) {
       throw new PrecompileFailure(`table ${info.name} has no field "${field}" (fields: ${[info.keyField, ...info.valueFields].join(', ')})`);
     }
