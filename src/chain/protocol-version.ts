@@ -68,6 +68,14 @@ export class ProtocolVersion {
     return this.atLeast('2.7.0');
   }
 
+  /**
+   * A precompiled call that throws a plain exception (not FISCO's PrecompiledException) outputs
+   * its message as Error(string) from 2.3.0 (Executive's writeErrInfoToOutput); before, nothing.
+   */
+  get exceptionOutput(): boolean {
+    return this.atLeast('2.3.0');
+  }
+
   /** The names tables are stored under: shortened from 2.2.0 (`u_<name>`, `c_<address>`; table-names.ts). */
   get tableNames(): TableNames {
     return this.atLeast('2.2.0') ? TableNames.SHORT : TableNames.LONG;

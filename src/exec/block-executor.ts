@@ -20,9 +20,8 @@ import type { CryptoSuite } from '../crypto/index.js';
 import { bigintToBytes, bytesEqual, canonicalJson, rlpEncode, toHexNoPrefix } from '../codec/index.js';
 import type { KvOperation } from '../storage/index.js';
 import type { FiscoStateManager, GroupState } from '../state/index.js';
-import { ExecutionEngine, type MessageOutcome } from './execution-engine.js';
+import { engineRulesOf, ExecutionEngine, type MessageOutcome } from './execution-engine.js';
 import type { ExecutionMemo } from './execution-memo.js';
-import { fiscoGasSchedule } from './fisco-gas-schedule.js';
 import { writeGenesisTables } from './genesis-state.js';
 import type { ConsensusNodes } from './system-tables.js';
 
@@ -139,7 +138,7 @@ export class BlockExecutor {
   /** An execution engine over `stateManager` with the rules of this chain's suite and supported_version. */
   private engineOver(stateManager: FiscoStateManager): ExecutionEngine {
     const v = this.version;
-    return new ExecutionEngine(stateManager, this.suite, v.atLeast('2.6.0'), v.atLeast('2.4.0'), fiscoGasSchedule(v), v.tableNames, v.returnCodes, v.crudRefusesKeyUpdate);
+    return new ExecutionEngine(stateManager, this.suite, v.atLeast('2.6.0'), engineRulesOf(v));
   }
 
   /** The executed block awaiting commit or discard, if any. */

@@ -1,13 +1,13 @@
 import { EVMError, type EVMResult } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
-import { TableNames, TX_STATUS, type ReturnCodeEncoding } from '../chain/index.js';
+import { TableNames, TX_STATUS, type ProtocolVersion, type ReturnCodeEncoding } from '../chain/index.js';
 import { toHexNoPrefix, type HashFunction } from '../codec/index.js';
 import { encodeErrorString } from '../abi/index.js';
 import { createFiscoCommon, type FiscoStateManager } from '../state/index.js';
 import { keccak256, type CryptoSuite } from '../crypto/index.js';
 import { installEvmSpeedups, speedUpOpcodes } from './evm-speedups.js';
 import { FiscoEvm } from './fisco-evm.js';
-import { FISCO_BCOS_SCHEDULE_V2, TX_CREATE_GAS, TX_DATA_NON_ZERO_GAS, TX_DATA_ZERO_GAS, TX_GAS, type FiscoGasSchedule } from './fisco-gas-schedule.js';
+import { FISCO_BCOS_SCHEDULE_V2, fiscoGasSchedule, TX_CREATE_GAS, TX_DATA_NON_ZERO_GAS, TX_DATA_ZERO_GAS, TX_GAS, type FiscoGasSchedule } from './fisco-gas-schedule.js';
 import type { CallContext } from './precompile.js';
 import { PERMISSION_DENIED_ERROR, statusOfEvmError } from './receipt-status.js';
 import { PRECOMPILE_CODE_MARKER, SystemPrecompiles, type PrecompileObserver } from './system-precompiles.js';
@@ -49,6 +49,44 @@ export function intrinsicGas(data: Uint8Array, isCreation: boolean): bigint {
 
 const permissionDenied = () => new EVMError(PERMISSION_DENIED_ERROR as ConstructorParameters<typeof EVMError>[0]);
 
+/** What a chain's supported_version decides for the engine (engineRulesOf reads them off a ProtocolVersion). */
+export interface EngineRules {
+  /** ≥ 2.4.0: precompiled calls cost FISCO's precompiled gas (before, nothing). */
+  readonly precompileGas: boolean;
+  /** The EVM gas schedule (fiscoGasSchedule). */
+  readonly schedule: FiscoGasSchedule;
+  /** The names user and account tables are stored under (ProtocolVersion.tableNames). */
+  readonly tableNames: TableNames;
+  /** How precompiled contracts write return codes (ProtocolVersion.returnCodes). */
+  readonly returnCodes: ReturnCodeEncoding;
+  /** CRUD's update refuses an entry naming the key field (ProtocolVersion.crudRefusesKeyUpdate). */
+  readonly crudRefusesKeyUpdate: boolean;
+  /** A precompiled call that throws a plain exception outputs its message (ProtocolVersion.exceptionOutput). */
+  readonly exceptionOutput: boolean;
+}
+
+/** The engine's rules under a chain's supported_version. */
+export function engineRulesOf(version: ProtocolVersion): EngineRules {
+  return {
+    precompileGas: version.atLeast('2.4.0'),
+    schedule: fiscoGasSchedule(version),
+    tableNames: version.tableNames,
+    returnCodes: version.returnCodes,
+    crudRefusesKeyUpdate: version.crudRefusesKeyUpdate,
+    exceptionOutput: version.exceptionOutput,
+  };
+}
+
+/** The rules an engine is given none of: those of the latest 2.x but the older gas schedule (tests build engines so). */
+const DEFAULT_RULES: EngineRules = {
+  precompileGas: true,
+  schedule: FISCO_BCOS_SCHEDULE_V2,
+  tableNames: TableNames.SHORT,
+  returnCodes: 'int256',
+  crudRefusesKeyUpdate: true,
+  exceptionOutput: true,
+};
+
 /**
  * An EVM with FISCO's system contracts over one state manager, plus the context its
  * precompiles read (block number, tx.origin, table objects). The block executor has one over the
@@ -70,24 +108,17 @@ export class ExecutionEngine {
     readonly stateManager: FiscoStateManager,
     suite: CryptoSuite,
     allowConsensusTimeout: boolean,
-    /** supported_version ≥ 2.4.0: precompiled calls cost FISCO's precompiled gas (before, nothing). */
-    precompileGas = true,
-    /** The EVM gas schedule of the chain's supported_version (fiscoGasSchedule). */
-    schedule: FiscoGasSchedule = FISCO_BCOS_SCHEDULE_V2,
-    /** The names its supported_version stores user and account tables under (ProtocolVersion.tableNames). */
-    tableNames: TableNames = TableNames.SHORT,
-    /** How precompiled contracts write return codes under its supported_version (ProtocolVersion.returnCodes). */
-    returnCodes: ReturnCodeEncoding = 'int256',
-    /** Whether CRUD's update refuses an entry naming the key field (ProtocolVersion.crudRefusesKeyUpdate). */
-    crudRefusesKeyUpdate = true,
+    /** What the chain's supported_version decides (engineRulesOf); anything left out as DEFAULT_RULES. */
+    rules: Partial<EngineRules> = {},
   ) {
+    const { precompileGas, schedule, tableNames, returnCodes, crudRefusesKeyUpdate, exceptionOutput } = { ...DEFAULT_RULES, ...rules };
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
     const selectorHashes = suite.name === 'sm' ? [hash, keccak256] : [hash];
     // FISCO's storage state keeps the system tables as tables; the trie in contract storage
     const blockTables = stateManager.blockTables?.bind(stateManager);
     this.tables = blockTables ? new FiscoSystemTables(blockTables) : new SystemTables(new TableStore(() => this.stateManager, hash));
-    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames, returnCodes, crudRefusesKeyUpdate };
+    this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames, returnCodes, crudRefusesKeyUpdate, exceptionOutput };
     this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);

@@ -18,6 +18,8 @@ export interface CallContext {
   readonly returnCodes: ReturnCodeEncoding;
   /** CRUD's update answers an entry naming the table's key field with -51503 (ProtocolVersion.crudRefusesKeyUpdate). */
   readonly crudRefusesKeyUpdate: boolean;
+  /** A call failing with a plain exception outputs its message (ProtocolVersion.exceptionOutput). */
+  readonly exceptionOutput: boolean;
   readonly tables: SystemTableApi;
   readonly objects: TableObjects;
   readonly hash: HashFunction;
@@ -28,9 +30,22 @@ export interface MethodContext extends CallContext {
   readonly gas: PrecompiledGas;
 }
 
-/** A failure reported as PrecompiledError (status 21) with an Error(string) output; state changes are undone. */
+/**
+ * A failed precompiled call; state changes are undone. As FISCO's Executive reports them: a
+ * PrecompiledException as PrecompiledError (status 21) with an Error(string) output; any other
+ * exception (`kind: 'exception'`, e.g. a boost::bad_lexical_cast) with the Error(string) output
+ * only from 2.3.0 (CallContext.exceptionOutput). Only the table objects throw those, and only a
+ * contract reaches them, which sees a failed call either way (FISCO's status for one sent
+ * straight to a system contract, Unknown rather than 21, does not arise).
+ */
 export class PrecompileFailure extends Error {
   override readonly name = 'PrecompileFailure';
+  constructor(
+    message: string,
+    readonly kind: 'precompiled' | 'exception' = 'precompiled',
+  ) {
+    super(message);
+  }
 }
 
 export interface Method<Self = undefined> {

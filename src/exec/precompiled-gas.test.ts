@@ -111,7 +111,7 @@ describe('precompiled gas is charged from supported_version 2.4.0', () => {
     [false, 0],
   ])('precompileGas %s: addObserver costs intrinsic gas + %i', async (precompileGas, extra) => {
     const state = await WorldState.open({ store: new MemoryStore() });
-    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false, precompileGas);
+    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false, { precompileGas });
     const sealer = '1'.repeat(128);
     await writeGenesisTables(engine.tables, { groupId: 1, consensusType: 'pbft', sealers: [sealer], timestamp: 0 }, ProtocolVersion.parse('2.4.0'));
     const data = encodeFunctionCall('addObserver(string)', ['2'.repeat(128)], keccak256);

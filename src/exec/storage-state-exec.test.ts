@@ -60,7 +60,7 @@ describe('execution over the storage state', () => {
     const dbHash = { rule: 'v2.4', hash: keccak256, sm: false } as const;
     const state = await StorageWorldState.open({ store, dbHash, accounts: { binaryCode: true, binaryCodeHash: false } });
     // supported_version 2.4: precompiled calls are charged
-    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false, true);
+    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false, { precompileGas: true });
     // genesis: the four sealers of the block's sealer list
     await state.begin();
     await writeGenesisTables(engine.tables, { groupId: 1, consensusType: 'pbft', sealers: block.sealerList, timestamp: 0 }, ProtocolVersion.parse('2.4.0'));

@@ -98,7 +98,8 @@ export class SystemPrecompiles {
       if (!(e instanceof PrecompileFailure)) throw e;
       this.observer.failed = true;
       // FISCO's Executive charges nothing for a failed precompiled call (out of gas included)
-      return { executionGasUsed: 0n, returnValue: encodeErrorString(e.message), exceptionError: new EVMError(EVMError.errorMessages.REVERT) };
+      const silent = e.kind === 'exception' && !this.context().exceptionOutput;
+      return { executionGasUsed: 0n, returnValue: silent ? new Uint8Array(0) : encodeErrorString(e.message), exceptionError: new EVMError(EVMError.errorMessages.REVERT) };
     }
   }
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../codec/index.js';
-import { decodeAbi, encodeAbi } from '../abi/index.js';
+import { decodeAbi, encodeAbi, encodeErrorString } from '../abi/index.js';
+import { TX_STATUS } from '../chain/index.js';
 import { harness, type Harness } from './exec-harness.test-helper.js';
 import { intrinsicGas } from './execution-engine.js';
 import { memoryGas } from './precompiled-gas.js';
+import { BAD_LEXICAL_CAST } from './table-precompiles.js';
 
 const CRUD = fromHex('0000000000000000000000000000000000001002');
 const TABLE_FACTORY = fromHex('0000000000000000000000000000000000001001');
@@ -141,6 +143,24 @@ describe('CRUD 0x1002', () => {
 });
 
 describe('TableProbe: every Entry getter/setter and Condition operator', () => {
+  it.each([
+    ['2.11.0', encodeErrorString(BAD_LEXICAL_CAST)],
+    ['2.2.0', new Uint8Array(0)],
+  ])("%s: getInt of a field the row lacks throws FISCO's bad_lexical_cast, and the caller reverts with what the failed call output", async (version, output) => {
+    const h = await harness({ version });
+    const probe = await h.deploy(0, 'TableProbe');
+    expect(await int(h, 0, probe, 'create()', [])).toBe(0);
+    // a row without `i` (CRUD inserts only the fields it is given), then one whose `i` is not a number
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_probe', 'gap', '{"s":"x"}', ''])).toBe(1);
+    expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_probe', 'text', '{"i":"seven","u":"1","s":"x"}', ''])).toBe(1);
+    for (const key of ['gap', 'text']) {
+      const result = await h.executor.call({ from: h.account(0).address, to: probe, data: h.callData('first(string)', [key]) }, h.number);
+      expect(result.status, key).toBe(TX_STATUS.RevertInstruction);
+      expect(toHex(result.output), key).toBe(toHex(output));
+    }
+  });
+
+
   it('round-trips typed fields and counts rows under each operator', async () => {
     const h = await harness();
     const probe = await h.deploy(0, 'TableProbe');

@@ -132,9 +132,14 @@ function field(self: Of<'entry'>, name: unknown): string {
   return self.fields.get(String(name)) ?? '';
 }
 
-function asInt(value: string, what: string): bigint {
-  if (value === '') return 0n;
-  if (!/^-?\d+$/.test(value)) throw new PrecompileFailure(`${what}: "${value}" is not an integer`);
+/**
+ * What boost::bad_lexical_cast says: EntryPrecompiled reads getInt and getUInt with
+ * lexical_cast, and a field that is not a number, or is missing (getField gives ""), throws it.
+ */
+export const BAD_LEXICAL_CAST = 'bad lexical cast: source type value could not be interpreted as target';
+
+function asInt(value: string): bigint {
+  if (!/^-?\d+$/.test(value)) throw new PrecompileFailure(BAD_LEXICAL_CAST, 'exception');
   return BigInt(value);
 }
 
@@ -158,12 +163,12 @@ function metered<Self>(op: GasOp, method: Method<Self>): Method<Self> {
 }
 
 const entryMethods: Method<Of<'entry'>>[] = [
-  metered('GetInt', { signature: 'getInt(string)', outputs: 'int256', run: (_c, [f], self) => [asInt(field(self, f), 'Entry.getInt')] }),
+  metered('GetInt', { signature: 'getInt(string)', outputs: 'int256', run: (_c, [f], self) => [asInt(field(self, f))] }),
   metered('GetInt', {
     signature: 'getUInt(string)',
     outputs: 'uint256',
     run(_c, [f], self) {
-      const n = asInt(field(self, f), 'Entry.getUInt');
+      const n = asInt(field(self, f));
       if (n < 0n) throw new PrecompileFailure(`Entry.getUInt: ${n} is negative`);
       return [n];
     },
