@@ -10,7 +10,7 @@ import {
   PrecompiledContract,
   type MethodContext,
 } from './precompile.js';
-import { fiscoJson } from './fisco-json.js';
+import { fiscoStyledJson } from './fisco-json.js';
 import { entryCapacity, type GasOp } from './precompiled-gas.js';
 import { crudSelectTableName, userTableName, UserTables, type Condition, type ConditionOp, type Query } from './user-tables.js';
 import type { TableInfo } from './system-tables.js';
@@ -195,7 +195,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
           if (typeof rows === 'number') return codeWord(rows);
           ctx.gas.updateMemUsed(rows.reduce((sum, row) => sum + entryCapacity(Object.entries(row)), 0));
           ctx.gas.append('Select', rows.length);
-          return [fiscoJson(rows)];
+          return [fiscoStyledJson(rows)];
         },
       },
       {

@@ -103,7 +103,7 @@ describe('CRUD 0x1002', () => {
       { id: '2', name: 'k', score: '20' },
       { id: '3', name: 'k', score: '30' },
     ]);
-    expect(await select({ score: { ge: '10' }, limit: { limit: '1,1' } })).toBe('[{"id":"2","name":"k","score":"20"}]\n');
+    expect(await select({ score: { ge: '10' }, limit: { limit: '1,1' } })).toBe('[\n   {\n      "id" : "2",\n      "name" : "k",\n      "score" : "20"\n   }\n]\n');
     expect(JSON.parse(await select({ id: { ne: '2' }, score: { lt: '30' } }))).toEqual([{ id: '1', name: 'k', score: '10' }]);
     expect(await int(h, 0, CRUD, 'update(string,string,string,string,string)', ['t_crud', 'k', '{"score":"99"}', '{"id":{"le":"2"}}', ''])).toBe(2);
     expect(await int(h, 0, CRUD, 'remove(string,string,string,string)', ['t_crud', 'k', '{"id":{"eq":"3"}}', ''])).toBe(1);
