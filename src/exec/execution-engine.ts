@@ -184,7 +184,7 @@ export class ExecutionEngine {
     });
     const outcome = this.outcome(result, base, input);
     if (isSystem && outcome.status === TX_STATUS.RevertInstruction && this.observer.failed) {
-      return { ...outcome, status: TX_STATUS.PrecompiledError };
+      return { ...outcome, status: this.observer.failed === 'exception' ? TX_STATUS.Unknown : TX_STATUS.PrecompiledError };
     }
     return outcome;
   }

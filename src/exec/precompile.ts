@@ -33,10 +33,9 @@ export interface MethodContext extends CallContext {
 /**
  * A failed precompiled call; state changes are undone. As FISCO's Executive reports them: a
  * PrecompiledException as PrecompiledError (status 21) with an Error(string) output; any other
- * exception (`kind: 'exception'`, e.g. a boost::bad_lexical_cast) with the Error(string) output
- * only from 2.3.0 (CallContext.exceptionOutput). Only the table objects throw those, and only a
- * contract reaches them, which sees a failed call either way (FISCO's status for one sent
- * straight to a system contract, Unknown rather than 21, does not arise).
+ * exception (`kind: 'exception'`: a boost::bad_lexical_cast, MemoryTable2's std::invalid_argument)
+ * as Unknown (status 1), with the Error(string) output only from 2.3.0
+ * (CallContext.exceptionOutput). A contract calling the precompile sees a failed call either way.
  */
 export class PrecompileFailure extends Error {
   override readonly name = 'PrecompileFailure';

@@ -1,8 +1,13 @@
+import { Address } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { TX_STATUS } from '../chain/index.js';
+import { ProtocolVersion, TX_STATUS } from '../chain/index.js';
 import { fromHex, toHex } from '../codec/index.js';
-import { decodeAbi, decodeErrorString, encodeAbi } from '../abi/index.js';
-import { intrinsicGas } from './execution-engine.js';
+import { decodeAbi, decodeErrorString, encodeAbi, encodeFunctionCall } from '../abi/index.js';
+import { getSuite, keccak256 } from '../crypto/index.js';
+import { WorldState } from '../state/index.js';
+import { MemoryStore } from '../storage/index.js';
+import { ExecutionEngine, intrinsicGas } from './execution-engine.js';
+import { writeGenesisTables } from './genesis-state.js';
 import { harness, type Harness } from './exec-harness.test-helper.js';
 
 const at = (n: number) => fromHex(n.toString(16).padStart(40, '0'));
@@ -250,13 +255,29 @@ describe('Permission 0x1005', () => {
 });
 
 describe('precompile failures', () => {
-  it('a direct transaction that makes a system contract fail gets status 21 and Error(string)', async () => {
-    const h = await harness();
-    const tf = at(0x1001);
-    expect(await codeOf(h, 0, tf, 'createTable(string,string,string)', ['t_x', 'k', 'v'])).toBe(0);
-    const crud = at(0x1002);
-    const receipt = await h.run(0, crud, h.callData('insert(string,string,string,string)', ['t_x', 'a', '{"nope":"1"}', '']));
-    expect(receipt.status).toBe(TX_STATUS.PrecompiledError);
-    expect(decodeErrorString(receipt.output)).toContain('has no field "nope"');
+  it("a direct transaction that runs a system contract out of gas gets status 21 and the PrecompiledException's Error(string), and pays no precompiled gas", async () => {
+    const state = await WorldState.open({ store: new MemoryStore() });
+    const engine = new ExecutionEngine(state.stateManager, getSuite('ecdsa'), false);
+    await writeGenesisTables(engine.tables, { groupId: 1, consensusType: 'pbft', sealers: ['1'.repeat(128)], timestamp: 0 }, ProtocolVersion.parse('2.11.0'));
+    const data = encodeFunctionCall('createTable(string,string,string)', ['t_x', 'k', 'v'], keccak256);
+    const gasLimit = intrinsicGas(data, false) + 1_000n;
+    const outcome = await engine.run({ from: new Address(fromHex('0x4ca29e9e8cb79c863c04f83827ab540315f25e67')), to: new Address(at(0x1001)), data, gasLimit }, 1);
+    expect(outcome.status).toBe(TX_STATUS.PrecompiledError);
+    expect(decodeErrorString(outcome.output)).toMatch(/^OutOfGas when executing precompiled Contract, gasUsed: \d+, leftGas:1000$/);
+    expect(outcome.gasUsed).toBe(intrinsicGas(data, false));
+  });
+
+  it.each([
+    ['2.11.0', 'Invalid key.'],
+    ['2.2.0', undefined],
+  ])("%s: a CRUD insert naming a field the table lacks throws MemoryTable2's std::invalid_argument: status 1 (Unknown), its message as Error(string) from 2.3.0", async (version, message) => {
+    const h = await harness({ version });
+    expect(await codeOf(h, 0, at(0x1001), 'createTable(string,string,string)', ['t_x', 'k', 'v'])).toBe(0);
+    const receipt = await h.run(0, at(0x1002), h.callData('insert(string,string,string,string)', ['t_x', 'a', '{"nope":"1"}', '']));
+    expect(receipt.status).toBe(TX_STATUS.Unknown);
+    if (message === undefined) expect(receipt.output).toHaveLength(0);
+    else expect(decodeErrorString(receipt.output)).toBe(message);
+    const select = await h.call(at(0x1002), 'select(string,string,string,string)', ['t_x', 'a', '{}', ''], 'string');
+    expect(JSON.parse(select[0] as string)).toEqual([]);
   });
 });

@@ -30,9 +30,12 @@ export const PRECOMPILE_CODE_MARKER = Uint8Array.of(0xfe);
 
 export type PrecompileFn = (input: PrecompileInput) => Promise<ExecResult>;
 
-/** Told about precompile runs: a failure gives a transaction sent straight to a system contract status 21. */
+/**
+ * Told about precompile runs: a failure gives a transaction sent straight to a system contract
+ * status 21 (PrecompiledError), or 1 (Unknown) when it was a plain exception.
+ */
 export interface PrecompileObserver {
-  failed: boolean;
+  failed: false | PrecompileFailure['kind'];
   /** A system contract or table object is about to run (it may change permissions). */
   ran(): void;
 }
@@ -96,7 +99,7 @@ export class SystemPrecompiles {
       return { executionGasUsed: gas, returnValue: result.output };
     } catch (e) {
       if (!(e instanceof PrecompileFailure)) throw e;
-      this.observer.failed = true;
+      this.observer.failed = e.kind;
       // FISCO's Executive charges nothing for a failed precompiled call (out of gas included)
       const silent = e.kind === 'exception' && !this.context().exceptionOutput;
       return { executionGasUsed: 0n, returnValue: silent ? new Uint8Array(0) : encodeErrorString(e.message), exceptionError: new EVMError(EVMError.errorMessages.REVERT) };

@@ -164,12 +164,16 @@ export class UserTables {
   }
 }
 
-/** MemoryTable2::checkField: every field of the entry is one of the table's (its key field included). */
+/** What MemoryTable2::checkField throws (a std::invalid_argument) for a field the table does not have. */
+export const INVALID_KEY = 'Invalid key.';
+
+/**
+ * MemoryTable2::checkField: every field of the entry is one of the table's (its key field
+ * included); insert and update rethrow its std::invalid_argument, which FISCO's Executive
+ * reports as a plain exception (status Unknown for a call straight to CRUD).
+ */
 function checkFields(info: TableInfo, entry: Readonly<Record<string, string>>): void {
   for (const field of Object.keys(entry)) {
-    if (field === info.keyField) continue;
-    if (!info.valueFields.includes(field)) {
-      throw new PrecompileFailure(`table ${info.name} has no field "${field}" (fields: ${[info.keyField, ...info.valueFields].join(', ')})`);
-    }
+    if (field !== info.keyField && !info.valueFields.includes(field)) throw new PrecompileFailure(INVALID_KEY, 'exception');
   }
 }
