@@ -10,7 +10,7 @@ import {
   PrecompiledContract,
   type MethodContext,
 } from './precompile.js';
-import { fiscoStyledJson } from './fisco-json.js';
+import { fiscoStyledJson, jsoncppNameOrder } from './fisco-json.js';
 import { entryCapacity, type GasOp } from './precompiled-gas.js';
 import { crudSelectTableName, userTableName, UserTables, type Condition, type ConditionOp, type Query } from './user-tables.js';
 import type { TableInfo } from './system-tables.js';
@@ -70,12 +70,12 @@ function parseMeteredCondition(ctx: MethodContext, text: string): Query {
   const obj = parseObject(text, CODE_PARSE_CONDITION_ERROR);
   const conditions: Condition[] = [];
   let limit: Query['limit'];
-  for (const field of Object.keys(obj).sort()) {
+  for (const field of Object.keys(obj).sort(jsoncppNameOrder)) {
     if (!isHashField(field)) continue;
     const spec = obj[field];
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new CrudParseError(CODE_PARSE_CONDITION_ERROR);
     const ops = spec as Record<string, unknown>;
-    for (const op of Object.keys(ops).sort()) {
+    for (const op of Object.keys(ops).sort(jsoncppNameOrder)) {
       const value = ops[op];
       if (op === 'limit') {
         const m = /^\s*(\d+)\s*,\s*(\d+)\s*$/.exec(fieldText(value, CODE_PARSE_CONDITION_ERROR));

@@ -39,9 +39,13 @@ function scalar(value: null | boolean | number | string): string {
   return String(value);
 }
 
-/** An object's members in std::map order: by the bytes of their UTF-8 names. */
+/** jsoncpp's order of an object's members (a std::map of names): by the bytes of their UTF-8 names. */
+export function jsoncppNameOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
 function members(value: { readonly [key: string]: JsonValue }): [string, JsonValue][] {
-  return Object.entries(value).sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+  return Object.entries(value).sort(([a], [b]) => jsoncppNameOrder(a, b));
 }
 
 function fast(value: JsonValue): string {
