@@ -12,7 +12,7 @@ import {
 } from './precompile.js';
 import { fiscoStyledJson, jsoncppNameOrder } from './fisco-json.js';
 import { entryCapacity, type GasOp } from './precompiled-gas.js';
-import { crudSelectTableName, userTableName, UserTables, type Condition, type ConditionOp, type Query } from './user-tables.js';
+import { checkKeyLength, crudSelectTableName, userTableName, UserTables, type Condition, type ConditionOp, type Query } from './user-tables.js';
 import type { TableInfo } from './system-tables.js';
 import { encodeAbi } from '../abi/index.js';
 
@@ -131,6 +131,7 @@ export function crudPrecompile(hash: SelectorHashes): PrecompiledContract {
         outputs: 'code',
         run(ctx, [table, key, entry]) {
           return guarded(async () => {
+            checkKeyLength(String(key));
             const name = userTableName(String(table), ctx.tableNames);
             const info = await openTable(ctx, name);
             if (!info) return CODE_TABLE_NOT_EXIST;

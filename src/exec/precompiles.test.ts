@@ -280,4 +280,20 @@ describe('precompile failures', () => {
     const select = await h.call(at(0x1002), 'select(string,string,string,string)', ['t_x', 'a', '{}', ''], 'string');
     expect(JSON.parse(select[0] as string)).toEqual([]);
   });
+
+  it('a CRUD insert whose key has more than 255 bytes throws a StorageException before the table is opened: status 1 (Unknown)', async () => {
+    const h = await harness();
+    expect(await codeOf(h, 0, at(0x1001), 'createTable(string,string,string)', ['t_x', 'k', 'v'])).toBe(0);
+    const insert = (table: string, key: string) => h.run(0, at(0x1002), h.callData('insert(string,string,string,string)', [table, key, '{"v":"1"}', '']));
+    for (const key of ['k'.repeat(256), 'é'.repeat(128)]) {
+      for (const table of ['t_x', 't_missing']) {
+        const receipt = await insert(table, key);
+        expect(receipt.status, `${table}, a key of ${key.length} characters`).toBe(TX_STATUS.Unknown);
+        expect(decodeErrorString(receipt.output)).toBe('size of value/key greater than255');
+      }
+    }
+    const atLimit = await insert('t_x', `${'é'.repeat(127)}k`);
+    expect(atLimit.status).toBe(0);
+    expect(decodeAbi('int256', atLimit.output)).toEqual([1n]);
+  });
 });

@@ -161,6 +161,18 @@ describe('TableProbe: every Entry getter/setter and Condition operator', () => {
   });
 
 
+  it('Table.insert with a key of more than 255 bytes fails the call with the StorageException of checkLengthValidate', async () => {
+    const h = await harness();
+    const probe = await h.deploy(0, 'TableProbe');
+    expect(await int(h, 0, probe, 'create()', [])).toBe(0);
+    const who = '0x00000000000000000000000000000000000000aa';
+    const put = (k: string) => h.run(0, probe, h.callData('put(string,int256,uint256,string,address)', [k, 1n, 1n, 's', who]));
+    const refused = await put('k'.repeat(256));
+    expect(refused.status).toBe(TX_STATUS.RevertInstruction);
+    expect(toHex(refused.output)).toBe(toHex(encodeErrorString('size of value/key greater than255')));
+    expect((await put('k'.repeat(255))).status).toBe(0);
+  });
+
   it('round-trips typed fields and counts rows under each operator', async () => {
     const h = await harness();
     const probe = await h.deploy(0, 'TableProbe');

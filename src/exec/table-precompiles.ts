@@ -13,7 +13,7 @@ import {
 } from './precompile.js';
 import { entryCapacity, type GasOp } from './precompiled-gas.js';
 import type { TableObject } from './table-objects.js';
-import { userTableName, UserTables, type ConditionOp, type Query } from './user-tables.js';
+import { checkKeyLength, userTableName, UserTables, type ConditionOp, type Query } from './user-tables.js';
 
 const ZERO = new Address(new Uint8Array(20));
 const userTables = new UserTables();
@@ -91,6 +91,7 @@ const tableMethods: Method<Of<'table'>>[] = [
     outputs: 'int256',
     async run(ctx, [key, entry], self) {
       const fields = entryFields(ctx, entry, 'Table.insert');
+      checkKeyLength(String(key));
       const count = countOf(await userTables.insert(ctx, self.name, String(key), fields));
       if (count > 0) {
         // insert sets the key field on the entry before FISCO measures it

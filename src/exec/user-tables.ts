@@ -164,6 +164,20 @@ export class UserTables {
   }
 }
 
+/** FISCO's USER_TABLE_KEY_VALUE_MAX_LENGTH: the bytes a row's key may have. */
+export const USER_TABLE_KEY_VALUE_MAX_LENGTH = 255;
+
+/**
+ * checkLengthValidate on an insert's key (CRUD's insert before it opens the table, the Table
+ * object's insert): a longer key throws a StorageException, which FISCO's Executive reports as a
+ * plain exception (status Unknown for a call straight to CRUD).
+ */
+export function checkKeyLength(key: string): void {
+  if (Buffer.byteLength(key, 'utf8') > USER_TABLE_KEY_VALUE_MAX_LENGTH) {
+    throw new PrecompileFailure(`size of value/key greater than${USER_TABLE_KEY_VALUE_MAX_LENGTH}`, 'exception');
+  }
+}
+
 /** What MemoryTable2::checkField throws (a std::invalid_argument) for a field the table does not have. */
 export const INVALID_KEY = 'Invalid key.';
 
