@@ -16,6 +16,14 @@ export class TableNames {
 
   private constructor(readonly userTablePrefix: UserTablePrefix) {}
 
+  /**
+   * Whether createTable checks the table's and its fields' names (checkNameValidate): from 2.2.0,
+   * the version that shortened the names.
+   */
+  get validatesNames(): boolean {
+    return this.userTablePrefix === 'u_';
+  }
+
   /** getTableName: the table a user's `name` is stored under. */
   userTable(name: string): string {
     return `${this.userTablePrefix}${name}`;

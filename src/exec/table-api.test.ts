@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '../codec/index.js';
-import { decodeAbi, encodeAbi, encodeErrorString } from '../abi/index.js';
+import { decodeAbi, decodeErrorString, encodeAbi, encodeErrorString } from '../abi/index.js';
 import { TX_STATUS } from '../chain/index.js';
 import { harness, type Harness } from './exec-harness.test-helper.js';
 import { intrinsicGas } from './execution-engine.js';
@@ -70,17 +70,51 @@ describe('Table API guards', () => {
     expect(await int(h, 0, user, 'insert(string,int256,string)', ['x', 1n, 'y'])).toBe(1);
   });
 
-  it('createTable validates names and fields', async () => {
+  it("createTable refuses a name as FISCO 2.x's TableFactoryPrecompiled does: a StorageException, status 1 (Unknown), its message", async () => {
     const h = await harness();
-    const create = (name: string, key: string, fields: string) => int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', [name, key, fields]);
-    expect(await create('t'.repeat(49), 'k', 'v')).toBe(-50002);
-    // the limits themselves: u_ + 48 = 50 characters, a field name of 64
+    const create = async (name: string, key: string, fields: string): Promise<number | string> => {
+      const receipt = await h.run(0, TABLE_FACTORY, h.callData('createTable(string,string,string)', [name, key, fields]));
+      if (receipt.status === 0) return Number(decodeAbi('int256', receipt.output)[0]);
+      expect(receipt.status, `${name} ${key} ${fields}`).toBe(TX_STATUS.Unknown);
+      return decodeErrorString(receipt.output);
+    };
+    // the limits themselves: u_ + 48 = 50 bytes, a field name of 64
+    expect(await create('t'.repeat(49), 'k', 'v')).toBe('tableName length overflow 64');
     expect(await create('t'.repeat(48), 'k', 'v')).toBe(0);
     expect(await create('t_f64', 'k', 'f'.repeat(64))).toBe(0);
-    expect(await create('t_f65', 'k', 'f'.repeat(65))).toBe(-50003);
-    expect(await create('t_ok', 'k', 'v,v')).toBe(-50007);
-    expect(await create('t_ok', 'k', 'bad field')).toBe(-50008);
-    expect(await create('t_ok', 'k', 'a,b')).toBe(0);
+    expect(await create('t_f65', 'k', 'f'.repeat(65))).toBe('table field name length overflow 64');
+    expect(await create('t_ok', 'k', 'v,v')).toBe('dumplicate field:v');
+    expect(await create('t_ok', 'k', 'v,k')).toBe('dumplicate field:k');
+    expect(await create('t_ok', 'k', 'bad field')).toBe('invalid field:bad field');
+    expect(await create('t_ok', '_k', 'v')).toBe('invalid field:_k');
+    expect(await create('t_ok', 'k', 'a,,b')).toBe('invalid field:');
+    expect(await create('t_ok', 'k', '')).toBe('invalid field:');
+    expect(await create('bad-name', 'k', 'v')).toBe('invalid tablename:bad-name');
+    const wide = Array.from({ length: 17 }, (_, i) => `${'a'.repeat(58)}${String(i).padStart(2, '0')}`).join(',');
+    expect(await create('t_ok', 'k', wide)).toBe('total table field name length overflow 1024');
+    // names are trimmed of white space around the commas; an empty table name is u_ itself
+    expect(await create('t_ok', ' k ', ' a , b ')).toBe(0);
+    expect(await h.call(CRUD, 'desc(string)', ['t_ok'], 'string,string')).toEqual(['k', 'a,b']);
+    expect(await create('', 'k', 'v')).toBe(0);
+    // a table that exists is -50001 even for an account that may not create tables
+    expect(await int(h, 0, fromHex('0000000000000000000000000000000000001005'), 'insert(string,string)', ['_sys_tables_', toHex(h.account(0).address)])).toBe(1);
+    await h.block([]);
+    expect(await int(h, 1, TABLE_FACTORY, 'createTable(string,string,string)', ['t_ok', 'k', 'v'])).toBe(-50001);
+    expect(await int(h, 1, TABLE_FACTORY, 'createTable(string,string,string)', ['t_new', 'k', 'v'])).toBe(-50000);
+  });
+
+  it('before 2.2.0 createTable checks lengths only: an empty or repeated field name is stored as it is', async () => {
+    const h = await harness({ version: '2.1.0' });
+    const create = (name: string, key: string, fields: string) => int(h, 0, TABLE_FACTORY, 'createTable(string,string,string)', [name, key, fields]);
+    expect(await create('t_gap', 'k', 'a,,b')).toBe(0);
+    expect(await h.call(CRUD, 'desc(string)', ['t_gap'], 'string,string')).toEqual(['k', 'a,,b']);
+    expect(await create('bad-name', '_k', 'v,v')).toBe(0);
+    // _user_ + 58 = 64 bytes
+    expect(await create('t'.repeat(58), 'k', 'v')).toBe(0);
+    const long = await h.run(0, TABLE_FACTORY, h.callData('createTable(string,string,string)', ['t'.repeat(59), 'k', 'v']));
+    // refused by the same StorageException; before 2.3.0 its message is not output
+    expect(long.status).toBe(TX_STATUS.Unknown);
+    expect(long.output).toHaveLength(0);
   });
 
   it('openTable on a missing table gives the zero address', async () => {

@@ -1,11 +1,7 @@
 import {
   CODE_NO_AUTHORIZED,
   CODE_SUCCESS,
-  CODE_TABLE_DUPLICATE_FIELD,
-  CODE_TABLE_FIELD_LENGTH_OVERFLOW,
-  CODE_TABLE_INVALID_FIELD,
   CODE_TABLE_NAME_ALREADY_EXIST,
-  CODE_TABLE_NAME_LENGTH_OVERFLOW,
   CODE_TABLE_NOT_EXIST,
   PrecompileFailure,
   type CallContext,
@@ -31,8 +27,11 @@ export const EMPTY_QUERY: Query = { conditions: [] };
 
 /** FISCO limits: a user table's stored name (prefix included) up to 64 characters, 50 from 2.2.0; field names up to 64. */
 const MAX_STORED_NAME: Record<UserTablePrefix, number> = { _user_: 64, u_: 50 };
+/** SYS_TABLE_KEY_FIELD_NAME_MAX_LENGTH and SYS_TABLE_VALUE_FIELD_MAX_LENGTH, in bytes. */
 const MAX_FIELD_NAME = 64;
-const FIELD_NAME = /^[A-Za-z0-9_$@]+$/;
+const MAX_VALUE_FIELDS = 1024;
+/** What checkNameValidate allows in a table or field name: isalnum (C locale), `$`, `_`, `@`. */
+const NAME_CHARS = /^[A-Za-z0-9$_@]*$/;
 
 /**
  * FISCO's getTableName (libprecompiled/Common.cpp): the name a user table is stored under, the
@@ -100,18 +99,19 @@ export class UserTables {
     return ctx.tables.tableInfo(table);
   }
 
-  /** createTable(name, key, fields): the table is stored as userTableName(name) of the chain's version. */
+  /**
+   * createTable(name, key, fields) as FISCO 2.x's TableFactoryPrecompiled does it: the names are
+   * checked first, and a name it refuses throws a StorageException (checkNames), a plain exception
+   * to FISCO's Executive (status Unknown, its message from 2.3.0), not a code. Then a table that
+   * exists is -50001 and an account that may not create tables -50000 (MemoryTableFactory2's
+   * createTable looks the name up before it checks the account).
+   */
   async create(ctx: CallContext, name: string, keyField: string, valueFields: string): Promise<number> {
-    if (!(await ctx.tables.mayWrite(SYS_TABLES, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
+    const { key, fields } = checkNames(name, keyField, valueFields, ctx.tableNames);
     const full = ctx.tableNames.userTable(name);
-    if (name.length === 0 || full.length > MAX_STORED_NAME[ctx.tableNames.userTablePrefix]) return CODE_TABLE_NAME_LENGTH_OVERFLOW;
-    const fields = valueFields.split(',').map((f) => f.trim()).filter((f) => f.length > 0);
-    const all = [keyField.trim(), ...fields];
-    if (all.some((f) => f.length > MAX_FIELD_NAME)) return CODE_TABLE_FIELD_LENGTH_OVERFLOW;
-    if (all.some((f) => !FIELD_NAME.test(f))) return CODE_TABLE_INVALID_FIELD;
-    if (new Set(all).size !== all.length) return CODE_TABLE_DUPLICATE_FIELD;
     if (await ctx.tables.tableInfo(full)) return CODE_TABLE_NAME_ALREADY_EXIST;
-    await ctx.tables.createTable({ name: full, keyField: all[0]!, valueFields: fields });
+    if (!(await ctx.tables.mayWrite(SYS_TABLES, ctx.origin, ctx.number))) return CODE_NO_AUTHORIZED;
+    await ctx.tables.createTable({ name: full, keyField: key, valueFields: fields });
     return CODE_SUCCESS;
   }
 
@@ -162,6 +162,49 @@ export class UserTables {
     await ctx.tables.tables.setRows(info.name, key, rows.filter((r) => !targets.has(r)));
     return targets.size;
   }
+}
+
+/** boost::trim: ASCII white space off both ends (String.prototype.trim also takes Unicode spaces). */
+function boostTrim(text: string): string {
+  return text.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
+}
+
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** A name refused by createTable: FISCO throws a StorageException with this message. */
+function refused(message: string): PrecompileFailure {
+  return new PrecompileFailure(message, 'exception');
+}
+
+/**
+ * TableFactoryPrecompiled's checks of createTable's names, in its order: each field name (key
+ * and values, trimmed, split on commas) at most 64 bytes; from 2.2.0 checkNameValidate (the table
+ * name of letters, digits, `$`, `_` and `@`; each field name of those too, not empty and not
+ * starting with `_`; no value field twice or equal to the key); the value fields joined at most
+ * 1024 bytes; the stored name at most 64 bytes (`_user_` names) or 50 (`u_` names, from 2.2.0).
+ * Before 2.2.0 an empty or repeated field name is stored as it is.
+ */
+export function checkNames(name: string, keyField: string, valueFields: string, names: TableNames): { key: string; fields: string[] } {
+  const key = boostTrim(keyField);
+  const fields = valueFields.split(',').map(boostTrim);
+  if ([key, ...fields].some((f) => bytes(f) > MAX_FIELD_NAME)) throw refused(`table field name length overflow ${MAX_FIELD_NAME}`);
+  if (names.validatesNames) {
+    if (!NAME_CHARS.test(name)) throw refused(`invalid tablename:${name}`);
+    const seen = new Set([key]);
+    const checkField = (field: string): void => {
+      if (field === '' || field.startsWith('_') || !NAME_CHARS.test(field)) throw refused(`invalid field:${field}`);
+    };
+    checkField(key);
+    for (const field of fields) {
+      if (seen.has(field)) throw refused(`dumplicate field:${field}`);
+      seen.add(field);
+      checkField(field);
+    }
+  }
+  if (bytes(fields.join(',')) > MAX_VALUE_FIELDS) throw refused(`total table field name length overflow ${MAX_VALUE_FIELDS}`);
+  // FISCO's message names 64 whichever limit it was
+  if (bytes(names.userTable(name)) > MAX_STORED_NAME[names.userTablePrefix]) throw refused(`tableName length overflow ${MAX_STORED_NAME._user_}`);
+  return { key, fields };
 }
 
 /** FISCO's USER_TABLE_KEY_VALUE_MAX_LENGTH: the bytes a row's key may have. */
