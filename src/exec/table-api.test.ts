@@ -72,7 +72,7 @@ describe('Table API guards', () => {
 
   it("createTable refuses a name as FISCO 2.x's TableFactoryPrecompiled does: a StorageException, status 1 (Unknown), its message", async () => {
     const h = await harness();
-    const create = async (name: string, key: string, fields: string): Promise<number | string> => {
+    const create = async (name: string, key: string, fields: string): Promise<number | string | undefined> => {
       const receipt = await h.run(0, TABLE_FACTORY, h.callData('createTable(string,string,string)', [name, key, fields]));
       if (receipt.status === 0) return Number(decodeAbi('int256', receipt.output)[0]);
       expect(receipt.status, `${name} ${key} ${fields}`).toBe(TX_STATUS.Unknown);

@@ -25,7 +25,7 @@ export interface Query {
 
 export const EMPTY_QUERY: Query = { conditions: [] };
 
-/** FISCO limits: a user table's stored name (prefix included) up to 64 characters, 50 from 2.2.0; field names up to 64. */
+/** FISCO's USER_TABLE_NAME_MAX_LENGTH and _S: a user table's stored name (prefix included) up to 64 bytes, 50 from 2.2.0. */
 const MAX_STORED_NAME: Record<UserTablePrefix, number> = { _user_: 64, u_: 50 };
 /** SYS_TABLE_KEY_FIELD_NAME_MAX_LENGTH and SYS_TABLE_VALUE_FIELD_MAX_LENGTH, in bytes. */
 const MAX_FIELD_NAME = 64;
@@ -184,7 +184,7 @@ function refused(message: string): PrecompileFailure {
  * 1024 bytes; the stored name at most 64 bytes (`_user_` names) or 50 (`u_` names, from 2.2.0).
  * Before 2.2.0 an empty or repeated field name is stored as it is.
  */
-export function checkNames(name: string, keyField: string, valueFields: string, names: TableNames): { key: string; fields: string[] } {
+function checkNames(name: string, keyField: string, valueFields: string, names: TableNames): { key: string; fields: string[] } {
   const key = boostTrim(keyField);
   const fields = valueFields.split(',').map(boostTrim);
   if ([key, ...fields].some((f) => bytes(f) > MAX_FIELD_NAME)) throw refused(`table field name length overflow ${MAX_FIELD_NAME}`);
