@@ -18,15 +18,23 @@ import { permissionTableName } from './user-tables.js';
 /** FISCO's USER_TABLE_NAME_MAX_LENGTH. */
 const USER_TABLE_NAME_MAX_LENGTH = 64;
 
+/**
+ * PermissionPrecompiled's insert and remove (and grantWrite, revokeWrite), in its order: the row
+ * looked up first (-51000 to grant one that exists, -51001 to revoke one that does not), then
+ * for a grant the stored name's length and the address; the account's own permission last, as
+ * MemoryTable2's insert and remove check it (-50000).
+ */
 async function setAccess(ctx: CallContext, table: string, rawAddress: unknown, grant: boolean): Promise<[bigint]> {
-  if (!(await ctx.tables.mayWrite(SYS_TABLE_ACCESS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
   const address = addressText(String(rawAddress));
   const pending = await ctx.tables.accessList(table, ctx.number + 1);
-  if (grant && pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_EXIST);
-  // PermissionPrecompiled's insert, after the existing-row check: the stored name's length, then the address
-  if (grant && Buffer.byteLength(table, 'utf8') > USER_TABLE_NAME_MAX_LENGTH) return code(CODE_TABLE_NAME_OVERFLOW);
-  if (grant && readFiscoAddress(address) === undefined) return code(CODE_ADDRESS_INVALID);
-  if (!grant && !pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_NOT_EXIST);
+  if (grant) {
+    if (pending.includes(address)) return code(CODE_TABLE_AND_ADDRESS_EXIST);
+    if (Buffer.byteLength(table, 'utf8') > USER_TABLE_NAME_MAX_LENGTH) return code(CODE_TABLE_NAME_OVERFLOW);
+    if (readFiscoAddress(address) === undefined) return code(CODE_ADDRESS_INVALID);
+  } else if (!pending.includes(address)) {
+    return code(CODE_TABLE_AND_ADDRESS_NOT_EXIST);
+  }
+  if (!(await ctx.tables.mayWrite(SYS_TABLE_ACCESS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
   await ctx.tables.setAccess(table, address, grant, ctx.number);
   return code(1);
 }

@@ -234,6 +234,10 @@ describe('Permission 0x1005', () => {
     expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['_sys_table_access_', toHex(h.account(0).address)])).toBe(1);
     await h.block([]);
     expect(await codeOf(h, 1, PERMISSION, 'insert(string,string)', ['_sys_config_', toHex(h.account(1).address)])).toBe(-50000);
+    // the row is looked up before the account's permission (MemoryTable2 checks it on the write)
+    expect(await codeOf(h, 1, PERMISSION, 'insert(string,string)', ['_sys_config_', toHex(h.account(0).address)])).toBe(-51000);
+    expect(await codeOf(h, 1, PERMISSION, 'remove(string,string)', ['_sys_config_', toHex(h.account(2).address)])).toBe(-51001);
+    expect(await codeOf(h, 1, PERMISSION, 'remove(string,string)', ['_sys_config_', toHex(h.account(0).address)])).toBe(-50000);
   });
 
   it('grantWrite limits who may write a contract\'s storage (status 25 for others)', async () => {
