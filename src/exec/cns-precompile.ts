@@ -10,6 +10,7 @@ import {
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
 import { SYS_CNS } from './system-tables.js';
+import { checkKeyLength } from './user-tables.js';
 
 /** FISCO 2.x's CNS_VERSION_MAX_LENGTH (libprecompiled/Common.h). */
 export const CNS_VERSION_MAX_LENGTH = 128;
@@ -24,15 +25,18 @@ export function cnsPrecompile(hash: SelectorHashes): PrecompiledContract {
         signature: 'insert(string,string,string,string)',
         outputs: 'code',
         async run(ctx, [name, version, address, abi]) {
-          // FISCO opens the table and reads the name's rows before any check
+          // checkCNSParam first: a name over 255 bytes throws (checkLengthValidate's StorageException)
+          checkKeyLength(String(name));
+          // FISCO opens the table and reads the name's rows before any other check
           const rows = await ctx.tables.tables.rows(SYS_CNS, String(name));
           ctx.gas.append('OpenTable');
           ctx.gas.append('Select', rows.length);
-          if (!(await ctx.tables.mayWrite(SYS_CNS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
-          // FISCO's order: the version's length, an existing version, then the address (checkCNSParam)
+          // FISCO's order: the version's length, an existing version, the address (checkCNSParam's
+          // verdict), and the account last, as MemoryTable2's insert checks it
           if (Buffer.byteLength(String(version), 'utf8') > CNS_VERSION_MAX_LENGTH) return code(CODE_VERSION_LENGTH_OVERFLOW);
           if (rows.some((r) => r.version === String(version))) return code(CODE_ADDRESS_AND_VERSION_EXIST);
           if (readFiscoAddress(String(address)) === undefined) return code(CODE_ADDRESS_INVALID);
+          if (!(await ctx.tables.mayWrite(SYS_CNS, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
           // stored as written: the row (and so the block's dbHash) holds the caller's text
           const row = { name: String(name), version: String(version), address: String(address), abi: String(abi) };
           await ctx.tables.tables.setRows(SYS_CNS, String(name), [...rows, row]);

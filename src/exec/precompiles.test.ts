@@ -168,6 +168,21 @@ describe('CNS 0x1004 at FISCO 2.x limits (CNSPrecompiled::checkCNSParam)', () =>
     expect(await insert('odd', `0x${'1'.repeat(39)}`)).toBe(1);
   });
 
+  it('refuses a name over 255 bytes with the StorageException of checkLengthValidate (status 1), and checks the account after the row and the address', async () => {
+    const h = await harness();
+    const address = toHex(await h.deploy(0, 'HelloWorld'));
+    const send = (from: number, name: string, version: string) => h.run(from, CNS, h.callData('insert(string,string,string,string)', [name, version, address, '[]']));
+    const long = await send(0, 'n'.repeat(256), '1.0');
+    expect(long.status).toBe(TX_STATUS.Unknown);
+    expect(decodeErrorString(long.output)).toBe('size of value/key greater than255');
+    expect(await codeOf(h, 0, CNS, 'insert(string,string,string,string)', ['n'.repeat(255), '1.0', address, '[]'])).toBe(1);
+    // with _sys_cns_ granted to account 0, account 1 gets -51200 for an existing version before -50000
+    expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['_sys_cns_', toHex(h.account(0).address)])).toBe(1);
+    await h.block([]);
+    expect(await codeOf(h, 1, CNS, 'insert(string,string,string,string)', ['n'.repeat(255), '1.0', address, '[]'])).toBe(-51200);
+    expect(await codeOf(h, 1, CNS, 'insert(string,string,string,string)', ['n'.repeat(255), '2.0', address, '[]'])).toBe(-50000);
+  });
+
   it('keeps the address as written (the row the dbHash covers) and answers getContractAddress with the address it reads', async () => {
     const h = await harness();
     const address = toHex(await h.deploy(0, 'HelloWorld'));
