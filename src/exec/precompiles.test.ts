@@ -127,6 +127,20 @@ describe('Consensus 0x1003', () => {
     expect(await codeOf(h, 0, CONSENSUS, 'addObserver(string)', [nodeId('g')])).toBe(-51100);
   });
 
+  it("checks the account last, as MemoryTable2's write does: an invalid id, the last sealer or an invalid configuration value first", async () => {
+    const h = await harness({ genesis: { sealers: [nodeId('1')] } });
+    for (const table of ['_sys_consensus_', '_sys_config_']) expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', [table, toHex(h.account(0).address)])).toBe(1);
+    await h.block([]);
+    expect(await codeOf(h, 1, CONSENSUS, 'addSealer(string)', ['abc'])).toBe(-51100);
+    expect(await codeOf(h, 1, CONSENSUS, 'remove(string)', [nodeId('1')])).toBe(-51101);
+    expect(await codeOf(h, 1, CONSENSUS, 'addObserver(string)', [nodeId('2')])).toBe(-50000);
+    // a remove that finds nothing is refused to an account off the list, 0 for one on it
+    expect(await codeOf(h, 1, CONSENSUS, 'remove(string)', [nodeId('3')])).toBe(-50000);
+    expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [nodeId('3')])).toBe(0);
+    expect(await codeOf(h, 1, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['tx_count_limit', '0'])).toBe(-51300);
+    expect(await codeOf(h, 1, SYSTEM_CONFIG, 'setValueByKey(string,string)', ['tx_count_limit', '5'])).toBe(-50000);
+  });
+
   it('refuses to remove the last sealer with -51101', async () => {
     const h = await harness({ genesis: { sealers: [nodeId('1')] } });
     expect(await codeOf(h, 0, CONSENSUS, 'remove(string)', [nodeId('1')])).toBe(-51101);

@@ -38,10 +38,11 @@ export function systemConfigPrecompile(hash: SelectorHashes, allowConsensusTimeo
         signature: 'setValueByKey(string,string)',
         outputs: 'code',
         async run(ctx, [rawKey, rawValue]) {
-          if (!(await ctx.tables.mayWrite(SYS_CONFIG, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
           const key = String(rawKey).toLowerCase();
           const value = String(rawValue).trim();
+          // SystemConfigPrecompiled checks the value first; the account last, as MemoryTable2's write does
           if (configValueError(key, value, allowConsensusTimeout)) return code(CODE_INVALID_CONFIGURATION_VALUES);
+          if (!(await ctx.tables.mayWrite(SYS_CONFIG, ctx.origin, ctx.number))) return code(CODE_NO_AUTHORIZED);
           await ctx.tables.setConfig(key, value, ctx.number);
           return code(1);
         },
