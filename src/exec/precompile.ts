@@ -116,14 +116,17 @@ export interface PrecompileResult {
 }
 
 /**
- * Address text as FISCO's `Address(std::string)` reads it (a FixedHash from hex that fails when the
- * size differs): a lower-case "0x" is stripped, and the rest must be hex digits of either case that
- * make 20 bytes (an odd count reads its first digit as a byte of its own, so 39 digits do too).
- * The address in lower case, or undefined where FISCO's constructor throws.
+ * Address text as FISCO's `Address(std::string)` reads it (libdevcore/FixedHash.h): fromHex with
+ * WhenError::Throw strips a lower-case "0x" and reads hex digits of either case (an odd count
+ * reads its first digit as a byte of its own, so 39 digits make 20 bytes), throwing
+ * BadHexCharacter at any other character; then FailIfDifferent leaves the hash zero when the
+ * bytes are not 20, without throwing. The address in lower case, the zero address for another
+ * size, or undefined where FISCO's constructor throws.
  */
 export function readFiscoAddress(text: string): string | undefined {
   const digits = text.startsWith('0x') ? text.slice(2) : text;
-  if (!/^[0-9a-fA-F]*$/.test(digits) || Math.ceil(digits.length / 2) !== 20) return undefined;
+  if (!/^[0-9a-fA-F]*$/.test(digits)) return undefined;
+  if (Math.ceil(digits.length / 2) !== 20) return `0x${'0'.repeat(40)}`;
   return `0x${digits.padStart(40, '0').toLowerCase()}`;
 }
 
