@@ -195,6 +195,23 @@ describe('TableProbe: every Entry getter/setter and Condition operator', () => {
   });
 
 
+  it("getAddress reads the field as Address(string): 39 digits make an address, another size the zero address, a bad character throws (std::exception's what())", async () => {
+    const h = await harness();
+    const probe = await h.deploy(0, 'TableProbe');
+    expect(await int(h, 0, probe, 'create()', [])).toBe(0);
+    const row = async (key: string, a: string) => expect(await int(h, 0, CRUD, 'insert(string,string,string,string)', ['t_probe', key, JSON.stringify({ i: '1', u: '1', s: 's', a, b: 'b' }), ''])).toBe(1);
+    const first = (key: string) => h.executor.call({ from: h.account(0).address, to: probe, data: h.callData('first(string)', [key]) }, h.number);
+    await row('odd', '1'.repeat(39));
+    await row('short', '0x1234');
+    await row('bad', `0x${'zz'.repeat(20)}`);
+    const read = async (key: string) => decodeAbi('int256,int256,string,address,bytes32,bytes1,bytes1', (await first(key)).output)[3];
+    expect(String(await read('odd')).toLowerCase()).toBe(`0x0${'1'.repeat(39)}`);
+    expect(await read('short')).toBe('0x0000000000000000000000000000000000000000');
+    const bad = await first('bad');
+    expect(bad.status).toBe(TX_STATUS.RevertInstruction);
+    expect(toHex(bad.output)).toBe(toHex(encodeErrorString('std::exception')));
+  });
+
   it('Table.insert with a key of more than 255 bytes fails the call with the StorageException of checkLengthValidate', async () => {
     const h = await harness();
     const probe = await h.deploy(0, 'TableProbe');

@@ -7,6 +7,7 @@ import {
   CODE_TABLE_NAME_ALREADY_EXIST,
   PrecompiledContract,
   PrecompileFailure,
+  readFiscoAddress,
   type CallContext,
   type Method,
   type SelectorHashes,
@@ -139,6 +140,9 @@ function field(self: Of<'entry'>, name: unknown): string {
  */
 export const BAD_LEXICAL_CAST = 'bad lexical cast: source type value could not be interpreted as target';
 
+/** What FISCO's BadHexCharacter says: DEV_SIMPLE_EXCEPTION gives it no message, so what() is std::exception's. */
+export const BAD_HEX_CHARACTER = 'std::exception';
+
 function asInt(value: string): bigint {
   if (!/^-?\d+$/.test(value)) throw new PrecompileFailure(BAD_LEXICAL_CAST, 'exception');
   return BigInt(value);
@@ -177,10 +181,12 @@ const entryMethods: Method<Of<'entry'>>[] = [
   metered('GetAddr', {
     signature: 'getAddress(string)',
     outputs: 'address',
+    // EntryPrecompiled reads the field with Address(string): a character fromHex cannot read
+    // throws BadHexCharacter, whose what() FISCO leaves as std::exception's own
     run(_c, [f], self) {
-      const v = field(self, f).toLowerCase();
-      const hex = v.startsWith('0x') ? v.slice(2) : v;
-      return [/^[0-9a-f]{40}$/.test(hex) ? `0x${hex}` : ZERO.toString()];
+      const address = readFiscoAddress(field(self, f));
+      if (address === undefined) throw new PrecompileFailure(BAD_HEX_CHARACTER, 'exception');
+      return [address];
     },
   }),
   metered('GetByte64', {
