@@ -76,6 +76,14 @@ export class ProtocolVersion {
     return this.atLeast('2.3.0');
   }
 
+  /**
+   * Permission's grantWrite, revokeWrite and queryPermission (a contract's write permission) exist
+   * from 2.3.0: PermissionPrecompiled registers their selectors only then.
+   */
+  get contractWritePermission(): boolean {
+    return this.atLeast('2.3.0');
+  }
+
   /** The names tables are stored under: shortened from 2.2.0 (`u_<name>`, `c_<address>`; table-names.ts). */
   get tableNames(): TableNames {
     return this.atLeast('2.2.0') ? TableNames.SHORT : TableNames.LONG;

@@ -63,6 +63,8 @@ export interface EngineRules {
   readonly crudRefusesKeyUpdate: boolean;
   /** A precompiled call that throws a plain exception outputs its message (ProtocolVersion.exceptionOutput). */
   readonly exceptionOutput: boolean;
+  /** Permission has grantWrite, revokeWrite and queryPermission (ProtocolVersion.contractWritePermission). */
+  readonly contractWritePermission: boolean;
 }
 
 /** The engine's rules under a chain's supported_version. */
@@ -74,6 +76,7 @@ export function engineRulesOf(version: ProtocolVersion): EngineRules {
     returnCodes: version.returnCodes,
     crudRefusesKeyUpdate: version.crudRefusesKeyUpdate,
     exceptionOutput: version.exceptionOutput,
+    contractWritePermission: version.contractWritePermission,
   };
 }
 
@@ -85,6 +88,7 @@ const DEFAULT_RULES: EngineRules = {
   returnCodes: 'int256',
   crudRefusesKeyUpdate: true,
   exceptionOutput: true,
+  contractWritePermission: true,
 };
 
 /**
@@ -111,7 +115,7 @@ export class ExecutionEngine {
     /** What the chain's supported_version decides (engineRulesOf); anything left out as DEFAULT_RULES. */
     rules: Partial<EngineRules> = {},
   ) {
-    const { precompileGas, schedule, tableNames, returnCodes, crudRefusesKeyUpdate, exceptionOutput } = { ...DEFAULT_RULES, ...rules };
+    const { precompileGas, schedule, tableNames, returnCodes, crudRefusesKeyUpdate, exceptionOutput, contractWritePermission } = { ...DEFAULT_RULES, ...rules };
     const hash: HashFunction = (d) => suite.hash(d);
     // SM chains: guomi SDKs select system-contract methods with SM3, standard tooling with keccak.
     const selectorHashes = suite.name === 'sm' ? [hash, keccak256] : [hash];
@@ -119,7 +123,7 @@ export class ExecutionEngine {
     const blockTables = stateManager.blockTables?.bind(stateManager);
     this.tables = blockTables ? new FiscoSystemTables(blockTables) : new SystemTables(new TableStore(() => this.stateManager, hash));
     this.context = { number: 0, origin: '', tables: this.tables, objects: this.objects, hash, tableNames, returnCodes, crudRefusesKeyUpdate, exceptionOutput };
-    this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas }, () => this.context, this.observer);
+    this.precompiles = new SystemPrecompiles(selectorHashes, { allowConsensusTimeout, precompileGas, contractWritePermission }, () => this.context, this.observer);
     stateManager.codeOverride = (address) => (this.precompiles.isPrecompiled(address) ? PRECOMPILE_CODE_MARKER : undefined);
     stateManager.storageGuard = (address) => this.checkWrite(address);
     this.evm = new FiscoEvm({ common: createFiscoCommon(hash), stateManager }, this.precompiles, hash, schedule);

@@ -10,6 +10,7 @@ import {
   PrecompiledContract,
   readFiscoAddress,
   type CallContext,
+  type Method,
 } from './precompile.js';
 import { fiscoJson } from './fisco-json.js';
 import { contractTableName, SYS_TABLE_ACCESS } from './system-tables.js';
@@ -47,29 +48,27 @@ async function query(ctx: CallContext, table: string): Promise<[string]> {
 /**
  * 0x1005: who may write which table. An empty list means everyone; deploys are governed by
  * `_sys_tables_`, contract storage by the contract's table (`c_<address>`; before 2.2.0
- * `_contract_data_<address>_`).
+ * `_contract_data_<address>_`), whose methods (grantWrite, revokeWrite, queryPermission) exist
+ * from 2.3.0 (`contractMethods`); before, their selectors are unknown ones.
  */
-export function permissionPrecompile(hash: SelectorHashes): PrecompiledContract {
-  return new PrecompiledContract(
-    'Permission',
-    [
-      { signature: 'insert(string,string)', outputs: 'code', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, true) },
-      { signature: 'remove(string,string)', outputs: 'code', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, false) },
-      { signature: 'queryByName(string)', outputs: 'string', run: (ctx, [t]) => query(ctx, permissionTableName(String(t), ctx.tableNames)) },
-      {
-        signature: 'grantWrite(address,address)',
-        outputs: 'code',
-        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, true),
-      },
-      {
-        signature: 'revokeWrite(address,address)',
-        outputs: 'code',
-        run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, false),
-      },
-      { signature: 'queryPermission(address)', outputs: 'string', run: (ctx, [contract]) => query(ctx, contractTableName(String(contract), ctx.tableNames)) },
-    ],
-    hash,
-    false,
-    'empty',
-  );
+export function permissionPrecompile(hash: SelectorHashes, contractMethods = true): PrecompiledContract {
+  const tableMethods: Method[] = [
+    { signature: 'insert(string,string)', outputs: 'code', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, true) },
+    { signature: 'remove(string,string)', outputs: 'code', run: (ctx, [t, a]) => setAccess(ctx, permissionTableName(String(t), ctx.tableNames), a, false) },
+    { signature: 'queryByName(string)', outputs: 'string', run: (ctx, [t]) => query(ctx, permissionTableName(String(t), ctx.tableNames)) },
+  ];
+  const contractTableMethods: Method[] = [
+    {
+      signature: 'grantWrite(address,address)',
+      outputs: 'code',
+      run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, true),
+    },
+    {
+      signature: 'revokeWrite(address,address)',
+      outputs: 'code',
+      run: (ctx, [contract, user]) => setAccess(ctx, contractTableName(String(contract), ctx.tableNames), user, false),
+    },
+    { signature: 'queryPermission(address)', outputs: 'string', run: (ctx, [contract]) => query(ctx, contractTableName(String(contract), ctx.tableNames)) },
+  ];
+  return new PrecompiledContract('Permission', contractMethods ? [...tableMethods, ...contractTableMethods] : tableMethods, hash, false, 'empty');
 }

@@ -291,6 +291,24 @@ describe('Permission 0x1005', () => {
     await h.block([]);
     expect((await h.run(1, counter, h.callData('increment()'))).status).toBe(0);
   });
+
+  it('before 2.3.0 Permission has no grantWrite, revokeWrite or queryPermission: their selectors get no output, and the storage stays open', async () => {
+    const h = await harness({ version: '2.2.0' });
+    const counter = await h.deploy(0, 'Counter');
+    for (const [signature, args] of [
+      ['grantWrite(address,address)', [toHex(counter), toHex(h.account(0).address)]],
+      ['revokeWrite(address,address)', [toHex(counter), toHex(h.account(0).address)]],
+      ['queryPermission(address)', [toHex(counter)]],
+    ] as const) {
+      const receipt = await h.run(0, PERMISSION, h.callData(signature, [...args]));
+      expect(receipt.status, signature).toBe(0);
+      expect(receipt.output, signature).toHaveLength(0);
+    }
+    await h.block([]);
+    expect((await h.run(1, counter, h.callData('increment()'))).status).toBe(0);
+    // the table methods are there in every version
+    expect(await codeOf(h, 0, PERMISSION, 'insert(string,string)', ['t_any', toHex(h.account(1).address)])).toBe(1);
+  });
 });
 
 describe('precompile failures', () => {

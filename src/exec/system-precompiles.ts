@@ -50,8 +50,11 @@ export class SystemPrecompiles {
 
   constructor(
     hash: SelectorHashes,
-    /** `precompileGas`: charge FISCO's precompiled gas (supported_version ≥ 2.4.0; before, they cost nothing). */
-    private readonly options: { allowConsensusTimeout: boolean; precompileGas: boolean },
+    /**
+     * `precompileGas`: charge FISCO's precompiled gas (supported_version ≥ 2.4.0; before, they cost
+     * nothing). `contractWritePermission`: Permission has its contract methods (≥ 2.3.0).
+     */
+    private readonly options: { allowConsensusTimeout: boolean; precompileGas: boolean; contractWritePermission: boolean },
     private readonly context: () => CallContext,
     private readonly observer: PrecompileObserver,
   ) {
@@ -61,7 +64,7 @@ export class SystemPrecompiles {
       [PRECOMPILE_ADDRESSES.CRUD, crudPrecompile(hash)],
       [PRECOMPILE_ADDRESSES.Consensus, consensusPrecompile(hash)],
       [PRECOMPILE_ADDRESSES.CNS, cnsPrecompile(hash)],
-      [PRECOMPILE_ADDRESSES.Permission, permissionPrecompile(hash)],
+      [PRECOMPILE_ADDRESSES.Permission, permissionPrecompile(hash, options.contractWritePermission)],
     ]);
     this.objects = tableObjectContracts(hash);
   }
