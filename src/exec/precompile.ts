@@ -67,10 +67,6 @@ export class EncodedOutput {
 export const CODE_SUCCESS = 0;
 export const CODE_NO_AUTHORIZED = -50000;
 export const CODE_TABLE_NAME_ALREADY_EXIST = -50001;
-export const CODE_TABLE_NAME_LENGTH_OVERFLOW = -50002;
-export const CODE_TABLE_FIELD_LENGTH_OVERFLOW = -50003;
-export const CODE_TABLE_DUPLICATE_FIELD = -50007;
-export const CODE_TABLE_INVALID_FIELD = -50008;
 /** libprecompiled/Common.h: the common codes -50199 ~ -50100. */
 export const CODE_TABLE_NOT_EXIST = -50100;
 export const CODE_UNKNOW_FUNCTION_CALL = -50101;
